@@ -1,0 +1,41 @@
+// common/secret.h — holding and comparing secrets.
+//
+// A Secret never prints itself: there is no operator<< and no implicit
+// conversion to string, so a secret cannot reach a log line by accident.
+// Every comparison against attacker-supplied bytes goes through
+// ConstantTimeEqual (CRYPTO_memcmp), whose running time does not depend on
+// where the first differing byte is.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace hookinbox {
+
+class Secret {
+ public:
+  Secret() = default;
+  explicit Secret(std::string bytes) : bytes_(std::move(bytes)) {}
+  ~Secret();  // wipes the bytes
+  Secret(const Secret&) = default;
+  Secret& operator=(const Secret&) = default;
+  Secret(Secret&&) = default;
+  Secret& operator=(Secret&&) = default;
+
+  // The raw key bytes, for HMAC and comparisons only.
+  std::string_view bytes() const { return bytes_; }
+  bool empty() const { return bytes_.empty(); }
+
+ private:
+  std::string bytes_;
+};
+
+// True when a and b are equal. Takes time proportional to their length only;
+// a length mismatch returns false without revealing where they differ.
+bool ConstantTimeEqual(std::string_view a, std::string_view b);
+
+// Cryptographically random bytes from OpenSSL, as lowercase hex (2*n chars).
+std::string RandomHex(size_t n_bytes);
+
+}  // namespace hookinbox

@@ -1,0 +1,132 @@
+// config/config.h — the configuration as plain structs.
+//
+// Owns: every option the product has, with its default and unit. Modules take
+// only their own sub-struct, so a test builds one in a line without TOML.
+// Filled by config/load.cpp (the only toml++ user) and checked by
+// config/validate.cpp; secrets are resolved there too, so a loaded Config
+// holds the secret bytes and nothing downstream reads the environment.
+// Key names in comments are the TOML keys of SPEC §6; they are the contract.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/secret.h"
+
+namespace hookinbox::config {
+
+struct ServerConfig {
+  std::string listen = "0.0.0.0:8443";  // server.listen: host:port of the public listener; port 0 = any free port
+  std::string tls_cert = "tls/cert.pem";  // server.tls_cert: PEM certificate (chain), relative to the config file
+  std::string tls_key = "tls/key.pem";    // server.tls_key: PEM private key
+  bool plain_http = false;       // server.plain_http: serve HTTP, only behind a TLS-terminating proxy
+  int64_t max_body_bytes = 1048576;  // server.max_body_bytes: default body limit per endpoint; 413 above it
+  int threads = 64;              // server.threads: connection threads; a keep-alive connection holds one
+  int keep_alive_max_requests = 1000;  // server.keep_alive_max_requests: requests per connection before close
+  int keep_alive_timeout_seconds = 5;  // server.keep_alive_timeout_seconds: idle keep-alive connection lifetime
+  int read_timeout_seconds = 10;   // server.read_timeout_seconds: slow senders are cut off after this
+  int write_timeout_seconds = 10;  // server.write_timeout_seconds
+  int listen_backlog = 1024;       // server.listen_backlog: accept queue length (the library's own is 5)
+};
+
+struct AdminConfig {
+  std::string listen = "127.0.0.1:8081";  // admin.listen (the admin listener arrives with the admin issue)
+  std::string token_env;                  // admin.token_env: env var holding the bearer token
+  std::string token_file;                 // admin.token_file: file holding the bearer token
+};
+
+struct StorageConfig {
+  std::string backend = "sqlite";           // storage.backend: only "sqlite" for now
+  std::string path = "data/hookinbox.db";   // storage.path: relative to the config file
+  int busy_timeout_ms = 5000;               // storage.busy_timeout_ms: wait for a lock held by another process, then 503
+  int max_batch = 256;                      // storage.max_batch: most writes grouped into one commit
+};
+
+struct WorkerConfig {  // read and validated now; the worker arrives with the worker issue
+  int threads = 4;                     // worker.threads
+  int lease_seconds = 60;              // worker.lease_seconds (>= 1)
+  int max_attempts = 12;               // worker.max_attempts (>= 1)
+  int64_t backoff_initial_ms = 1000;   // worker.backoff_initial_ms (>= 10)
+  int64_t backoff_max_ms = 3600000;    // worker.backoff_max_ms
+  int shutdown_grace_seconds = 30;     // worker.shutdown_grace_seconds (>= 0)
+};
+
+// How a delivery proves it came from the provider ([endpoint.signature]).
+struct SignatureConfig {
+  std::string scheme = "hmac";       // hmac | token | basic | none (none needs endpoint.insecure = true)
+  std::string header = "X-Signature";  // header carrying the signature or token
+  // Where the signature sits in the header value. "{signature}" marks it; for a
+  // key-value list such as "t={timestamp},v1={signature}" the parts are split on
+  // ',' and matched by key, any order, any number of signature parts.
+  std::string format = "{signature}";
+  std::string algorithm = "sha256";  // sha1 | sha256 | sha512
+  std::string encoding = "hex";      // hex | base64
+  // The bytes that are signed: placeholders {body}, {timestamp}, {id}.
+  std::string signed_payload = "{body}";
+  std::string timestamp_header;      // header with the signed timestamp (Unix seconds), if any
+  int64_t tolerance_seconds = 300;   // |now - timestamp| above this is rejected (401)
+};
+
+// Where the idempotency key comes from ([endpoint.key]); SPEC §2 order.
+struct KeyConfig {
+  std::string id_header;               // provider-issued id in a header, or
+  std::string id_pointer;              // in the JSON body at this JSON Pointer, or
+  std::vector<std::string> fields;     // a composite of these JSON Pointers joined with ':', or
+  bool canonical_hash = false;         // the canonical JSON hash of the body (opt-in, last resort)
+  std::string event_type_pointer;      // JSON Pointer of the event type, or
+  std::string event_type_header;       // the header carrying it
+};
+
+// One tenant of an endpoint that has per-tenant secrets ([[endpoint.tenants]]).
+// Such an endpoint is reached only as POST /hooks/{endpoint}/{tenant}.
+struct TenantConfig {
+  std::string id;               // tenants.id: the {tenant} path segment and the stored tenant_id
+  std::vector<Secret> secrets;  // from tenants.secret_env / secret_file / secrets_env / secrets_file
+};
+
+struct EndpointConfig {
+  std::string name;                    // endpoint.name: the {endpoint} of POST /hooks/{endpoint}
+  std::string provider = "generic";    // endpoint.provider: "generic" (presets arrive with the providers issue)
+  std::string tenant = "default";      // endpoint.tenant: tenant_id stored with each event
+  // Resolved secrets, newest first. Any of them verifies (rotation). Filled from
+  // secret_env / secret_file / secrets_env / secrets_file, in that order.
+  std::vector<Secret> secrets;
+  int64_t max_body_bytes = 0;          // endpoint.max_body_bytes; 0 = server.max_body_bytes
+  // endpoint.content_types: accepted media types (parameters ignored); others get 415.
+  std::vector<std::string> content_types = {"application/json"};
+  std::vector<std::string> event_types;  // endpoint.event_types: allow-list; empty = all
+  bool ignore_other_event_types = false;  // endpoint.ignore_other_event_types: 200 "ignored" instead of 422
+  bool insecure = false;               // endpoint.insecure: required for signature.scheme = "none"
+  // endpoint.volatile_fields: JSON Pointers removed before the payload hash
+  // (fields a provider changes on its own retries, e.g. an attempt counter).
+  std::vector<std::string> volatile_fields;
+  std::vector<TenantConfig> tenants;  // endpoint.tenants: when set, endpoint.tenant and secrets are unused
+  SignatureConfig signature;
+  KeyConfig key;
+
+  // The tenant with this id, or nullptr.
+  const TenantConfig* FindTenant(std::string_view id) const;
+};
+
+struct Config {
+  std::string path;       // the file it was loaded from ("" when built in code)
+  std::string base_dir;   // directory relative paths resolve against
+  ServerConfig server;
+  AdminConfig admin;
+  StorageConfig storage;
+  WorkerConfig worker;
+  std::vector<EndpointConfig> endpoints;
+
+  // The endpoint named `name`, or nullptr.
+  const EndpointConfig* FindEndpoint(std::string_view name) const;
+  // `p` made absolute against base_dir (unchanged when already absolute or base_dir is empty).
+  std::string Resolve(const std::string& p) const;
+  // Effective body limit of an endpoint.
+  int64_t MaxBodyBytes(const EndpointConfig& e) const {
+    return e.max_body_bytes > 0 ? e.max_body_bytes : server.max_body_bytes;
+  }
+};
+
+}  // namespace hookinbox::config

@@ -1,0 +1,41 @@
+// config/load.h — TOML text → a validated Config with its secrets resolved.
+//
+// Owns: parsing (toml++ is used nowhere else), the table of known keys,
+// cross-field validation and secret resolution (secret_env / secret_file /
+// secrets_env / secrets_file). Loading has no side effects: it sets up no
+// logging and reads no file except the config and the secrets it names.
+// Every problem is reported, not just the first, each with its key path and
+// line so `check-config` can point at it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.h"
+
+namespace hookinbox::config {
+
+struct Problem {
+  std::string key;      // full key path, e.g. "endpoint[0].signature.algorithm" ("" for the file itself)
+  int line = 0;         // 1-based line in the file, 0 when unknown
+  std::string message;  // what is wrong and what is allowed; never a secret value
+};
+
+struct LoadResult {
+  Config config;                  // meaningful only when errors is empty
+  std::vector<Problem> errors;    // any error means the config must not be used
+  std::vector<Problem> warnings;  // usable, but something deserves attention
+  bool ok() const { return errors.empty(); }
+};
+
+// Reads and loads `path`. Relative paths inside resolve against its directory.
+LoadResult LoadFile(const std::string& path);
+
+// Loads TOML text; `source_name` is used in messages, `base_dir` resolves relative paths.
+LoadResult LoadString(std::string_view toml, const std::string& source_name, const std::string& base_dir);
+
+// "hookinbox.toml:12: endpoint[0].signature.algorithm: must be one of sha1, sha256, sha512"
+std::string Describe(const Problem& p, const std::string& source_name);
+
+}  // namespace hookinbox::config

@@ -1,0 +1,92 @@
+// store/store.h — the durable inbox, behind a small interface.
+//
+// Owns: the claim of an idempotency key, the event payload, and the audit row
+// of every HTTP delivery. SQLite is the implementation today (sqlite_store.h);
+// a PostgreSQL backend will implement the same interface. Knows nothing of
+// HTTP: callers pass plain records.
+//
+// Durability contract: when a write call returns ok, its transaction is
+// committed with synchronous=FULL — the caller may acknowledge it.
+// Thread-safety: all methods may be called from any thread concurrently.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+
+namespace hookinbox::store {
+
+// One row of webhook_deliveries: what arrived and what we answered.
+// Never holds a secret, a signature or the body.
+struct DeliveryRecord {
+  int64_t received_at_ms = 0;
+  std::string remote_addr;
+  std::string method;
+  std::string path;
+  std::string endpoint;      // empty when the path named no known endpoint
+  std::string tenant_id;
+  std::string provider;
+  std::string event_id;
+  std::string event_type;
+  std::string content_type;
+  std::string user_agent;
+  std::string payload_hash;
+  int64_t body_bytes = 0;
+  int http_status = 0;       // filled by the store for claims (always 200)
+  std::string outcome;       // accepted | duplicate | conflict | rejected | ignored (set by the store for claims)
+  std::string reason;        // why a delivery was rejected ("unauthenticated", "too_large", …)
+};
+
+// An authenticated, identified delivery to claim.
+struct NewEvent {
+  std::string provider;
+  std::string endpoint;
+  std::string tenant_id;
+  std::string event_id;
+  std::string event_type;
+  std::string payload_hash;
+  std::string content_type;
+  std::string body;
+  int64_t received_at_ms = 0;
+};
+
+enum class ClaimOutcome { kAccepted, kDuplicate, kConflict };
+const char* ClaimOutcomeName(ClaimOutcome o);  // "accepted" | "duplicate" | "conflict"
+
+struct ClaimResult {
+  ClaimOutcome outcome = ClaimOutcome::kAccepted;
+  int64_t inbox_id = 0;     // the row that holds the key (the original for duplicates and conflicts)
+  std::string status;       // its current state ("received", "completed", …)
+  std::string result_ref;   // set when the original completed with a reference
+  int64_t delivery_id = 0;  // the webhook_deliveries row written for this delivery
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Claims the event's key atomically and records the delivery, in one
+  // transaction: a new key stores the event and its payload (accepted); the
+  // same key with the same payload hash is a duplicate; with another hash a
+  // conflict, whose payload is kept for investigation and never processed.
+  // Errors: Unavailable when the database is busy, full or closed (nothing
+  // was written).
+  virtual Result<ClaimResult> Claim(const NewEvent& event, DeliveryRecord delivery) = 0;
+
+  // Records a rejected (or ignored) delivery. Rejections beyond
+  // kRejectedRowsPerMinute a minute from one address are folded into one row
+  // per address and minute carrying a count, so junk cannot fill the disk.
+  virtual Status RecordRejected(DeliveryRecord delivery) = 0;
+
+  // Ok when the database accepts a write transaction now (for /readyz).
+  virtual Status CheckWritable() = 0;
+
+  // Finishes queued writes and closes the database. Later calls fail with Unavailable.
+  virtual void Close() = 0;
+};
+
+inline constexpr int kRejectedRowsPerMinute = 60;
+
+}  // namespace hookinbox::store

@@ -1,0 +1,58 @@
+// verify/verify.h — is this delivery authentic, and what is it?
+//
+// Owns: signature and token checks over the exact raw bytes received, the
+// timestamp tolerance against replay, and the derivation of the idempotency
+// key, event type and payload hash (SPEC §2, §9 "Hashing").
+// Knows nothing of HTTP libraries or storage: callers pass a HeaderView and
+// the raw body. All functions are pure and thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/headers.h"
+#include "common/secret.h"
+#include "common/status.h"
+#include "config/config.h"
+
+namespace hookinbox::verify {
+
+struct DeliveryView {
+  std::string_view method;   // "POST"
+  std::string_view path;     // "/hooks/payments", for schemes that sign it
+  const HeaderView& headers;
+  std::string_view body;     // the exact bytes received, never re-serialised
+};
+
+// Checks the signature (or token, or Basic credentials) of `delivery` against
+// every secret in `secrets` — any match passes (rotation) — and the signed
+// timestamp against `now_ms` ± signature.tolerance_seconds.
+// Returns ok, or Unauthenticated with a short reason safe to show a caller
+// ("signature mismatch", "timestamp outside tolerance"); the message never
+// contains a secret, the received signature or the expected one.
+Status Verify(const config::EndpointConfig& endpoint, const std::vector<Secret>& secrets,
+              const DeliveryView& delivery, int64_t now_ms);
+
+struct EventIdentity {
+  std::string event_id;      // the last part of (provider, endpoint, tenant_id, event_id)
+  std::string event_type;    // empty when the endpoint names no source or the source is absent
+  std::string payload_hash;  // lowercase hex SHA-256, see PayloadHash
+};
+
+// The longest event id we accept (SPEC §2).
+inline constexpr size_t kMaxEventIdBytes = 200;
+
+// Derives the identity of a delivery, parsing the body at most once.
+// `is_json` says the content type is JSON; a JSON body that does not parse is
+// InvalidArgument. A configured id that is missing, empty, longer than
+// kMaxEventIdBytes or malformed (control characters, invalid UTF-8) is
+// InvalidArgument — never replaced by anything else.
+Result<EventIdentity> Identify(const config::EndpointConfig& endpoint, const HeaderView& headers,
+                               std::string_view body, bool is_json);
+
+// True for application/json and any application/*+json media type (parameters ignored).
+bool IsJsonMediaType(std::string_view content_type);
+
+}  // namespace hookinbox::verify
