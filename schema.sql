@@ -1,0 +1,100 @@
+-- hookinbox schema: the single source of truth, embedded into the binary.
+--
+-- Migrations: each block starts with a line "-- migration: N" and is applied
+-- once, in order, inside one transaction that also sets PRAGMA user_version = N.
+-- Never edit an applied block; append a new one. Times are INTEGER milliseconds
+-- since the Unix epoch (UTC); the *_iso views show them as ISO-8601 for auditors.
+
+-- migration: 1
+
+-- One row per idempotency key: the event we promise to process exactly once.
+CREATE TABLE webhook_inbox (
+  id              INTEGER PRIMARY KEY,
+  provider        TEXT    NOT NULL,
+  endpoint        TEXT    NOT NULL,
+  tenant_id       TEXT    NOT NULL,
+  event_id        TEXT    NOT NULL,
+  event_type      TEXT,
+  payload_hash    TEXT    NOT NULL,           -- hex SHA-256, see SPEC §9 "Hashing"
+  status          TEXT    NOT NULL DEFAULT 'received'
+                  CHECK (status IN ('received', 'processing', 'completed', 'retryable_failed',
+                                    'dead_lettered', 'unknown', 'skipped')),
+  attempt_count   INTEGER NOT NULL DEFAULT 0,
+  lease_owner     TEXT,
+  lease_until     INTEGER,
+  next_attempt_at INTEGER,
+  received_at     INTEGER NOT NULL,
+  completed_at    INTEGER,
+  result_ref      TEXT,
+  last_error      TEXT,
+  UNIQUE (provider, endpoint, tenant_id, event_id)
+);
+-- The worker's "what is due" scan; partial so completed rows cost nothing.
+CREATE INDEX webhook_inbox_due ON webhook_inbox (next_attempt_at, id)
+  WHERE status IN ('received', 'retryable_failed', 'processing');
+CREATE INDEX webhook_inbox_received_at ON webhook_inbox (received_at);
+
+-- One row per HTTP request that reached /hooks/…: accepted, duplicate,
+-- conflict, rejected. Never the body, a secret or a signature.
+CREATE TABLE webhook_deliveries (
+  id             INTEGER PRIMARY KEY,
+  received_at    INTEGER NOT NULL,
+  remote_addr    TEXT,
+  method         TEXT,
+  path           TEXT,
+  provider       TEXT,
+  endpoint       TEXT,
+  tenant_id      TEXT,
+  event_id       TEXT,
+  event_type     TEXT,
+  inbox_id       INTEGER REFERENCES webhook_inbox (id),
+  outcome        TEXT    NOT NULL
+                 CHECK (outcome IN ('accepted', 'duplicate', 'conflict', 'rejected', 'ignored')),
+  http_status    INTEGER NOT NULL,
+  reason         TEXT,                        -- why it was rejected, e.g. 'unauthenticated'
+  payload_hash   TEXT,
+  body_bytes     INTEGER,
+  content_type   TEXT,
+  user_agent     TEXT,
+  request_count  INTEGER NOT NULL DEFAULT 1   -- > 1 on a row folding a flood of rejections
+);
+CREATE INDEX webhook_deliveries_inbox ON webhook_deliveries (inbox_id);
+CREATE INDEX webhook_deliveries_received_at ON webhook_deliveries (received_at);
+
+-- Raw bodies, apart from the inbox so listings and exports can leave them out.
+-- kind 'original' is the body of the inbox event (one per event); kind
+-- 'conflict' keeps the body of a delivery that reused the key with another
+-- payload, for investigation.
+CREATE TABLE webhook_payloads (
+  id            INTEGER PRIMARY KEY,
+  inbox_id      INTEGER NOT NULL REFERENCES webhook_inbox (id) ON DELETE CASCADE,
+  delivery_id   INTEGER REFERENCES webhook_deliveries (id),
+  kind          TEXT    NOT NULL CHECK (kind IN ('original', 'conflict')),
+  payload_hash  TEXT    NOT NULL,
+  content_type  TEXT,
+  body          BLOB    NOT NULL,
+  created_at    INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX webhook_payloads_original ON webhook_payloads (inbox_id) WHERE kind = 'original';
+CREATE INDEX webhook_payloads_inbox ON webhook_payloads (inbox_id);
+
+CREATE VIEW webhook_inbox_iso AS
+SELECT id, provider, endpoint, tenant_id, event_id, event_type, payload_hash, status, attempt_count,
+       lease_owner,
+       strftime('%Y-%m-%dT%H:%M:%fZ', lease_until / 1000.0, 'unixepoch')     AS lease_until,
+       strftime('%Y-%m-%dT%H:%M:%fZ', next_attempt_at / 1000.0, 'unixepoch') AS next_attempt_at,
+       strftime('%Y-%m-%dT%H:%M:%fZ', received_at / 1000.0, 'unixepoch')     AS received_at,
+       strftime('%Y-%m-%dT%H:%M:%fZ', completed_at / 1000.0, 'unixepoch')    AS completed_at,
+       result_ref, last_error
+  FROM webhook_inbox;
+
+CREATE VIEW webhook_deliveries_iso AS
+SELECT id, strftime('%Y-%m-%dT%H:%M:%fZ', received_at / 1000.0, 'unixepoch') AS received_at,
+       remote_addr, method, path, provider, endpoint, tenant_id, event_id, event_type, inbox_id,
+       outcome, http_status, reason, payload_hash, body_bytes, content_type, user_agent, request_count
+  FROM webhook_deliveries;
+
+CREATE VIEW webhook_payloads_iso AS
+SELECT id, inbox_id, delivery_id, kind, payload_hash, content_type, length(body) AS body_bytes,
+       strftime('%Y-%m-%dT%H:%M:%fZ', created_at / 1000.0, 'unixepoch') AS created_at
+  FROM webhook_payloads;

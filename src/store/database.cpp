@@ -1,0 +1,75 @@
+#include "store/database.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "store/migrations.h"
+
+namespace hookinbox::store {
+namespace {
+
+// Creates the file with 0600 before SQLite does, so it is never world-readable,
+// and tightens an existing file that is looser: payloads are customer data.
+Status PrepareFile(const std::string& path) {
+  std::error_code ec;
+  auto dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty() && !std::filesystem::exists(dir, ec)) {
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return Unavailable("open " + path + ": cannot create directory: " + ec.message());
+    ::chmod(dir.c_str(), 0700);
+  }
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Unavailable("open " + path + ": " + std::strerror(errno));
+  struct stat st{};
+  if (::fstat(fd, &st) == 0 && (st.st_mode & 0077) != 0) ::fchmod(fd, 0600);
+  ::close(fd);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status FromSqlite(int code, const std::string& what) {
+  switch (code & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PROTOCOL:
+      return Unavailable(what);
+    default:
+      return Internal(what);
+  }
+}
+
+Result<std::unique_ptr<SQLite::Database>> OpenDatabase(const std::string& path, const OpenOptions& options) {
+  if (Status st = PrepareFile(path); !st.ok()) return st;
+  try {
+    auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db->setBusyTimeout(options.busy_timeout_ms);
+    db->exec("PRAGMA journal_mode = WAL");
+    // FULL: a commit is on disk (WAL fsynced) before it returns, which is
+    // what lets us answer 2xx. NORMAL would lose acknowledged rows on power loss.
+    db->exec("PRAGMA synchronous = FULL");
+    db->exec("PRAGMA foreign_keys = ON");
+    if (options.migrate) {
+      auto migrations = ParseMigrations(EmbeddedSchema());
+      if (!migrations.ok()) return migrations.status();
+      if (Status st = Migrate(*db, *migrations); !st.ok()) return st;
+    }
+    return db;
+  } catch (const SQLite::Exception& e) {
+    return FromSqlite(e.getErrorCode(), "open " + path + ": " + e.what());
+  }
+}
+
+}  // namespace hookinbox::store

@@ -1,0 +1,193 @@
+#include "store/sqlite_store.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <sqlite3.h>
+
+#include "store/database.h"
+
+namespace hookinbox::store {
+namespace {
+
+// Binds text, storing NULL for an empty string so auditors see "absent", not "".
+void BindText(SQLite::Statement& st, int index, const std::string& value) {
+  if (value.empty()) {
+    st.bind(index);
+  } else {
+    st.bind(index, value);
+  }
+}
+
+int64_t InsertDelivery(SQLite::Database& db, const DeliveryRecord& d, int64_t inbox_id) {
+  SQLite::Statement st(db,
+                       "INSERT INTO webhook_deliveries (received_at, remote_addr, method, path, provider, endpoint,"
+                       " tenant_id, event_id, event_type, inbox_id, outcome, http_status, reason, payload_hash,"
+                       " body_bytes, content_type, user_agent)"
+                       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  st.bind(1, static_cast<int64_t>(d.received_at_ms));
+  BindText(st, 2, d.remote_addr);
+  BindText(st, 3, d.method);
+  BindText(st, 4, d.path);
+  BindText(st, 5, d.provider);
+  BindText(st, 6, d.endpoint);
+  BindText(st, 7, d.tenant_id);
+  BindText(st, 8, d.event_id);
+  BindText(st, 9, d.event_type);
+  if (inbox_id > 0) {
+    st.bind(10, static_cast<int64_t>(inbox_id));
+  } else {
+    st.bind(10);
+  }
+  st.bind(11, d.outcome);
+  st.bind(12, d.http_status);
+  BindText(st, 13, d.reason);
+  BindText(st, 14, d.payload_hash);
+  st.bind(15, static_cast<int64_t>(d.body_bytes));
+  BindText(st, 16, d.content_type);
+  BindText(st, 17, d.user_agent);
+  st.exec();
+  return db.getLastInsertRowid();
+}
+
+void InsertPayload(SQLite::Database& db, const NewEvent& e, int64_t inbox_id, int64_t delivery_id,
+                   const char* kind) {
+  SQLite::Statement st(db,
+                       "INSERT INTO webhook_payloads (inbox_id, delivery_id, kind, payload_hash, content_type,"
+                       " body, created_at) VALUES (?,?,?,?,?,?,?)");
+  st.bind(1, static_cast<int64_t>(inbox_id));
+  st.bind(2, static_cast<int64_t>(delivery_id));
+  st.bind(3, kind);
+  st.bind(4, e.payload_hash);
+  BindText(st, 5, e.content_type);
+  st.bind(6, e.body.data(), static_cast<int>(e.body.size()));
+  st.bind(7, static_cast<int64_t>(e.received_at_ms));
+  st.exec();
+}
+
+// The claim itself: one statement decides, under the UNIQUE index, whether
+// this delivery owns the key. Returns the new row id, or 0 when the key exists.
+int64_t InsertIfAbsent(SQLite::Database& db, const NewEvent& e) {
+  SQLite::Statement st(db,
+                       "INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, event_type,"
+                       " payload_hash, received_at, next_attempt_at) VALUES (?,?,?,?,?,?,?,?)"
+                       " ON CONFLICT (provider, endpoint, tenant_id, event_id) DO NOTHING RETURNING id");
+  st.bind(1, e.provider);
+  st.bind(2, e.endpoint);
+  st.bind(3, e.tenant_id);
+  st.bind(4, e.event_id);
+  BindText(st, 5, e.event_type);
+  st.bind(6, e.payload_hash);
+  st.bind(7, static_cast<int64_t>(e.received_at_ms));
+  st.bind(8, static_cast<int64_t>(e.received_at_ms));
+  int64_t id = st.executeStep() ? st.getColumn(0).getInt64() : 0;
+  st.reset();
+  return id;
+}
+
+struct Existing {
+  int64_t id = 0;
+  std::string status, payload_hash, result_ref;
+};
+
+Existing ReadExisting(SQLite::Database& db, const NewEvent& e) {
+  SQLite::Statement st(db,
+                       "SELECT id, status, payload_hash, result_ref FROM webhook_inbox"
+                       " WHERE provider = ? AND endpoint = ? AND tenant_id = ? AND event_id = ?");
+  st.bind(1, e.provider);
+  st.bind(2, e.endpoint);
+  st.bind(3, e.tenant_id);
+  st.bind(4, e.event_id);
+  Existing out;
+  if (st.executeStep()) {
+    out.id = st.getColumn(0).getInt64();
+    out.status = st.getColumn(1).getString();
+    out.payload_hash = st.getColumn(2).getString();
+    out.result_ref = st.getColumn(3).getString();
+  }
+  return out;
+}
+
+ClaimResult ClaimInTransaction(SQLite::Database& db, const NewEvent& e, DeliveryRecord d) {
+  ClaimResult r;
+  d.http_status = 200;
+  if (int64_t id = InsertIfAbsent(db, e); id > 0) {
+    d.outcome = "accepted";
+    r = {ClaimOutcome::kAccepted, id, "received", "", 0};
+    r.delivery_id = InsertDelivery(db, d, id);
+    InsertPayload(db, e, id, r.delivery_id, "original");
+    return r;
+  }
+  Existing old = ReadExisting(db, e);
+  if (old.id == 0) throw SQLite::Exception("claim: key vanished between insert and read", SQLITE_INTERNAL);
+  bool same = old.payload_hash == e.payload_hash;
+  r = {same ? ClaimOutcome::kDuplicate : ClaimOutcome::kConflict, old.id, old.status, old.result_ref, 0};
+  d.outcome = ClaimOutcomeName(r.outcome);
+  r.delivery_id = InsertDelivery(db, d, old.id);
+  // A conflict is kept whole for investigation; a duplicate's body is the original's.
+  if (!same) InsertPayload(db, e, old.id, r.delivery_id, "conflict");
+  return r;
+}
+
+}  // namespace
+
+const char* ClaimOutcomeName(ClaimOutcome o) {
+  switch (o) {
+    case ClaimOutcome::kAccepted: return "accepted";
+    case ClaimOutcome::kDuplicate: return "duplicate";
+    case ClaimOutcome::kConflict: return "conflict";
+  }
+  return "accepted";
+}
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& options) {
+  auto db = OpenDatabase(options.path, OpenOptions{options.busy_timeout_ms, true});
+  if (!db.ok()) return db.status();
+  auto writer = std::make_unique<Writer>(std::move(db).value(), options.max_batch);
+  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(writer)));
+}
+
+SqliteStore::~SqliteStore() { Close(); }
+
+void SqliteStore::Close() { writer_->Stop(); }
+
+Result<ClaimResult> SqliteStore::Claim(const NewEvent& event, DeliveryRecord delivery) {
+  ClaimResult result;
+  Status st = writer_->Submit(
+      [&](SQLite::Database& db) { result = ClaimInTransaction(db, event, delivery); });
+  if (!st.ok()) return Status(st.code(), "claim: " + st.message());
+  return result;
+}
+
+Status SqliteStore::RecordRejected(DeliveryRecord d) {
+  if (d.outcome.empty()) d.outcome = "rejected";
+  return writer_->Submit([this, &d](SQLite::Database& db) {
+    int64_t minute = d.received_at_ms / 60000;
+    auto key = std::make_pair(d.remote_addr, minute);
+    if (flood_.size() > 10000) flood_.clear();  // bounded memory under a spray of addresses
+    FloodCount& count = flood_[key];
+    if (count.rows < kRejectedRowsPerMinute) {
+      InsertDelivery(db, d, 0);
+      ++count.rows;
+      return;
+    }
+    if (count.fold_row_id > 0) {
+      SQLite::Statement st(db, "UPDATE webhook_deliveries SET request_count = request_count + 1 WHERE id = ?");
+      st.bind(1, static_cast<int64_t>(count.fold_row_id));
+      if (st.exec() == 1) return;
+    }
+    // First rejection over the limit this minute: one row stands for the rest.
+    d.reason = "flood: further rejections from this address this minute";
+    d.event_id.clear();
+    d.event_type.clear();
+    count.fold_row_id = InsertDelivery(db, d, 0);
+  });
+}
+
+Status SqliteStore::CheckWritable() {
+  return writer_->Submit([](SQLite::Database& db) {
+    // Touches the schema so a broken or read-only file shows up, writes nothing.
+    db.execAndGet("SELECT count(*) FROM sqlite_master");
+  });
+}
+
+}  // namespace hookinbox::store

@@ -1,0 +1,63 @@
+// Shared helpers for store tests: a fresh database file and a read connection.
+#pragma once
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <memory>
+#include <string>
+
+#include "store/sqlite_store.h"
+#include "support/temp_dir.h"
+
+namespace hookinbox::testing {
+
+struct StoreFixture {
+  TempDir dir;
+  std::string path = dir.File("data/hookinbox.db");
+  std::unique_ptr<store::SqliteStore> store;
+
+  StoreFixture() {
+    auto opened = store::SqliteStore::Open({path, 2000, 64});
+    REQUIRE(opened.ok());
+    store = std::move(opened).value();
+  }
+
+  int64_t Count(const std::string& sql) const {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    return db.execAndGet(sql).getInt64();
+  }
+  std::string Text(const std::string& sql) const {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    return db.execAndGet(sql).getString();
+  }
+};
+
+inline store::NewEvent SampleEvent(const std::string& event_id, const std::string& hash = "h1",
+                                   const std::string& body = R"({"id":"evt_1"})") {
+  store::NewEvent e;
+  e.provider = "generic";
+  e.endpoint = "payments";
+  e.tenant_id = "default";
+  e.event_id = event_id;
+  e.event_type = "invoice.paid";
+  e.payload_hash = hash;
+  e.content_type = "application/json";
+  e.body = body;
+  e.received_at_ms = 1764511200000;
+  return e;
+}
+
+inline store::DeliveryRecord SampleDelivery() {
+  store::DeliveryRecord d;
+  d.received_at_ms = 1764511200000;
+  d.remote_addr = "127.0.0.1";
+  d.method = "POST";
+  d.path = "/hooks/payments";
+  d.endpoint = "payments";
+  d.provider = "generic";
+  d.tenant_id = "default";
+  d.body_bytes = 14;
+  return d;
+}
+
+}  // namespace hookinbox::testing
