@@ -35,6 +35,13 @@ LoadResult LoadFile(const std::string& path);
 // Loads TOML text; `source_name` is used in messages, `base_dir` resolves relative paths.
 LoadResult LoadString(std::string_view toml, const std::string& source_name, const std::string& base_dir);
 
+// Problems with files a loaded config names but loading does not read: the
+// TLS certificate and key (unless plain_http) must be readable regular files.
+// Kept apart from loading because `init` and `serve` create them after a
+// load; check-config and serve call it before use. Lines are 0 (a Config
+// does not remember them); keys are the config keys ("server.tls_cert").
+std::vector<Problem> CheckFiles(const Config& config);
+
 // "hookinbox.toml:12: endpoint[0].signature.algorithm: must be one of sha1, sha256, sha512"
 std::string Describe(const Problem& p, const std::string& source_name);
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what hookinbox needs to build and test, from Debian 12 packages only.
+# Idempotent and fast: when every package is present it only checks and exits.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config            # toolchain
+  libcpp-httplib-dev libssl-dev               # HTTPS server (compiled cpp-httplib, OpenSSL 3)
+  libsqlitecpp-dev libsqlite3-dev             # storage
+  nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
+  catch2                                      # unit tests
+  sqlite3 curl openssl ca-certificates        # integration tests and the README tour
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}; run as root (or with sudo)" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,43 @@
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "config/load.h"
+
+namespace hookinbox::cli {
+namespace {
+
+nlohmann::json ToJson(const std::vector<config::Problem>& problems) {
+  auto list = nlohmann::json::array();
+  for (const auto& p : problems) list.push_back({{"key", p.key}, {"line", p.line}, {"message", p.message}});
+  return list;
+}
+
+}  // namespace
+
+int RunCheckConfig(const CommonOptions& common, std::ostream& out, std::ostream& err) {
+  std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
+  auto loaded = config::LoadFile(path);
+  auto errors = loaded.errors;
+  if (loaded.ok()) {
+    auto files = config::CheckFiles(loaded.config);
+    errors.insert(errors.end(), files.begin(), files.end());
+  }
+  if (common.json) {
+    out << nlohmann::json{{"ok", errors.empty()}, {"file", path}, {"errors", ToJson(errors)},
+                          {"warnings", ToJson(loaded.warnings)}}.dump(2)
+        << "\n";
+    return errors.empty() ? kExitOk : kExitFailure;
+  }
+  for (const auto& w : loaded.warnings) err << "warning: " << config::Describe(w, path) << "\n";
+  for (const auto& e : errors) err << "error: " << config::Describe(e, path) << "\n";
+  if (!errors.empty()) {
+    err << path << ": " << errors.size() << (errors.size() == 1 ? " error" : " errors") << "\n";
+    return kExitFailure;
+  }
+  out << path << ": ok (" << loaded.config.endpoints.size()
+      << (loaded.config.endpoints.size() == 1 ? " endpoint" : " endpoints") << ")\n";
+  return kExitOk;
+}
+
+}  // namespace hookinbox::cli

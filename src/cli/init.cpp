@@ -1,0 +1,100 @@
+#include "cli/init.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
+
+#include "cli/commands.h"
+#include "common/secret.h"
+#include "http/tls.h"
+
+extern const char kHookinboxDefaultToml[];  // generated from packaging/hookinbox.default.toml
+
+namespace hookinbox::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Writes `content` to a new file with `mode`; fails when it exists.
+Status WriteNewFile(const fs::path& path, std::string_view content, mode_t mode) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) return Unavailable("cannot create " + path.string() + ": " + std::strerror(errno));
+  ssize_t n = ::write(fd, content.data(), content.size());
+  bool ok = n == static_cast<ssize_t>(content.size()) && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok) return Unavailable("cannot write " + path.string());
+  return Status::Ok();
+}
+
+Status MakeDir(const fs::path& path, fs::perms perms) {
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec) return Unavailable("cannot create directory " + path.string() + ": " + ec.message());
+  fs::permissions(path, perms, ec);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Initialize(const std::string& dir) {
+  fs::path root(dir);
+  std::error_code ec;
+  if (fs::exists(root / "hookinbox.toml", ec)) {
+    return InvalidArgument((root / "hookinbox.toml").string() + " already exists; not overwriting it");
+  }
+  const auto owner_only = fs::perms::owner_all;
+  for (auto [sub, perms] : {std::pair{"", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                              fs::perms::others_read | fs::perms::others_exec},
+                            std::pair{"tls", owner_only}, std::pair{"secrets", owner_only},
+                            std::pair{"data", owner_only}}) {
+    if (Status st = MakeDir(root / sub, perms); !st.ok()) return st;
+  }
+  if (!fs::exists(root / "tls/cert.pem", ec) && !fs::exists(root / "tls/key.pem", ec)) {
+    Status st = http::WriteSelfSignedCertificate((root / "tls/cert.pem").string(), (root / "tls/key.pem").string(),
+                                                 http::SelfSignedOptions{});
+    if (!st.ok()) return st;
+  }
+  if (!fs::exists(root / "secrets/demo.secret", ec)) {
+    if (Status st = WriteNewFile(root / "secrets/demo.secret", RandomHex(32) + "\n", 0600); !st.ok()) return st;
+  }
+  // Last, so a half-finished init (disk full) is simply run again.
+  return WriteNewFile(root / "hookinbox.toml", kHookinboxDefaultToml, 0644);
+}
+
+std::string Tour(const std::string& dir, const std::string& base_url) {
+  std::string cert = dir + "/tls/cert.pem";
+  std::string secret = dir + "/secrets/demo.secret";
+  std::string url = base_url + "/hooks/demo";
+  std::string out;
+  out += "hookinbox is set up in " + dir + "\n";
+  out += "  endpoint:    " + url + "\n";
+  out += "  secret:      " + secret + " (HMAC-SHA256 key for the demo endpoint)\n";
+  out += "  certificate: " + cert + " (self-signed; pass it to curl with --cacert)\n";
+  out += "  database:    " + dir + "/data/hookinbox.db\n\n";
+  out += "Send a signed test delivery (run it twice: the second answer is \"duplicate\"):\n\n";
+  out += "  body='{\"id\":\"evt_demo_1\",\"type\":\"demo.ping\",\"data\":{\"hello\":\"world\"}}'; ts=$(date +%s); "
+         "sig=$(printf '%s' \"$ts.$body\" | openssl dgst -sha256 -hmac \"$(cat " + secret +
+         ")\" | sed 's/^.* //'); "
+         "curl -sS --cacert " + cert + " -H 'Content-Type: application/json' -H \"X-Timestamp: $ts\" "
+         "-H \"X-Signature: sha256=$sig\" --data-binary \"$body\" " + url + "; echo\n";
+  return out;
+}
+
+int RunInit(const std::string& dir, const CommonOptions&, std::ostream& out, std::ostream& err) {
+  if (Status st = Initialize(dir); !st.ok()) {
+    err << "hookinbox init: " << st.message() << "\n";
+    return 1;
+  }
+  std::error_code ec;
+  std::string abs = fs::weakly_canonical(fs::absolute(dir), ec).string();
+  out << Tour(abs, "https://127.0.0.1:8443")
+      << "\nStart it with: hookinbox serve -c " << abs << "/hookinbox.toml\n";
+  return 0;
+}
+
+}  // namespace hookinbox::cli

@@ -1,0 +1,117 @@
+// `hookinbox serve`. Signals are blocked before any thread starts and taken
+// by one thread with sigwait, so no handler runs in an arbitrary thread and
+// shutdown is ordinary code: stop accepting → finish in-flight → close db.
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "cli/app.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/init.h"
+#include "common/log.h"
+#include "config/load.h"
+
+namespace hookinbox::cli {
+namespace {
+
+constexpr const char* kDefaultConfig = "hookinbox.toml";
+
+sigset_t ShutdownSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGUSR1);  // internal: wakes the signal thread at exit
+  return set;
+}
+
+// Waits for SIGTERM/SIGINT and stops the app; SIGUSR1 only ends the wait.
+std::thread StartSignalThread(App& app) {
+  return std::thread([&app] {
+    sigset_t set = ShutdownSignals();
+    int sig = 0;
+    while (sigwait(&set, &sig) == 0) {
+      if (sig == SIGUSR1) return;
+      log::Info("shutdown", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+      app.Stop();
+      return;
+    }
+  });
+}
+
+// No -c and no ./hookinbox.toml: write the embedded default here first.
+bool PrepareDefault(std::string* path, std::ostream& out, std::ostream& err) {
+  std::error_code ec;
+  if (std::filesystem::exists(*path, ec)) return true;
+  if (Status st = Initialize("."); !st.ok()) {
+    err << "hookinbox serve: cannot create the default installation: " << st.message() << "\n";
+    return false;
+  }
+  out << "No " << kDefaultConfig << " here: created the default installation in "
+      << std::filesystem::current_path(ec).string() << "\n";
+  return true;
+}
+
+bool LoadValid(const std::string& path, config::Config* config, std::ostream& err) {
+  auto loaded = config::LoadFile(path);
+  auto file_problems = loaded.ok() ? config::CheckFiles(loaded.config) : std::vector<config::Problem>{};
+  for (const auto& w : loaded.warnings) err << "warning: " << config::Describe(w, path) << "\n";
+  for (const auto& e : loaded.errors) err << "error: " << config::Describe(e, path) << "\n";
+  for (const auto& e : file_problems) err << "error: " << config::Describe(e, path) << "\n";
+  if (!loaded.ok() || !file_problems.empty()) {
+    err << "hookinbox serve: refusing to start with an invalid config (see `hookinbox check-config`)\n";
+    return false;
+  }
+  *config = std::move(loaded.config);
+  return true;
+}
+
+void WarnInsecure(const config::Config& config) {
+  for (const auto& e : config.endpoints) {
+    if (e.insecure) log::Warn("insecure_endpoint", {{"endpoint", e.name}, {"detail", "deliveries are not authenticated"}});
+  }
+  if (config.server.plain_http) log::Warn("plain_http", {{"detail", "serving HTTP without TLS; only behind a TLS proxy"}});
+}
+
+}  // namespace
+
+int RunServe(const CommonOptions& common, std::ostream& out, std::ostream& err) {
+  ::umask(077);  // the database, WAL and anything else we create stay private
+  // A client that hangs up mid-answer must cost us a failed write, not the
+  // process: TLS writes go through write(2), which raises SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
+  std::string path = common.config_path.empty() ? kDefaultConfig : common.config_path;
+  bool fresh_default = common.config_path.empty() && !std::filesystem::exists(path);
+  if (common.config_path.empty() && !PrepareDefault(&path, out, err)) return kExitFailure;
+  config::Config config;
+  if (!LoadValid(path, &config, err)) return kExitFailure;
+  WarnInsecure(config);
+
+  sigset_t signals = ShutdownSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // before any thread exists
+  App app(std::move(config));
+  if (Status st = app.Start(); !st.ok()) {
+    err << "hookinbox serve: " << st.message() << "\n";
+    return kExitFailure;
+  }
+  log::Info("listening", {{"url", app.BaseUrl()}, {"config", path}, {"database", app.config().storage.path}});
+  if (fresh_default) out << "\n" << Tour(app.config().base_dir, app.BaseUrl()) << std::flush;
+
+  std::thread signal_thread = StartSignalThread(app);
+  Status run = app.Run();
+  pthread_kill(signal_thread.native_handle(), SIGUSR1);
+  signal_thread.join();
+  app.Close();
+  if (!run.ok()) {
+    err << "hookinbox serve: " << run.message() << "\n";
+    return kExitFailure;
+  }
+  log::Info("stopped", {{"detail", "database closed cleanly"}});
+  return kExitOk;
+}
+
+}  // namespace hookinbox::cli

@@ -1,0 +1,296 @@
+// The key table. One row per key, in the order a sample file lists them.
+//
+// Rows are built by small helpers that take a section accessor (which struct
+// the key lives in) and a member pointer (which field), so each row says
+// where its value goes and nothing else needs to know. Bounds are the ones
+// SPEC §9 pins (worker minimums) or that keep a typo from becoming a
+// resource problem (threads, timeouts, body sizes); cross-field rules live in
+// validate.cpp.
+#include "config/keys.h"
+
+#include <cassert>
+#include <cstdio>
+#include <limits>
+
+namespace hookinbox::config {
+namespace {
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+// Section accessors: which struct a key of each table writes into.
+ServerConfig* Server(const KeyTarget& t) { return &t.config->server; }
+AdminConfig* Admin(const KeyTarget& t) { return &t.config->admin; }
+StorageConfig* Storage(const KeyTarget& t) { return &t.config->storage; }
+WorkerConfig* Worker(const KeyTarget& t) { return &t.config->worker; }
+EndpointConfig* Endpoint(const KeyTarget& t) { return t.endpoint; }
+SignatureConfig* Signature(const KeyTarget& t) { return &t.endpoint->signature; }
+KeyConfig* Key(const KeyTarget& t) { return &t.endpoint->key; }
+TenantConfig* Tenant(const KeyTarget& t) { return t.tenant; }
+SecretSources* EndpointSecrets(const KeyTarget& t) { return &t.sources->secrets; }
+SecretSources* TenantSecrets(const KeyTarget& t) { return t.tenant_sources; }
+
+template <class S>
+using Section = S* (*)(const KeyTarget&);
+
+std::string RenderList(const std::vector<std::string>& list) {
+  std::string out = "[";
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += TomlQuote(list[i]);
+  }
+  return out + "]";
+}
+
+KeyInfo Table(std::string path, KeyType type, std::string doc) {
+  KeyInfo k;
+  k.path = std::move(path);
+  k.type = type;
+  k.doc = std::move(doc);
+  return k;
+}
+
+template <class S>
+KeyInfo String(std::string path, Section<S> section, std::string S::*field, std::string doc,
+               std::vector<std::string> allowed = {}, std::string rejection = {}) {
+  KeyInfo k = Table(std::move(path), KeyType::kString, std::move(doc));
+  k.allowed = std::move(allowed);
+  k.rejection = std::move(rejection);
+  k.set = [section, field](const KeyTarget& t, const KeyValue& v) { section(t)->*field = v.text; };
+  k.get = [section, field](const KeyTarget& t) { return TomlQuote(section(t)->*field); };
+  return k;
+}
+
+template <class S>
+KeyInfo Bool(std::string path, Section<S> section, bool S::*field, std::string doc) {
+  KeyInfo k = Table(std::move(path), KeyType::kBool, std::move(doc));
+  k.set = [section, field](const KeyTarget& t, const KeyValue& v) { section(t)->*field = v.flag; };
+  k.get = [section, field](const KeyTarget& t) { return std::string(section(t)->*field ? "true" : "false"); };
+  return k;
+}
+
+template <class S>
+KeyInfo Strings(std::string path, Section<S> section, std::vector<std::string> S::*field, std::string doc) {
+  KeyInfo k = Table(std::move(path), KeyType::kStringArray, std::move(doc));
+  k.set = [section, field](const KeyTarget& t, const KeyValue& v) { section(t)->*field = v.list; };
+  k.get = [section, field](const KeyTarget& t) { return RenderList(section(t)->*field); };
+  return k;
+}
+
+template <class S, class I>
+KeyInfo Int(std::string path, Section<S> section, I S::*field, int64_t min, int64_t max, std::string doc) {
+  // The loader checks bounds before calling set, so the cast below cannot narrow.
+  assert(min >= std::numeric_limits<I>::min() && max <= std::numeric_limits<I>::max());
+  KeyInfo k = Table(std::move(path), KeyType::kInt, std::move(doc));
+  k.min = min;
+  k.max = max;
+  k.set = [section, field](const KeyTarget& t, const KeyValue& v) { section(t)->*field = static_cast<I>(v.number); };
+  k.get = [section, field](const KeyTarget& t) { return std::to_string(section(t)->*field); };
+  return k;
+}
+
+// The four secret source keys, for [[endpoint]] and for [[endpoint.tenants]].
+void AddSecretKeys(std::vector<KeyInfo>& keys, const std::string& prefix, Section<SecretSources> section) {
+  keys.push_back(String(prefix + ".secret_env", section, &SecretSources::env,
+                        "environment variable holding the secret"));
+  keys.push_back(String(prefix + ".secret_file", section, &SecretSources::file,
+                        "file holding the secret (one trailing newline is ignored); relative to the config file"));
+  keys.push_back(Strings(prefix + ".secrets_env", section, &SecretSources::envs,
+                         "several secret variables, newest first, all accepted (rotation)"));
+  keys.push_back(Strings(prefix + ".secrets_file", section, &SecretSources::files,
+                         "several secret files, newest first, all accepted (rotation)"));
+}
+
+std::vector<KeyInfo> BuildKeys() {
+  std::vector<KeyInfo> k;
+  k.push_back(Table("server", KeyType::kTable, "the public listener that receives webhooks"));
+  k.push_back(String("server.listen", Server, &ServerConfig::listen,
+                     "host:port of the public listener; port 0 = any free port"));
+  k.push_back(String("server.tls_cert", Server, &ServerConfig::tls_cert,
+                     "PEM certificate (chain); relative to the config file"));
+  k.push_back(String("server.tls_key", Server, &ServerConfig::tls_key, "PEM private key; relative to the config file"));
+  k.push_back(Bool("server.plain_http", Server, &ServerConfig::plain_http,
+                   "serve plain HTTP; only behind a TLS-terminating proxy"));
+  k.push_back(Int("server.max_body_bytes", Server, &ServerConfig::max_body_bytes, 1, kGiB,
+                  "default body limit per endpoint in bytes; 413 above it"));
+  k.push_back(Int("server.threads", Server, &ServerConfig::threads, 4, 1024,
+                  "connection threads; a keep-alive connection holds one"));
+  k.push_back(Int("server.keep_alive_max_requests", Server, &ServerConfig::keep_alive_max_requests, 1, 1000000,
+                  "requests per connection before it is closed"));
+  k.push_back(Int("server.keep_alive_timeout_seconds", Server, &ServerConfig::keep_alive_timeout_seconds, 1, 3600,
+                  "idle keep-alive connection lifetime in seconds"));
+  k.push_back(Int("server.read_timeout_seconds", Server, &ServerConfig::read_timeout_seconds, 1, 3600,
+                  "slow senders are cut off after this many seconds"));
+  k.push_back(Int("server.write_timeout_seconds", Server, &ServerConfig::write_timeout_seconds, 1, 3600,
+                  "slow readers are cut off after this many seconds"));
+  k.push_back(Int("server.listen_backlog", Server, &ServerConfig::listen_backlog, 16, 65535,
+                  "accept queue length"));
+
+  k.push_back(Table("admin", KeyType::kTable, "the admin listener: web UI, API, metrics"));
+  k.push_back(String("admin.listen", Admin, &AdminConfig::listen, "host:port of the admin listener"));
+  k.push_back(String("admin.token_env", Admin, &AdminConfig::token_env,
+                     "environment variable holding the admin bearer token"));
+  k.push_back(String("admin.token_file", Admin, &AdminConfig::token_file,
+                     "file holding the admin bearer token; relative to the config file"));
+
+  k.push_back(Table("storage", KeyType::kTable, "where events and the audit trail are kept"));
+  k.push_back(String("storage.backend", Storage, &StorageConfig::backend, "storage engine", {"sqlite"},
+                     "only \"sqlite\" is supported"));
+  k.push_back(String("storage.path", Storage, &StorageConfig::path,
+                     "SQLite database file; relative to the config file"));
+  k.push_back(Int("storage.busy_timeout_ms", Storage, &StorageConfig::busy_timeout_ms, 0, 600000,
+                  "wait this long for a lock held by another process, then answer 503"));
+  k.push_back(Int("storage.max_batch", Storage, &StorageConfig::max_batch, 1, 10000,
+                  "most writes grouped into one commit"));
+
+  k.push_back(Table("worker", KeyType::kTable, "the background worker that processes stored events"));
+  k.push_back(Int("worker.threads", Worker, &WorkerConfig::threads, 1, 1024, "events processed at once"));
+  k.push_back(Int("worker.lease_seconds", Worker, &WorkerConfig::lease_seconds, 1, 86400,
+                  "an event in processing is claimable again after this"));
+  k.push_back(Int("worker.max_attempts", Worker, &WorkerConfig::max_attempts, 1, 10000,
+                  "attempts before an event is dead-lettered"));
+  k.push_back(Int("worker.backoff_initial_ms", Worker, &WorkerConfig::backoff_initial_ms, 10, 86400000,
+                  "delay before the first retry; doubles per attempt, with jitter"));
+  k.push_back(Int("worker.backoff_max_ms", Worker, &WorkerConfig::backoff_max_ms, 10, 604800000,
+                  "longest delay between retries"));
+  k.push_back(Int("worker.shutdown_grace_seconds", Worker, &WorkerConfig::shutdown_grace_seconds, 0, 3600,
+                  "how long shutdown waits for running actions"));
+
+  k.push_back(Table("endpoint", KeyType::kTableArray, "one [[endpoint]] per webhook URL: POST /hooks/{name}"));
+  k.push_back(String("endpoint.name", Endpoint, &EndpointConfig::name,
+                     "the {name} of POST /hooks/{name}; letters, digits, '.', '_', '-'"));
+  k.push_back(String("endpoint.provider", Endpoint, &EndpointConfig::provider, "signing scheme preset", {"generic"},
+                     "unknown provider {value}; supported: {allowed}"));
+  k.push_back(String("endpoint.tenant", Endpoint, &EndpointConfig::tenant, "tenant_id stored with each event"));
+  AddSecretKeys(k, "endpoint", EndpointSecrets);
+  k.push_back(Int("endpoint.max_body_bytes", Endpoint, &EndpointConfig::max_body_bytes, 0, kGiB,
+                  "body limit in bytes; 0 = server.max_body_bytes"));
+  k.push_back(Strings("endpoint.content_types", Endpoint, &EndpointConfig::content_types,
+                      "accepted media types (parameters ignored); others get 415"));
+  k.push_back(Strings("endpoint.event_types", Endpoint, &EndpointConfig::event_types,
+                      "allow-list of event types; empty = all"));
+  k.push_back(Bool("endpoint.ignore_other_event_types", Endpoint, &EndpointConfig::ignore_other_event_types,
+                   "answer 200 \"ignored\" instead of 422 for event types not in event_types"));
+  k.push_back(Bool("endpoint.insecure", Endpoint, &EndpointConfig::insecure,
+                   "required for signature.scheme = \"none\""));
+  k.push_back(Strings("endpoint.volatile_fields", Endpoint, &EndpointConfig::volatile_fields,
+                      "JSON Pointers removed before the payload hash (fields a provider changes on retries)"));
+
+  k.push_back(Table("endpoint.signature", KeyType::kTable, "how a delivery proves it came from the provider"));
+  k.push_back(String("endpoint.signature.scheme", Signature, &SignatureConfig::scheme,
+                     "hmac, token, basic or none (none needs insecure = true)", {"hmac", "token", "basic", "none"}));
+  k.push_back(String("endpoint.signature.header", Signature, &SignatureConfig::header,
+                     "header carrying the signature or token"));
+  k.push_back(String("endpoint.signature.format", Signature, &SignatureConfig::format,
+                     "where the signature sits in the header value, e.g. \"t={timestamp},v1={signature}\""));
+  k.push_back(String("endpoint.signature.algorithm", Signature, &SignatureConfig::algorithm, "HMAC hash",
+                     {"sha1", "sha256", "sha512"}));
+  k.push_back(String("endpoint.signature.encoding", Signature, &SignatureConfig::encoding,
+                     "encoding of the signature", {"hex", "base64"}));
+  k.push_back(String("endpoint.signature.signed_payload", Signature, &SignatureConfig::signed_payload,
+                     "the signed bytes: {body}, with optional {timestamp} and {id}"));
+  k.push_back(String("endpoint.signature.timestamp_header", Signature, &SignatureConfig::timestamp_header,
+                     "header with the signed timestamp (Unix seconds), if any"));
+  k.push_back(Int("endpoint.signature.tolerance_seconds", Signature, &SignatureConfig::tolerance_seconds, 1, 86400,
+                  "a timestamp further than this from now is rejected"));
+
+  k.push_back(Table("endpoint.key", KeyType::kTable, "where the idempotency key and the event type come from"));
+  k.push_back(String("endpoint.key.id_header", Key, &KeyConfig::id_header, "header with the provider's event id"));
+  k.push_back(String("endpoint.key.id_pointer", Key, &KeyConfig::id_pointer,
+                     "JSON Pointer to the provider's event id in the body"));
+  k.push_back(Strings("endpoint.key.fields", Key, &KeyConfig::fields,
+                      "JSON Pointers whose values, joined with ':', form the key"));
+  k.push_back(Bool("endpoint.key.canonical_hash", Key, &KeyConfig::canonical_hash,
+                   "key on the hash of the canonical JSON body (last resort)"));
+  k.push_back(String("endpoint.key.event_type_pointer", Key, &KeyConfig::event_type_pointer,
+                     "JSON Pointer to the event type"));
+  k.push_back(String("endpoint.key.event_type_header", Key, &KeyConfig::event_type_header,
+                     "header with the event type"));
+
+  k.push_back(Table("endpoint.tenants", KeyType::kTableArray,
+                    "per-tenant secrets; the endpoint is then POST /hooks/{name}/{tenant}"));
+  k.push_back(String("endpoint.tenants.id", Tenant, &TenantConfig::id,
+                     "the {tenant} path segment and stored tenant_id"));
+  AddSecretKeys(k, "endpoint.tenants", TenantSecrets);
+
+  // Defaults come from the structs themselves.
+  Config config;
+  EndpointConfig endpoint;
+  EndpointSources sources;
+  TenantConfig tenant;
+  SecretSources tenant_sources;
+  const KeyTarget defaults{&config, &endpoint, &sources, &tenant, &tenant_sources};
+  for (KeyInfo& key : k) {
+    if (key.get) key.default_value = key.get(defaults);
+  }
+  return k;
+}
+
+void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+    s.replace(at, from.size(), to);
+  }
+}
+
+}  // namespace
+
+const char* KeyTypeName(KeyType type) {
+  switch (type) {
+    case KeyType::kString: return "a string";
+    case KeyType::kInt: return "an integer";
+    case KeyType::kBool: return "true or false";
+    case KeyType::kStringArray: return "an array of strings";
+    case KeyType::kTable: return "a table";
+    case KeyType::kTableArray: return "an array of tables";
+  }
+  return "?";
+}
+
+std::string KeyInfo::RejectionFor(const KeyValue& value) const {
+  if (type == KeyType::kInt) {
+    return "must be between " + std::to_string(min) + " and " + std::to_string(max) + " (got " +
+           std::to_string(value.number) + ")";
+  }
+  std::string list;
+  for (size_t i = 0; i < allowed.size(); ++i) list += (i > 0 ? ", " : "") + allowed[i];
+  std::string message = rejection.empty() ? "must be one of {allowed} (got {value})" : rejection;
+  // {value} is replaced last so a value containing "{allowed}" is not expanded.
+  ReplaceAll(message, "{allowed}", list);
+  ReplaceAll(message, "{value}", TomlQuote(value.text));
+  return message;
+}
+
+const std::vector<KeyInfo>& KnownKeys() {
+  static const std::vector<KeyInfo> keys = BuildKeys();
+  return keys;
+}
+
+const KeyInfo* FindKey(std::string_view path) {
+  for (const KeyInfo& key : KnownKeys()) {
+    if (key.path == path) return &key;
+  }
+  return nullptr;
+}
+
+std::string TomlQuote(std::string_view value) {
+  std::string out = "\"";
+  for (char c : value) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace hookinbox::config

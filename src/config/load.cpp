@@ -1,0 +1,291 @@
+// TOML → Config: the only toml++ user.
+//
+// Loading runs in four passes over one Parsed, each reporting every problem
+// it finds rather than stopping at the first:
+//   1. parse (a syntax error ends loading: there is no tree to check);
+//   2. walk the tree against the key table (keys.cpp): unknown keys, wrong
+//      types, out-of-range numbers and disallowed values are errors; good
+//      values are written into the structs, and every key's line is recorded;
+//   3. resolve relative paths against the config file's directory;
+//   4. cross-field rules (validate.cpp) and secrets (secrets.cpp).
+// toml++ throws on syntax errors; the throw is caught here and becomes a Problem.
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+#include "config/load.h"
+#include "config/parsed.h"
+
+namespace hookinbox::config {
+namespace {
+
+// A config file this large is a mistake (a log or a database named by -c).
+constexpr size_t kMaxConfigBytes = 16 << 20;
+
+int LineOf(const toml::source_region& where) { return static_cast<int>(where.begin.line); }
+
+std::string Join(std::string_view prefix, std::string_view name) {
+  return prefix.empty() ? std::string(name) : std::string(prefix) + "." + std::string(name);
+}
+
+std::string Index(std::string_view path, size_t i) { return std::string(path) + "[" + std::to_string(i) + "]"; }
+
+const char* NodeTypeName(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array:
+      return node.as_array()->is_array_of_tables() ? "an array of tables" : "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::none: break;
+  }
+  return "nothing";
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown key", with the closest known key of the same table when one is near.
+std::string UnknownKeyMessage(std::string_view table, std::string_view name) {
+  const KeyInfo* best = nullptr;
+  size_t best_distance = 3;  // suggest only for typos of at most two edits
+  for (const KeyInfo& key : KnownKeys()) {
+    std::string_view path = key.path;
+    size_t dot = path.rfind('.');
+    std::string_view parent = dot == std::string_view::npos ? std::string_view() : path.substr(0, dot);
+    std::string_view leaf = dot == std::string_view::npos ? path : path.substr(dot + 1);
+    if (parent != table) continue;
+    size_t d = EditDistance(name, leaf);
+    if (d < best_distance && d < leaf.size()) {
+      best = &key;
+      best_distance = d;
+    }
+  }
+  if (best == nullptr) return "unknown key";
+  return "unknown key; did you mean \"" + best->path.substr(best->path.rfind('.') + 1) + "\"?";
+}
+
+class Walker {
+ public:
+  Walker(Parsed& parsed, Reporter& report) : parsed_(parsed), report_(report) {}
+
+  // Checks and applies every key of `table`, whose schema path (no indices) is
+  // `schema` and whose indexed path is `at`.
+  void Table(const toml::table& table, const std::string& schema, const std::string& at, const KeyTarget& target) {
+    for (auto&& [name, node] : table) {
+      int line = LineOf(name.source()) > 0 ? LineOf(name.source()) : LineOf(node.source());
+      std::string key_at = Join(at, name.str());
+      parsed_.lines[key_at] = line;
+      // A quoted key such as "tls.cert" would otherwise look like a nested path.
+      const KeyInfo* info = name.str().find_first_of(".[]") == std::string_view::npos
+                                ? FindKey(Join(schema, name.str()))
+                                : nullptr;
+      if (info == nullptr) {
+        report_.ErrorAt(key_at, line, UnknownKeyMessage(schema, name.str()));
+      } else if (!HasType(*info, node)) {
+        report_.ErrorAt(key_at, line, TypeMessage(*info, node));
+      } else if (info->type == KeyType::kTable) {
+        Table(*node.as_table(), info->path, key_at, target);
+      } else if (info->type == KeyType::kTableArray) {
+        TableArray(*info, *node.as_array(), key_at, target);
+      } else if (auto value = Convert(*info, node, key_at, line)) {
+        info->set(target, *value);
+      }
+    }
+  }
+
+ private:
+  static bool HasType(const KeyInfo& info, const toml::node& node) {
+    switch (info.type) {
+      case KeyType::kString: return node.is_string();
+      case KeyType::kInt: return node.is_integer();
+      case KeyType::kBool: return node.is_boolean();
+      case KeyType::kStringArray: return node.is_array();  // elements are checked one by one
+      case KeyType::kTable: return node.is_table();
+      case KeyType::kTableArray: return node.is_array_of_tables();
+    }
+    return false;
+  }
+
+  static std::string TypeMessage(const KeyInfo& info, const toml::node& node) {
+    std::string expected = KeyTypeName(info.type);
+    if (info.type == KeyType::kTableArray) expected += ", written [[" + info.path + "]]";
+    if (info.type == KeyType::kTable) expected += ", written [" + info.path + "]";
+    return "must be " + expected + ", not " + NodeTypeName(node);
+  }
+
+  // The checked value of a scalar or string-array key, or nullopt after reporting why not.
+  std::optional<KeyValue> Convert(const KeyInfo& info, const toml::node& node, const std::string& at, int line) {
+    KeyValue value;
+    switch (info.type) {
+      case KeyType::kString:
+        value.text = node.as_string()->get();
+        if (!info.allowed.empty() &&
+            std::find(info.allowed.begin(), info.allowed.end(), value.text) == info.allowed.end()) {
+          report_.ErrorAt(at, line, info.RejectionFor(value));
+          return std::nullopt;
+        }
+        break;
+      case KeyType::kInt:
+        value.number = node.as_integer()->get();
+        if (value.number < info.min || value.number > info.max) {
+          report_.ErrorAt(at, line, info.RejectionFor(value));
+          return std::nullopt;
+        }
+        break;
+      case KeyType::kBool: value.flag = node.as_boolean()->get(); break;
+      case KeyType::kStringArray: {
+        bool ok = true;
+        const toml::array& array = *node.as_array();
+        for (size_t i = 0; i < array.size(); ++i) {
+          int element_line = LineOf(array[i].source()) > 0 ? LineOf(array[i].source()) : line;
+          parsed_.lines[Index(at, i)] = element_line;
+          if (const auto* s = array[i].as_string()) {
+            value.list.push_back(s->get());
+          } else {
+            report_.ErrorAt(Index(at, i), element_line, std::string("must be a string, not ") + NodeTypeName(array[i]));
+            ok = false;
+          }
+        }
+        if (!ok) return std::nullopt;
+        break;
+      }
+      case KeyType::kTable:
+      case KeyType::kTableArray: return std::nullopt;
+    }
+    return value;
+  }
+
+  // [[endpoint]] and [[endpoint.tenants]]: sizes the vectors, then walks each
+  // element with a target pointing at its struct.
+  void TableArray(const KeyInfo& info, const toml::array& array, const std::string& at, const KeyTarget& target) {
+    const bool endpoints = info.path == "endpoint";
+    if (endpoints) {
+      target.config->endpoints.resize(array.size());
+      parsed_.sources.resize(array.size());
+    } else {
+      target.endpoint->tenants.resize(array.size());
+      target.sources->tenants.resize(array.size());
+    }
+    for (size_t i = 0; i < array.size(); ++i) {
+      std::string element_at = Index(at, i);
+      parsed_.lines[element_at] = LineOf(array[i].source());
+      KeyTarget element = target;
+      if (endpoints) {
+        element.endpoint = &target.config->endpoints[i];
+        element.sources = &parsed_.sources[i];
+      } else {
+        element.tenant = &target.endpoint->tenants[i];
+        element.tenant_sources = &target.sources->tenants[i];
+      }
+      Table(*array[i].as_table(), info.path, element_at, element);
+    }
+  }
+
+  Parsed& parsed_;
+  Reporter& report_;
+};
+
+// Paths in the file are relative to the file's directory (SPEC §9); the
+// defaults are too, so `serve` finds tls/ and data/ next to its config
+// whatever the working directory. Secret files are resolved when read.
+void ResolvePaths(Config& c) {
+  c.server.tls_cert = c.Resolve(c.server.tls_cert);
+  c.server.tls_key = c.Resolve(c.server.tls_key);
+  c.storage.path = c.Resolve(c.storage.path);
+  c.admin.token_file = c.Resolve(c.admin.token_file);
+}
+
+void SortByLine(std::vector<Problem>& problems) {
+  std::stable_sort(problems.begin(), problems.end(),
+                   [](const Problem& a, const Problem& b) { return a.line < b.line; });
+}
+
+}  // namespace
+
+int Parsed::LineOf(std::string_view path) const {
+  while (!path.empty()) {
+    if (auto it = lines.find(path); it != lines.end()) return it->second;
+    size_t cut = path.find_last_of(".[");
+    if (cut == std::string_view::npos) break;
+    path = path.substr(0, cut);
+  }
+  return 0;
+}
+
+void Reporter::ErrorAt(std::string key, int line, std::string message) {
+  out_.errors.push_back(Problem{std::move(key), line, std::move(message)});
+}
+
+void Reporter::Warn(std::string key, std::string message) {
+  int line = parsed_.LineOf(key);
+  out_.warnings.push_back(Problem{std::move(key), line, std::move(message)});
+}
+
+LoadResult LoadString(std::string_view toml, const std::string& source_name, const std::string& base_dir) {
+  LoadResult result;
+  toml::table root;
+  try {
+    root = toml::parse(toml, std::string_view(source_name));
+  } catch (const toml::parse_error& e) {
+    result.errors.push_back(Problem{"", LineOf(e.source()), "TOML syntax error: " + std::string(e.description())});
+    return result;
+  }
+
+  Parsed parsed;
+  parsed.config.base_dir = base_dir;
+  Reporter report(parsed, result);
+  Walker(parsed, report).Table(root, "", "", KeyTarget{&parsed.config});
+  ResolvePaths(parsed.config);
+  Validate(parsed, report);
+  ResolveSecrets(parsed, report);
+
+  SortByLine(result.errors);
+  SortByLine(result.warnings);
+  result.config = std::move(parsed.config);
+  return result;
+}
+
+LoadResult LoadFile(const std::string& path) {
+  FileContent file = ReadSmallFile(path, kMaxConfigBytes);
+  if (!file.ok) {
+    LoadResult result;
+    result.errors.push_back(Problem{"", 0, "cannot read config file " + path + ": " + file.error});
+    return result;
+  }
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  std::string base_dir = ec ? std::string() : absolute.lexically_normal().parent_path().string();
+  LoadResult result = LoadString(file.bytes, path, base_dir);
+  result.config.path = path;
+  return result;
+}
+
+std::string Describe(const Problem& p, const std::string& source_name) {
+  std::string out = source_name;
+  if (p.line > 0) out += ":" + std::to_string(p.line);
+  out += ": ";
+  if (!p.key.empty()) out += p.key + ": ";
+  return out + p.message;
+}
+
+}  // namespace hookinbox::config

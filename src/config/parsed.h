@@ -1,0 +1,68 @@
+// config/parsed.h — what the loader hands to validation and secret resolution.
+//
+// Internal to config/: load.cpp fills a Parsed from the TOML tree (recording
+// the line of every key it saw), then validate.cpp and secrets.cpp check it
+// and report through a Reporter, which finds a problem's line from its key
+// path. Nothing here knows toml++.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.h"
+#include "config/keys.h"
+#include "config/load.h"
+
+namespace hookinbox::config {
+
+struct Parsed {
+  Config config;
+  std::vector<EndpointSources> sources;  // parallel to config.endpoints
+  // Line of every key, table and array element present in the file, by its
+  // indexed path ("endpoint[0].key.fields[1]").
+  std::map<std::string, int, std::less<>> lines;
+
+  // True when `path` was written in the file (rather than left at its default).
+  bool Has(std::string_view path) const { return lines.find(path) != lines.end(); }
+  // The line of `path`, or of its nearest enclosing key present in the file; 0 when none.
+  int LineOf(std::string_view path) const;
+};
+
+// Collects problems into a LoadResult, finding each one's line from its key.
+class Reporter {
+ public:
+  Reporter(const Parsed& parsed, LoadResult& out) : parsed_(parsed), out_(out) {}
+  void Error(std::string key, std::string message) { ErrorAt(key, parsed_.LineOf(key), std::move(message)); }
+  void Warn(std::string key, std::string message);
+  void ErrorAt(std::string key, int line, std::string message);
+
+ private:
+  const Parsed& parsed_;
+  LoadResult& out_;
+};
+
+// Cross-field rules (validate.cpp). Types and single-key bounds were checked by the loader.
+void Validate(const Parsed& parsed, Reporter& report);
+
+// Reads every secret the endpoints and tenants name into their `secrets`, and
+// checks the admin token resolves without keeping it (secrets.cpp).
+void ResolveSecrets(Parsed& parsed, Reporter& report);
+
+// The outcome of reading a small file (files.cpp).
+struct FileContent {
+  bool ok = false;
+  std::string bytes;    // the content when ok
+  std::string error;    // why not, e.g. "No such file or directory"
+  unsigned mode = 0;    // permission bits (st_mode & 07777)
+};
+
+// Reads the regular file `path` if it is at most `max_bytes` long.
+FileContent ReadSmallFile(const std::string& path, size_t max_bytes);
+
+// Why the regular file `path` cannot be opened for reading, or "" when it can. Reads nothing.
+std::string UnreadableReason(const std::string& path);
+
+}  // namespace hookinbox::config

@@ -1,0 +1,166 @@
+// Secret resolution: secret_env / secret_file / secrets_env / secrets_file → Secret.
+//
+// Sources are read in that order, so the first listed is "newest" (rotation:
+// any of them verifies). Messages name the variable or the file, never the
+// bytes. A value that is not a valid variable name is not echoed either: the
+// likeliest reason is a secret pasted where its variable's name belongs.
+#include <cstdio>
+#include <cstdlib>
+
+#include "config/parsed.h"
+
+namespace hookinbox::config {
+namespace {
+
+// Far above any real webhook secret or token; guards against naming a big file by mistake.
+constexpr size_t kMaxSecretBytes = 64 * 1024;
+
+bool IsEnvName(std::string_view s) {
+  if (s.empty() || s.size() > 128 || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string ModeText(unsigned mode) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04o", mode & 07777);
+  return buf;
+}
+
+bool NeedsSecret(const SignatureConfig& s) { return s.scheme == "hmac" || s.scheme == "token" || s.scheme == "basic"; }
+
+constexpr const char* kNoSecret = "no secret: set secret_env, secret_file, secrets_env or secrets_file";
+
+class SecretReader {
+ public:
+  SecretReader(const Parsed& parsed, Reporter& report) : p_(parsed), report_(report) {}
+
+  // Reads every source of `s` (keys under `at`) into `out`, reporting each
+  // that fails. Returns false when any failed.
+  bool Gather(const SecretSources& s, const std::string& at, std::vector<Secret>& out) {
+    size_t errors = errors_;
+    if (p_.Has(at + ".secret_env")) FromEnv(at + ".secret_env", s.env, out);
+    if (p_.Has(at + ".secret_file")) FromFile(at + ".secret_file", s.file, out);
+    for (size_t i = 0; i < s.envs.size(); ++i) FromEnv(at + ".secrets_env[" + std::to_string(i) + "]", s.envs[i], out);
+    for (size_t i = 0; i < s.files.size(); ++i) {
+      FromFile(at + ".secrets_file[" + std::to_string(i) + "]", s.files[i], out);
+    }
+    return errors == errors_;
+  }
+
+  // Reads the admin token to prove it resolves, then drops it: Config has no field for it yet.
+  void CheckAdminToken(const AdminConfig& admin) {
+    std::vector<Secret> discard;
+    if (p_.Has("admin.token_env") && p_.Has("admin.token_file")) {
+      report_.Error("admin.token_file", "set only one of token_env and token_file");
+    }
+    if (p_.Has("admin.token_env")) FromEnv("admin.token_env", admin.token_env, discard);
+    // token_file was resolved against base_dir with the other paths already.
+    if (p_.Has("admin.token_file")) FromFile("admin.token_file", admin.token_file, discard);
+  }
+
+ private:
+  void FromEnv(const std::string& key, const std::string& name, std::vector<Secret>& out) {
+    if (name.empty()) {
+      Fail(key, "must name an environment variable, not be empty");
+      return;
+    }
+    if (!IsEnvName(name)) {
+      Fail(key, "is not an environment variable name (letters, digits, '_'); "
+                         "put the secret in the environment and write the variable's name here");
+      return;
+    }
+    const char* value = std::getenv(name.c_str());
+    if (value == nullptr) {
+      Fail(key, "environment variable " + name + " is not set");
+    } else if (*value == '\0') {
+      Fail(key, "environment variable " + name + " is empty");
+    } else {
+      out.emplace_back(std::string(value));
+    }
+  }
+
+  void FromFile(const std::string& key, const std::string& written, std::vector<Secret>& out) {
+    if (written.empty()) {
+      Fail(key, "must name a file, not be empty");
+      return;
+    }
+    const std::string path = p_.config.Resolve(written);
+    FileContent file = ReadSmallFile(path, kMaxSecretBytes);
+    if (!file.ok) {
+      Fail(key, "cannot read secret file " + path + ": " + file.error);
+      return;
+    }
+    // Editors and `echo` add a newline; it is never part of the secret.
+    std::string& bytes = file.bytes;
+    if (bytes.size() >= 2 && bytes.compare(bytes.size() - 2, 2, "\r\n") == 0) {
+      bytes.resize(bytes.size() - 2);
+    } else if (!bytes.empty() && bytes.back() == '\n') {
+      bytes.pop_back();
+    }
+    if (bytes.empty()) {
+      Fail(key, "secret file " + path + " is empty");
+      return;
+    }
+    if ((file.mode & 077) != 0) {
+      report_.Warn(key, "secret file " + path + " is readable by group or others (mode " + ModeText(file.mode) +
+                            "); run chmod 600 on it");
+    }
+    out.emplace_back(std::move(bytes));
+  }
+
+  void Fail(const std::string& key, std::string message) {
+    ++errors_;
+    report_.Error(key, std::move(message));
+  }
+
+  const Parsed& p_;
+  Reporter& report_;
+  size_t errors_ = 0;
+};
+
+// The secret keys written directly on [[endpoint]] i, for the tenants conflict.
+std::vector<std::string> EndpointSecretKeys(const Parsed& p, const std::string& at) {
+  std::vector<std::string> keys;
+  for (const char* name : {".secret_env", ".secret_file", ".secrets_env", ".secrets_file"}) {
+    if (p.Has(at + name)) keys.push_back(at + name);
+  }
+  return keys;
+}
+
+}  // namespace
+
+void ResolveSecrets(Parsed& parsed, Reporter& report) {
+  SecretReader reader(parsed, report);
+  reader.CheckAdminToken(parsed.config.admin);
+  for (size_t i = 0; i < parsed.config.endpoints.size(); ++i) {
+    EndpointConfig& e = parsed.config.endpoints[i];
+    const EndpointSources& sources = parsed.sources[i];
+    const std::string at = "endpoint[" + std::to_string(i) + "]";
+    const bool needs = NeedsSecret(e.signature);
+
+    if (e.tenants.empty()) {
+      // A source that failed has its own error; "no secret" is for none configured.
+      if (reader.Gather(sources.secrets, at, e.secrets) && needs && e.secrets.empty()) report.Error(at, kNoSecret);
+      if (!needs && sources.secrets.any()) report.Warn(at, "secrets are unused with signature.scheme = \"none\"");
+      continue;
+    }
+    // With tenants, each delivery is checked against its tenant's secrets
+    // only; an endpoint-wide secret would silently be ignored.
+    for (const std::string& key : EndpointSecretKeys(parsed, at)) {
+      report.Error(key, "not allowed when the endpoint has [[endpoint.tenants]]; give each tenant its own secret");
+    }
+    for (size_t j = 0; j < e.tenants.size(); ++j) {
+      const std::string tenant_at = at + ".tenants[" + std::to_string(j) + "]";
+      const SecretSources& tenant_sources = sources.tenants[j];
+      if (reader.Gather(tenant_sources, tenant_at, e.tenants[j].secrets) && needs && e.tenants[j].secrets.empty()) {
+        report.Error(tenant_at, kNoSecret);
+      }
+    }
+  }
+}
+
+}  // namespace hookinbox::config

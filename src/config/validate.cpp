@@ -1,0 +1,331 @@
+// Cross-field rules: what a single key's type and bounds cannot say.
+//
+// Each rule reports the key a user should edit, so check-config points at the
+// right line. Rules read only the Config and the lines map; they never touch
+// the file system (CheckFiles does, separately, because `init` and `serve`
+// create the TLS files after loading).
+#include <arpa/inet.h>
+
+#include <cstring>
+#include <set>
+
+#include "config/load.h"
+#include "config/parsed.h"
+
+namespace hookinbox::config {
+namespace {
+
+std::string Quote(std::string_view s) { return TomlQuote(s); }
+
+bool IsAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+// [A-Za-z0-9][A-Za-z0-9._-]{0,63}: safe in a URL path, a log field and a file name.
+bool IsName(std::string_view s) {
+  if (s.empty() || s.size() > 64 || !IsAlnum(s[0])) return false;
+  for (char c : s) {
+    if (!IsAlnum(c) && c != '.' && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+constexpr const char* kNameRule = "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit";
+
+bool IsHostname(std::string_view host) {
+  if (host.empty() || host.size() > 253) return false;
+  size_t start = 0;
+  while (start <= host.size()) {
+    size_t dot = host.find('.', start);
+    std::string_view label = host.substr(start, dot == std::string_view::npos ? host.npos : dot - start);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
+    for (char c : label) {
+      if (!IsAlnum(c) && c != '-') return false;
+    }
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return true;
+}
+
+// Why `listen` is not host:port, or "" when it is.
+std::string ListenProblem(std::string_view listen) {
+  const std::string usage = "must be host:port, e.g. \"0.0.0.0:8443\" or \"[::1]:8443\" (got " + Quote(listen) + ")";
+  std::string_view host;
+  std::string_view port;
+  if (!listen.empty() && listen.front() == '[') {
+    size_t close = listen.find(']');
+    if (close == std::string_view::npos || close + 1 >= listen.size() || listen[close + 1] != ':') return usage;
+    host = listen.substr(1, close - 1);
+    port = listen.substr(close + 2);
+    in6_addr addr{};
+    if (inet_pton(AF_INET6, std::string(host).c_str(), &addr) != 1) {
+      return Quote(host) + " is not an IPv6 address";
+    }
+  } else {
+    size_t colon = listen.rfind(':');
+    if (colon == std::string_view::npos) return usage;
+    host = listen.substr(0, colon);
+    port = listen.substr(colon + 1);
+    if (host.find(':') != std::string_view::npos) return "an IPv6 address must be in brackets, e.g. \"[::1]:8443\"";
+    if (host.empty()) return usage;
+    bool numeric = host.find_first_not_of("0123456789.") == std::string_view::npos;
+    in_addr addr{};
+    if (numeric && inet_pton(AF_INET, std::string(host).c_str(), &addr) != 1) {
+      return Quote(host) + " is not an IPv4 address";
+    }
+    if (!numeric && !IsHostname(host)) return Quote(host) + " is not a valid host name";
+  }
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos ||
+      std::stoi(std::string(port)) > 65535) {
+    return "port must be a number from 0 to 65535 (got " + Quote(port) + ")";
+  }
+  return "";
+}
+
+int PortOf(std::string_view listen) { return std::atoi(std::string(listen.substr(listen.rfind(':') + 1)).c_str()); }
+
+// Why `pointer` is not an RFC 6901 JSON Pointer, or "" when it is.
+std::string PointerProblem(std::string_view pointer) {
+  if (!pointer.empty() && pointer.front() != '/') {
+    return Quote(pointer) + " is not a JSON Pointer: it must start with '/', e.g. \"/data/id\"";
+  }
+  for (size_t i = 0; i < pointer.size(); ++i) {
+    if (pointer[i] == '~' && (i + 1 >= pointer.size() || (pointer[i + 1] != '0' && pointer[i + 1] != '1'))) {
+      return Quote(pointer) + " is not a JSON Pointer: '~' must be written ~0, and '/' inside a name ~1";
+    }
+  }
+  return "";
+}
+
+// RFC 6838 restricted-name characters, for both halves of type/subtype.
+bool IsMediaTypeToken(std::string_view s) {
+  if (s.empty() || s.size() > 127 || !IsAlnum(s[0])) return false;
+  for (char c : s) {
+    if (!IsAlnum(c) && std::strchr("!#$&-^_.+", c) == nullptr) return false;
+  }
+  return true;
+}
+
+// The {placeholders} in `text`, in order; an unclosed '{' yields "{".
+std::vector<std::string> Placeholders(std::string_view text) {
+  std::vector<std::string> out;
+  for (size_t open = text.find('{'); open != std::string_view::npos; open = text.find('{', open + 1)) {
+    size_t close = text.find('}', open);
+    out.emplace_back(close == std::string_view::npos ? "{" : text.substr(open, close - open + 1));
+  }
+  return out;
+}
+
+size_t Count(const std::vector<std::string>& items, std::string_view item) {
+  size_t n = 0;
+  for (const auto& i : items) n += i == item ? 1 : 0;
+  return n;
+}
+
+class Validator {
+ public:
+  Validator(const Parsed& parsed, Reporter& report) : p_(parsed), c_(parsed.config), report_(report) {}
+
+  void Run() {
+    Server();
+    Worker();
+    Storage();
+    // When `endpoint` is present but malformed, the loader has said so already.
+    if (c_.endpoints.empty() && !p_.Has("endpoint")) {
+      report_.Error("endpoint", "no [[endpoint]]: add at least one, e.g. [[endpoint]] with name = \"demo\"");
+    }
+    std::set<std::string> names;
+    for (size_t i = 0; i < c_.endpoints.size(); ++i) {
+      Endpoint(c_.endpoints[i], "endpoint[" + std::to_string(i) + "]", names);
+    }
+  }
+
+ private:
+  void Server() {
+    if (auto problem = ListenProblem(c_.server.listen); !problem.empty()) report_.Error("server.listen", problem);
+    if (auto problem = ListenProblem(c_.admin.listen); !problem.empty()) {
+      report_.Error("admin.listen", problem);
+    } else if (c_.admin.listen == c_.server.listen && PortOf(c_.server.listen) != 0) {
+      report_.Error("admin.listen", "must differ from server.listen (both are " + Quote(c_.server.listen) + ")");
+    }
+    if (!c_.server.plain_http) {
+      if (c_.server.tls_cert.empty()) report_.Error("server.tls_cert", "required unless plain_http = true");
+      if (c_.server.tls_key.empty()) report_.Error("server.tls_key", "required unless plain_http = true");
+    }
+  }
+
+  void Worker() {
+    if (c_.worker.backoff_max_ms < c_.worker.backoff_initial_ms) {
+      report_.Error("worker.backoff_max_ms", "must be at least backoff_initial_ms (" +
+                                                 std::to_string(c_.worker.backoff_initial_ms) + ")");
+    }
+  }
+
+  void Storage() {
+    if (c_.storage.path.empty()) report_.Error("storage.path", "required: the SQLite database file");
+  }
+
+  void Endpoint(const EndpointConfig& e, const std::string& at, std::set<std::string>& names) {
+    if (e.name.empty()) {
+      report_.Error(at + ".name", "required: the {name} of POST /hooks/{name}");
+    } else if (!IsName(e.name)) {
+      report_.Error(at + ".name", std::string(kNameRule) + " (got " + Quote(e.name) + ")");
+    } else if (!names.insert(e.name).second) {
+      report_.Error(at + ".name", "duplicate endpoint name " + Quote(e.name));
+    }
+    if (!IsName(e.tenant)) report_.Error(at + ".tenant", std::string(kNameRule) + " (got " + Quote(e.tenant) + ")");
+    if (!e.tenants.empty() && p_.Has(at + ".tenant")) {
+      report_.Warn(at + ".tenant", "unused: this endpoint has [[endpoint.tenants]], each naming its own id");
+    }
+    Tenants(e, at);
+    Signature(e, at);
+    Key(e, at);
+    Lists(e, at);
+  }
+
+  void Tenants(const EndpointConfig& e, const std::string& at) {
+    std::set<std::string> ids;
+    for (size_t j = 0; j < e.tenants.size(); ++j) {
+      const std::string key = at + ".tenants[" + std::to_string(j) + "].id";
+      const std::string& id = e.tenants[j].id;
+      if (id.empty()) {
+        report_.Error(key, "required: the {tenant} of POST /hooks/" + e.name + "/{tenant}");
+      } else if (!IsName(id)) {
+        report_.Error(key, std::string(kNameRule) + " (got " + Quote(id) + ")");
+      } else if (!ids.insert(id).second) {
+        report_.Error(key, "duplicate tenant id " + Quote(id) + " in this endpoint");
+      }
+    }
+  }
+
+  void Signature(const EndpointConfig& e, const std::string& endpoint_at) {
+    const SignatureConfig& s = e.signature;
+    const std::string at = endpoint_at + ".signature";
+    if (s.scheme == "none" && !e.insecure) {
+      report_.Error(at + ".scheme", "\"none\" accepts deliveries from anyone; set insecure = true on the endpoint to allow it");
+    }
+    if (e.insecure) {
+      report_.Warn(endpoint_at + ".insecure",
+                   s.scheme == "none" ? "deliveries to this endpoint are not authenticated (signature.scheme = \"none\")"
+                                      : "insecure = true: this endpoint is marked as accepting unauthenticated deliveries");
+    }
+    if ((s.scheme == "hmac" || s.scheme == "token") && s.header.empty()) {
+      report_.Error(at + ".header", "required for scheme " + Quote(s.scheme) + ": the header carrying the signature");
+    }
+
+    std::vector<std::string> format = Placeholders(s.format);
+    for (const auto& ph : format) {
+      if (ph != "{signature}" && ph != "{timestamp}") {
+        report_.Error(at + ".format", "unknown placeholder " + ph + "; format may contain {signature} and {timestamp}");
+      }
+    }
+    if (size_t n = Count(format, "{signature}"); n != 1) {
+      report_.Error(at + ".format", "must contain {signature} exactly once (found " + std::to_string(n) + ")");
+    }
+    if (Count(format, "{timestamp}") > 1) report_.Error(at + ".format", "may contain {timestamp} at most once");
+
+    std::vector<std::string> payload = Placeholders(s.signed_payload);
+    for (const auto& ph : payload) {
+      if (ph != "{body}" && ph != "{timestamp}" && ph != "{id}") {
+        report_.Error(at + ".signed_payload",
+                      "unknown placeholder " + ph + "; signed_payload may contain {body}, {timestamp} and {id}");
+      }
+    }
+    if (Count(payload, "{body}") == 0) report_.Error(at + ".signed_payload", "must contain {body}");
+    if (Count(payload, "{timestamp}") > 0 && s.timestamp_header.empty() && Count(format, "{timestamp}") == 0) {
+      report_.Error(at + ".signed_payload",
+                    "uses {timestamp} but nothing provides one: set timestamp_header or put {timestamp} in format");
+    }
+    if (Count(payload, "{id}") > 0 && e.key.id_header.empty()) {
+      report_.Error(at + ".signed_payload", "uses {id} but " + endpoint_at + ".key.id_header is not set");
+    }
+  }
+
+  void Key(const EndpointConfig& e, const std::string& endpoint_at) {
+    const KeyConfig& k = e.key;
+    const std::string at = endpoint_at + ".key";
+    std::vector<std::string> sources;
+    if (!k.id_header.empty()) sources.push_back("id_header");
+    if (!k.id_pointer.empty()) sources.push_back("id_pointer");
+    if (!k.fields.empty()) sources.push_back("fields");
+    if (k.canonical_hash) sources.push_back("canonical_hash");
+    if (sources.empty()) {
+      report_.Error(at, "name where the event id comes from: id_header, id_pointer, fields or canonical_hash = true");
+    } else if (sources.size() > 1) {
+      std::string list;
+      for (const auto& s : sources) list += (list.empty() ? "" : ", ") + s;
+      report_.Error(at + "." + sources[1], "set only one event id source (found " + list + ")");
+    }
+    if (!k.event_type_pointer.empty() && !k.event_type_header.empty()) {
+      report_.Error(at + ".event_type_header", "set only one of event_type_pointer and event_type_header");
+    }
+    Pointer(at + ".id_pointer", k.id_pointer);
+    Pointer(at + ".event_type_pointer", k.event_type_pointer);
+    PointerList(at + ".fields", k.fields);
+    PointerList(endpoint_at + ".volatile_fields", e.volatile_fields);
+  }
+
+  void Pointer(const std::string& key, const std::string& pointer) {
+    if (auto problem = PointerProblem(pointer); !problem.empty()) report_.Error(key, problem);
+  }
+
+  void PointerList(const std::string& key, const std::vector<std::string>& pointers) {
+    for (size_t i = 0; i < pointers.size(); ++i) {
+      const std::string element = key + "[" + std::to_string(i) + "]";
+      if (pointers[i].empty()) {
+        report_.Error(element, "must not be empty (\"\" is the whole document); write e.g. \"/data/id\"");
+      } else {
+        Pointer(element, pointers[i]);
+      }
+    }
+  }
+
+  void Lists(const EndpointConfig& e, const std::string& at) {
+    if (e.content_types.empty()) {
+      report_.Error(at + ".content_types", "must list at least one media type, e.g. [\"application/json\"]");
+    }
+    for (size_t i = 0; i < e.content_types.size(); ++i) {
+      const std::string& t = e.content_types[i];
+      size_t slash = t.find('/');
+      if (slash == std::string::npos || !IsMediaTypeToken(t.substr(0, slash)) || !IsMediaTypeToken(t.substr(slash + 1))) {
+        report_.Error(at + ".content_types[" + std::to_string(i) + "]",
+                      Quote(t) + " is not a media type; write type/subtype without parameters, e.g. \"application/json\"");
+      }
+    }
+    for (size_t i = 0; i < e.event_types.size(); ++i) {
+      if (e.event_types[i].empty()) report_.Error(at + ".event_types[" + std::to_string(i) + "]", "must not be empty");
+    }
+    if (!e.event_types.empty() && e.key.event_type_pointer.empty() && e.key.event_type_header.empty()) {
+      report_.Error(at + ".event_types",
+                    "an allow-list needs the event type: set key.event_type_pointer or key.event_type_header");
+    }
+    if (e.ignore_other_event_types && e.event_types.empty()) {
+      report_.Warn(at + ".ignore_other_event_types", "has no effect without event_types");
+    }
+  }
+
+  const Parsed& p_;
+  const Config& c_;
+  Reporter& report_;
+};
+
+// Opens without reading: the key file is a secret we have no use for here.
+void CheckReadable(const std::string& key, const std::string& path, std::vector<Problem>& out) {
+  if (std::string why = UnreadableReason(path); !why.empty()) {
+    out.push_back(Problem{key, 0, "cannot read " + path + ": " + why});
+  }
+}
+
+}  // namespace
+
+void Validate(const Parsed& parsed, Reporter& report) { Validator(parsed, report).Run(); }
+
+std::vector<Problem> CheckFiles(const Config& config) {
+  std::vector<Problem> out;
+  if (!config.server.plain_http) {
+    if (!config.server.tls_cert.empty()) CheckReadable("server.tls_cert", config.server.tls_cert, out);
+    if (!config.server.tls_key.empty()) CheckReadable("server.tls_key", config.server.tls_key, out);
+  }
+  return out;
+}
+
+}  // namespace hookinbox::config

@@ -1,0 +1,244 @@
+// The receive path reads as its steps: Route → Screen → ReadBody →
+// Authenticate → Identify → Claim → reply. Each step returns a Status; the
+// first failure is answered by Reject(), which writes the audit row first.
+#include "http/receive.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "common/log.h"
+#include "http/request_view.h"
+#include "http/respond.h"
+#include "http/routes.h"
+#include "verify/verify.h"
+
+namespace hookinbox::http {
+namespace {
+
+// Bodies of rejected requests up to this size are read and dropped so the
+// connection stays usable; larger ones close the connection instead.
+constexpr uint64_t kDrainLimit = 1 << 20;
+
+struct Target {
+  const config::EndpointConfig* endpoint = nullptr;
+  std::string tenant_id;
+  const std::vector<Secret>* secrets = nullptr;
+};
+
+Result<Target> Route(const config::Config& config, std::string_view path) {
+  auto parsed = ParseHookPath(path);
+  if (!parsed) return NotFound("unknown endpoint");
+  const auto* endpoint = config.FindEndpoint(parsed->endpoint);
+  if (endpoint == nullptr) return NotFound("unknown endpoint");
+  if (endpoint->tenants.empty()) {
+    if (!parsed->tenant.empty()) return NotFound("unknown tenant");
+    return Target{endpoint, endpoint->tenant, &endpoint->secrets};
+  }
+  const auto* tenant = endpoint->FindTenant(parsed->tenant);
+  if (tenant == nullptr) return NotFound("unknown tenant");
+  return Target{endpoint, tenant->id, &tenant->secrets};
+}
+
+std::string MediaType(std::string_view content_type) {
+  std::string_view type = content_type.substr(0, content_type.find(';'));
+  std::string out;
+  for (char c : type) {
+    if (!std::isspace(static_cast<unsigned char>(c))) out.push_back(static_cast<char>(std::tolower(c)));
+  }
+  return out;
+}
+
+// Checks what can be checked before reading a byte of the body.
+Status Screen(const config::Config& config, const Target& target, const httplib::Request& req) {
+  std::string type = MediaType(req.get_header_value("Content-Type"));
+  const auto& allowed = target.endpoint->content_types;
+  if (std::find(allowed.begin(), allowed.end(), type) == allowed.end()) {
+    return Unsupported("content type must be one of the endpoint's content_types");
+  }
+  if (req.has_header("Content-Length") &&
+      req.get_header_value<uint64_t>("Content-Length") > static_cast<uint64_t>(config.MaxBodyBytes(*target.endpoint))) {
+    return TooLarge("body exceeds " + std::to_string(config.MaxBodyBytes(*target.endpoint)) + " bytes");
+  }
+  return Status::Ok();
+}
+
+// Reads the body, stopping as soon as it passes `limit` (chunked bodies
+// declare no length up front).
+Result<std::string> ReadBody(const httplib::ContentReader& reader, int64_t limit, bool* fully_read) {
+  std::string body;
+  bool too_large = false;
+  bool ok = reader([&](const char* data, size_t n) {
+    if (body.size() + n > static_cast<size_t>(limit)) {
+      too_large = true;
+      return false;
+    }
+    body.append(data, n);
+    return true;
+  });
+  *fully_read = ok && !too_large;
+  if (too_large) return TooLarge("body exceeds " + std::to_string(limit) + " bytes");
+  if (!ok) return InvalidArgument("body could not be read");
+  return body;
+}
+
+// Leaves the connection reusable after an early rejection: a small declared
+// body is read and dropped, anything else closes the connection.
+void Discard(const httplib::Request& req, const httplib::ContentReader* reader) {
+  bool small = req.has_header("Content-Length") && req.get_header_value<uint64_t>("Content-Length") <= kDrainLimit;
+  if (reader != nullptr && small && (*reader)([](const char*, size_t) { return true; })) return;
+  CloseAfterResponse(req);
+}
+
+Status CheckEventType(const config::EndpointConfig& endpoint, const std::string& event_type) {
+  const auto& allowed = endpoint.event_types;
+  if (allowed.empty() || std::find(allowed.begin(), allowed.end(), event_type) != allowed.end()) {
+    return Status::Ok();
+  }
+  return Rejected("event type not accepted by this endpoint");
+}
+
+std::string ClaimReply(const store::ClaimResult& claim) {
+  nlohmann::ordered_json body{{"status", store::ClaimOutcomeName(claim.outcome)}, {"id", claim.inbox_id}};
+  if (claim.outcome == store::ClaimOutcome::kDuplicate) {
+    body["state"] = claim.status;
+    if (!claim.result_ref.empty()) body["result_ref"] = claim.result_ref;
+  }
+  return body.dump();
+}
+
+void LogDelivery(const store::DeliveryRecord& d, int64_t inbox_id, int64_t elapsed_us) {
+  log::Info("delivery", {{"endpoint", d.endpoint},
+                         {"tenant", d.tenant_id},
+                         {"outcome", d.outcome},
+                         {"status", std::to_string(d.http_status)},
+                         {"reason", d.reason},
+                         {"event_id", d.event_id},
+                         {"inbox_id", std::to_string(inbox_id)},
+                         {"remote", d.remote_addr},
+                         {"us", std::to_string(elapsed_us)}});
+}
+
+class Delivery {
+ public:
+  Delivery(const config::Config& config, store::Store& store, const Clock& clock, const httplib::Request& req,
+           httplib::Response& res)
+      : config_(config), store_(store), req_(req), res_(res),
+        started_(std::chrono::steady_clock::now()), audit_(DescribeRequest(req, clock.NowMs())) {}
+
+  void Receive(const httplib::ContentReader& reader);
+  void RefuseMethod();
+
+ private:
+  void Reject(const Status& status, const httplib::ContentReader* unread);
+  void Ignore();
+  void Accept(const store::NewEvent& event);
+  int64_t ElapsedUs() const {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started_).count();
+  }
+
+  const config::Config& config_;
+  store::Store& store_;
+  const httplib::Request& req_;
+  httplib::Response& res_;
+  std::chrono::steady_clock::time_point started_;
+  store::DeliveryRecord audit_;
+};
+
+void Delivery::Receive(const httplib::ContentReader& reader) {
+  auto target = Route(config_, req_.path);
+  if (!target.ok()) return Reject(target.status(), &reader);
+  audit_.endpoint = target->endpoint->name;
+  audit_.provider = target->endpoint->provider;
+  audit_.tenant_id = target->tenant_id;
+  if (Status st = Screen(config_, *target, req_); !st.ok()) return Reject(st, &reader);
+
+  bool fully_read = false;
+  auto body = ReadBody(reader, config_.MaxBodyBytes(*target->endpoint), &fully_read);
+  if (!body.ok()) return Reject(body.status(), fully_read ? nullptr : &reader);
+  audit_.body_bytes = static_cast<int64_t>(body->size());
+
+  HttplibHeaders headers(req_.headers);
+  verify::DeliveryView view{req_.method, req_.path, headers, *body};
+  if (Status st = verify::Verify(*target->endpoint, *target->secrets, view, audit_.received_at_ms); !st.ok()) {
+    return Reject(st, nullptr);
+  }
+  bool is_json = verify::IsJsonMediaType(req_.get_header_value("Content-Type"));
+  auto identity = verify::Identify(*target->endpoint, headers, *body, is_json);
+  if (!identity.ok()) return Reject(identity.status(), nullptr);
+  audit_.event_id = identity->event_id;
+  audit_.event_type = identity->event_type;
+  audit_.payload_hash = identity->payload_hash;
+  if (Status st = CheckEventType(*target->endpoint, identity->event_type); !st.ok()) {
+    if (target->endpoint->ignore_other_event_types) return Ignore();
+    return Reject(st, nullptr);
+  }
+
+  store::NewEvent event{audit_.provider,         audit_.endpoint,   audit_.tenant_id,
+                        identity->event_id,      identity->event_type, identity->payload_hash,
+                        MediaType(audit_.content_type), std::move(body).value(), audit_.received_at_ms};
+  Accept(event);
+}
+
+void Delivery::Accept(const store::NewEvent& event) {
+  auto claim = store_.Claim(event, audit_);
+  if (!claim.ok()) {
+    // Nothing was written, so nothing was promised: the provider retries.
+    log::Error("claim_failed", {{"endpoint", audit_.endpoint}, {"error", claim.status().message()}});
+    ReplyError(res_, claim.status());
+    return;
+  }
+  ReplyJson(res_, 200, ClaimReply(*claim));
+  audit_.outcome = store::ClaimOutcomeName(claim->outcome);
+  audit_.http_status = 200;
+  LogDelivery(audit_, claim->inbox_id, ElapsedUs());
+}
+
+void Delivery::RefuseMethod() {
+  auto target = Route(config_, req_.path);
+  if (target.ok()) {
+    audit_.endpoint = target->endpoint->name;
+    audit_.provider = target->endpoint->provider;
+    audit_.tenant_id = target->tenant_id;
+  }
+  Reject(target.ok() ? NotAllowed("only POST is accepted here") : target.status(), nullptr);
+  if (req_.has_header("Content-Length") || req_.has_header("Transfer-Encoding")) CloseAfterResponse(req_);
+}
+
+void Delivery::Reject(const Status& status, const httplib::ContentReader* unread) {
+  if (unread != nullptr) Discard(req_, unread);
+  audit_.outcome = "rejected";
+  audit_.http_status = HttpStatusFor(status.code());
+  audit_.reason = std::string(CodeName(status.code())) + ": " + status.message();
+  if (Status st = store_.RecordRejected(audit_); !st.ok()) {
+    log::Warn("audit_write_failed", {{"error", st.message()}});
+  }
+  ReplyError(res_, status);
+  LogDelivery(audit_, 0, ElapsedUs());
+}
+
+void Delivery::Ignore() {
+  audit_.outcome = "ignored";
+  audit_.http_status = 200;
+  audit_.reason = "event type not in the endpoint's event_types";
+  if (Status st = store_.RecordRejected(audit_); !st.ok()) {
+    ReplyError(res_, st);  // the audit row is part of the promise; let the provider retry
+    return;
+  }
+  ReplyJson(res_, 200, R"({"status":"ignored"})");
+  LogDelivery(audit_, 0, ElapsedUs());
+}
+
+}  // namespace
+
+void Receiver::HandlePost(const httplib::Request& req, httplib::Response& res,
+                          const httplib::ContentReader& reader) const {
+  Delivery(config_, store_, clock_, req, res).Receive(reader);
+}
+
+void Receiver::HandleOtherMethod(const httplib::Request& req, httplib::Response& res) const {
+  Delivery(config_, store_, clock_, req, res).RefuseMethod();
+}
+
+}  // namespace hookinbox::http

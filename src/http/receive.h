@@ -1,0 +1,37 @@
+// http/receive.h — POST /hooks/{endpoint}[/{tenant}], SPEC §3.
+//
+// Owns: the receive path, in named steps — route, screen, read, authenticate,
+// identify, claim, reply — and the delivery-audit row every request to
+// /hooks/… gets, whatever its fate. The 2xx is written only after the store
+// says the claim is durable (store/store.h); until then nothing is promised.
+// Thread-safety: handlers run concurrently on the server's threads; the
+// Receiver holds only constant state.
+#pragma once
+
+#include <httplib.h>
+
+#include "common/clock.h"
+#include "config/config.h"
+#include "store/store.h"
+
+namespace hookinbox::http {
+
+class Receiver {
+ public:
+  Receiver(const config::Config& config, store::Store& store, const Clock& clock)
+      : config_(config), store_(store), clock_(clock) {}
+
+  // POST on /hooks/…; reads the body itself so the endpoint's limit applies
+  // while reading, not after buffering whatever a client sends.
+  void HandlePost(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) const;
+
+  // Any other method on /hooks/…: 404 for an unknown endpoint, else 405.
+  void HandleOtherMethod(const httplib::Request& req, httplib::Response& res) const;
+
+ private:
+  const config::Config& config_;
+  store::Store& store_;
+  const Clock& clock_;
+};
+
+}  // namespace hookinbox::http

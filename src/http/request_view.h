@@ -1,0 +1,33 @@
+// http/request_view.h — adapters from cpp-httplib requests to our plain views.
+#pragma once
+
+#include <httplib.h>
+
+#include <string>
+
+#include "common/headers.h"
+#include "store/store.h"
+
+namespace hookinbox::http {
+
+// HeaderView over httplib's case-insensitive multimap, without copying.
+class HttplibHeaders final : public HeaderView {
+ public:
+  explicit HttplibHeaders(const httplib::Headers& headers) : headers_(headers) {}
+  std::optional<std::string_view> Get(std::string_view name) const override;
+
+ private:
+  const httplib::Headers& headers_;
+};
+
+// The audit fields known before anything is checked: time, peer, method,
+// path, media type, user agent and declared size. Long values are cut so a
+// hostile header cannot bloat the audit table.
+store::DeliveryRecord DescribeRequest(const httplib::Request& req, int64_t now_ms);
+
+// After this response, close the connection instead of reading another
+// request from it: used when a rejected request's body was left unread, so
+// its bytes are never parsed as a request of their own.
+void CloseAfterResponse(const httplib::Request& req);
+
+}  // namespace hookinbox::http

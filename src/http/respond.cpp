@@ -1,0 +1,39 @@
+#include "http/respond.h"
+
+#include <nlohmann/json.hpp>
+
+namespace hookinbox::http {
+
+int HttpStatusFor(Code code) {
+  switch (code) {
+    case Code::kOk: return 200;
+    case Code::kInvalidArgument: return 400;
+    case Code::kUnauthenticated: return 401;
+    case Code::kNotFound: return 404;
+    case Code::kNotAllowed: return 405;
+    case Code::kTooLarge: return 413;
+    case Code::kUnsupported: return 415;
+    case Code::kRejected: return 422;
+    case Code::kConflict: return 409;
+    // Storage trouble: the provider must retry later; nothing was half-written.
+    case Code::kUnavailable: return 503;
+    case Code::kInternal: return 500;
+  }
+  return 500;
+}
+
+void ReplyJson(httplib::Response& res, int http_status, const std::string& json) {
+  res.status = http_status;
+  res.set_content(json, "application/json");
+}
+
+void ReplyError(httplib::Response& res, const Status& status) {
+  // An attacker learns nothing from a 401 beyond "no": which check failed is
+  // recorded in the delivery's audit row for the admin instead.
+  std::string message = status.code() == Code::kUnauthenticated ? "unauthorized" : status.message();
+  ReplyJson(res, HttpStatusFor(status.code()), nlohmann::json{{"error", message}}.dump());
+  if (status.code() == Code::kNotAllowed) res.set_header("Allow", "POST");
+  if (status.code() == Code::kUnavailable) res.set_header("Retry-After", "5");
+}
+
+}  // namespace hookinbox::http

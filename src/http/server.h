@@ -1,0 +1,59 @@
+// http/server.h — the public listener, set up deliberately.
+//
+// Owns: building the cpp-httplib Server/SSLServer and setting every limit
+// its defaults get wrong for a receiver (bench/RESULTS.md "Pitfalls"): the
+// Debian .so is compiled with 8 threads, 5 requests per connection, a listen
+// backlog of 5, Nagle on (44 ms per keep-alive answer) and no body limit.
+// Registers /hooks/…, /healthz and /readyz.
+// Thread-safety: Bind and Run from one thread; Stop from any thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "config/config.h"
+#include "store/store.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace hookinbox::http {
+
+class Receiver;
+
+class PublicServer {
+ public:
+  // Builds the server; with TLS, loads the certificate and key (errors name the files).
+  static Result<std::unique_ptr<PublicServer>> Create(const config::Config& config, store::Store& store,
+                                                      const Clock& clock);
+  ~PublicServer();
+
+  // Binds the listen address (port 0 picks a free port) and applies the
+  // backlog. Unavailable, naming the address, when it is taken.
+  Status Bind();
+  int port() const { return port_; }
+  // "https://127.0.0.1:8443" — the address as bound.
+  std::string BaseUrl() const;
+
+  // Serves until Stop(); in-flight requests finish before it returns.
+  Status Run();
+  void Stop();
+
+ private:
+  PublicServer(const config::Config& config, store::Store& store, std::unique_ptr<httplib::Server> server,
+               std::unique_ptr<Receiver> receiver);
+  void Configure();
+  void Route();
+
+  const config::Config& config_;
+  store::Store& store_;
+  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<Receiver> receiver_;
+  std::string host_;
+  int port_ = 0;
+};
+
+}  // namespace hookinbox::http

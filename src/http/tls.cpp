@@ -1,0 +1,116 @@
+#include "http/tls.h"
+
+#include <fcntl.h>
+#include <openssl/ec.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/x509v3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+
+namespace hookinbox::http {
+namespace {
+
+template <typename T, void (*Free)(T*)>
+struct Deleter {
+  void operator()(T* p) const { Free(p); }
+};
+using KeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
+using CertPtr = std::unique_ptr<X509, Deleter<X509, X509_free>>;
+
+Status OpenSslError(const std::string& what) {
+  unsigned long err = ERR_get_error();
+  char buf[256] = {0};
+  if (err != 0) ERR_error_string_n(err, buf, sizeof buf);
+  return Internal(what + (err != 0 ? std::string(": ") + buf : ""));
+}
+
+bool AddExtension(X509* cert, int nid, const std::string& value) {
+  X509V3_CTX ctx;
+  X509V3_set_ctx_nodb(&ctx);
+  X509V3_set_ctx(&ctx, cert, cert, nullptr, nullptr, 0);
+  X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value.c_str());
+  if (ext == nullptr) return false;
+  bool ok = X509_add_ext(cert, ext, -1) == 1;
+  X509_EXTENSION_free(ext);
+  return ok;
+}
+
+std::string SubjectAltNames(const SelfSignedOptions& o) {
+  std::string san;
+  for (const auto& d : o.dns_names) san += (san.empty() ? "" : ",") + std::string("DNS:") + d;
+  for (const auto& ip : o.ip_addresses) san += (san.empty() ? "" : ",") + std::string("IP:") + ip;
+  return san;
+}
+
+Result<CertPtr> MakeCertificate(EVP_PKEY* key, const SelfSignedOptions& o) {
+  CertPtr cert(X509_new());
+  if (!cert) return OpenSslError("X509_new");
+  X509_set_version(cert.get(), 2);
+  unsigned char serial[16];
+  RAND_bytes(serial, sizeof serial);
+  serial[0] &= 0x7f;  // positive
+  BIGNUM* bn = BN_bin2bn(serial, sizeof serial, nullptr);
+  BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get()));
+  BN_free(bn);
+  X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);  // tolerate small clock skew
+  X509_gmtime_adj(X509_getm_notAfter(cert.get()), static_cast<long>(o.valid_days) * 86400);
+  X509_set_pubkey(cert.get(), key);
+  X509_NAME* name = X509_get_subject_name(cert.get());
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(o.common_name.c_str()),
+                             -1, -1, 0);
+  X509_set_issuer_name(cert.get(), name);
+  if (!AddExtension(cert.get(), NID_subject_alt_name, SubjectAltNames(o)) ||
+      !AddExtension(cert.get(), NID_basic_constraints, "critical,CA:FALSE") ||
+      !AddExtension(cert.get(), NID_key_usage, "critical,digitalSignature") ||
+      !AddExtension(cert.get(), NID_ext_key_usage, "serverAuth")) {
+    return OpenSslError("certificate extensions");
+  }
+  if (X509_sign(cert.get(), key, EVP_sha256()) == 0) return OpenSslError("X509_sign");
+  return cert;
+}
+
+// Opens `path` for writing with `mode` from the start (no window where a
+// private key is readable by others), truncating an old file.
+FILE* OpenWithMode(const std::string& path, mode_t mode) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return nullptr;
+  ::fchmod(fd, mode);
+  return ::fdopen(fd, "w");
+}
+
+}  // namespace
+
+Status WriteSelfSignedCertificate(const std::string& cert_path, const std::string& key_path,
+                                  const SelfSignedOptions& options) {
+  KeyPtr key(EVP_EC_gen("P-256"));
+  if (!key) return OpenSslError("generate P-256 key");
+  auto cert = MakeCertificate(key.get(), options);
+  if (!cert.ok()) return cert.status();
+
+  FILE* kf = OpenWithMode(key_path, 0600);
+  if (kf == nullptr) return Unavailable("cannot write " + key_path);
+  bool key_ok = PEM_write_PrivateKey(kf, key.get(), nullptr, nullptr, 0, nullptr, nullptr) == 1;
+  key_ok = (std::fclose(kf) == 0) && key_ok;
+  if (!key_ok) return Unavailable("cannot write " + key_path);
+
+  FILE* cf = OpenWithMode(cert_path, 0644);
+  if (cf == nullptr) return Unavailable("cannot write " + cert_path);
+  bool cert_ok = PEM_write_X509(cf, cert->get()) == 1;
+  cert_ok = (std::fclose(cf) == 0) && cert_ok;
+  if (!cert_ok) return Unavailable("cannot write " + cert_path);
+  return Status::Ok();
+}
+
+void TuneServerContext(SSL_CTX* ctx) {
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_RENEGOTIATION);
+  SSL_CTX_set1_groups_list(ctx, "X25519:P-256:P-384");
+}
+
+}  // namespace hookinbox::http

@@ -1,0 +1,33 @@
+// http/tls.h — certificates for the HTTPS listener.
+//
+// Owns: generating the self-signed certificate `init` writes (OpenSSL API, no
+// shelling out) and tuning the server's SSL_CTX. ECDSA P-256: full handshakes
+// cost a fraction of RSA-2048's (bench/RESULTS.md: 1,118/s vs 787/s).
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace hookinbox::http {
+
+struct SelfSignedOptions {
+  std::string common_name = "hookinbox";
+  // Subject alternative names: DNS names and IP addresses (v4 or v6).
+  std::vector<std::string> dns_names = {"localhost"};
+  std::vector<std::string> ip_addresses = {"127.0.0.1", "::1"};
+  int valid_days = 825;
+};
+
+// Writes a new P-256 key (mode 0600) and a self-signed certificate (0644) in PEM.
+Status WriteSelfSignedCertificate(const std::string& cert_path, const std::string& key_path,
+                                  const SelfSignedOptions& options);
+
+// TLS 1.2 minimum, server cipher preference; leaves resumption on (providers
+// that reconnect per delivery resume for cheaper handshakes).
+void TuneServerContext(SSL_CTX* ctx);
+
+}  // namespace hookinbox::http

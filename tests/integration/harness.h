@@ -1,0 +1,99 @@
+// tests/integration/harness.h — drive the real binary from the outside.
+//
+// ServerProcess starts `hookinbox serve` on a free port (listen port 0; the
+// port is read from its "listening" log line), polls with a deadline instead
+// of sleeping, and can SIGKILL/SIGTERM and restart it. Installation writes a
+// config into a temp dir next to a certificate and secret made by the real
+// `hookinbox init`. Requests go over HTTPS with certificate verification
+// against that certificate; the database is read with the sqlite3 CLI.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "support/temp_dir.h"
+
+namespace hookinbox::testing {
+
+// Runs a shell command; returns its exit status and stdout.
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+};
+CommandResult RunCommand(const std::string& command);
+
+// The hookinbox binary under test.
+std::string BinaryPath();
+
+// Polls `condition` until true or `timeout` passes. Returns its last value.
+bool PollUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
+
+// Lowercase hex HMAC-SHA256, computed with OpenSSL directly (independent of src/verify).
+std::string HmacSha256Hex(const std::string& key, const std::string& data);
+
+struct HttpResult {
+  int status = 0;  // 0 = no answer (connection error)
+  std::string body;
+  std::map<std::string, std::string> headers;
+};
+
+class Installation {
+ public:
+  Installation();  // runs `hookinbox init` into a fresh temp dir
+  const std::string& dir() const { return dir_.path(); }
+  std::string config_path() const { return dir_.File("hookinbox.toml"); }
+  std::string db_path() const { return dir_.File("data/hookinbox.db"); }
+  std::string cert_path() const { return dir_.File("tls/cert.pem"); }
+  const std::string& secret() const { return secret_; }
+  // Replaces hookinbox.toml with `toml` (paths relative to dir()).
+  void WriteConfig(const std::string& toml) const;
+  // A config for tests: listen on a free port, the demo endpoint as init
+  // writes it plus `extra` appended (more endpoints).
+  void WriteTestConfig(const std::string& extra = "") const;
+  // Runs a query with the sqlite3 CLI; returns trimmed output.
+  std::string Sql(const std::string& query) const;
+
+ private:
+  TempDir dir_;
+  std::string secret_;
+};
+
+class ServerProcess {
+ public:
+  explicit ServerProcess(const Installation& inst) : inst_(inst) {}
+  ~ServerProcess();  // SIGKILLs a running server
+
+  // Starts and waits until it listens; REQUIREs success.
+  void Start();
+  // Starts; returns false when it exited or did not listen in time.
+  bool TryStart();
+  void Kill(int signal);
+  // Waits for the process to exit; returns its exit code (128+sig if signalled), -1 on timeout.
+  int WaitExit(std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  int port() const { return port_; }
+  std::string log() const;
+
+  // POSTs a delivery signed like the demo endpoint expects.
+  HttpResult PostSigned(const std::string& path, const std::string& body, int64_t timestamp = 0,
+                        const std::string& content_type = "application/json") const;
+  HttpResult Request(const std::string& method, const std::string& path, const std::string& body,
+                     const std::vector<std::pair<std::string, std::string>>& headers,
+                     const std::string& content_type = "application/json") const;
+
+ private:
+  const Installation& inst_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  int starts_ = 0;
+  std::string log_path_;
+};
+
+int64_t NowSeconds();
+
+}  // namespace hookinbox::testing

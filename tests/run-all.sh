@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The README's second command (and .ci/run): install what is missing, build,
+# and run every test — unit and integration — in a normal build and again
+# under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash packaging/install-deps.sh
+
+jobs=$(nproc)
+run_suite() {
+  local variant=$1
+  echo "=== build: $variant"
+  bash packaging/build.sh "$variant"
+  echo "=== test: $variant"
+  (cd "build/$variant" && ctest --output-on-failure -j "$jobs" --timeout 900)
+}
+
+run_suite test
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite asan
+echo "=== all suites passed"

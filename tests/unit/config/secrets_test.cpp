@@ -1,0 +1,295 @@
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+
+#include "config/load.h"
+#include "config_test_util.h"
+#include "support/temp_dir.h"
+
+using namespace hookinbox::config;
+using hookinbox::config::test::Dump;
+using hookinbox::config::test::Find;
+using hookinbox::config::test::MarkedLine;
+using hookinbox::testing::TempDir;
+
+namespace {
+
+const std::string kKey = "[endpoint.key]\nid_header = \"X-Event-Id\"\n";
+
+// An endpoint named "demo" whose top-level keys are `keys`.
+std::string Endpoint(const std::string& keys) { return "[[endpoint]]\nname = \"demo\"\n" + keys + kKey; }
+
+std::vector<std::string> Bytes(const std::vector<hookinbox::Secret>& secrets) {
+  std::vector<std::string> out;
+  for (const auto& s : secrets) out.emplace_back(s.bytes());
+  return out;
+}
+
+// True when no error or warning, as check-config would print it, contains `value`.
+bool NothingMentions(const LoadResult& r, const std::string& value) {
+  for (const auto* list : {&r.errors, &r.warnings}) {
+    for (const auto& p : *list) {
+      if (Describe(p, "test.toml").find(value) != std::string::npos) return false;
+    }
+  }
+  return true;
+}
+
+std::string WriteSecret(const TempDir& dir, const std::string& name, const std::string& content, mode_t mode = 0600) {
+  std::string path = dir.Write(name, content);
+  ::chmod(path.c_str(), mode);
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("secrets: secret_env reads the variable", "[config]") {
+  ::setenv("HOOKINBOX_CT_ENV_OK", "s3cret-env", 1);
+  LoadResult r = LoadString(Endpoint("secret_env = \"HOOKINBOX_CT_ENV_OK\"\n"), "test.toml", "/tmp");
+  INFO(Dump(r.errors));
+  REQUIRE(r.ok());
+  CHECK(Bytes(r.config.endpoints[0].secrets) == std::vector<std::string>{"s3cret-env"});
+}
+
+TEST_CASE("secrets: a missing variable is named, and no secret value appears", "[config]") {
+  ::unsetenv("HOOKINBOX_CT_MISSING_NEW");
+  ::setenv("HOOKINBOX_CT_MISSING_OLD", "old-s3cret-value", 1);
+  const std::string toml = Endpoint("secrets_env = [\"HOOKINBOX_CT_MISSING_NEW\", #<\n"
+                                    "               \"HOOKINBOX_CT_MISSING_OLD\"]\n");
+  LoadResult r = LoadString(toml, "test.toml", "/tmp");
+  INFO(Dump(r.errors));
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].key == "endpoint[0].secrets_env[0]");
+  CHECK(r.errors[0].line == MarkedLine(toml));
+  CHECK(r.errors[0].message == "environment variable HOOKINBOX_CT_MISSING_NEW is not set");
+  CHECK(NothingMentions(r, "old-s3cret-value"));
+}
+
+TEST_CASE("secrets: an empty variable is an error", "[config]") {
+  ::setenv("HOOKINBOX_CT_EMPTY_VAR", "", 1);
+  LoadResult r = LoadString(Endpoint("secret_env = \"HOOKINBOX_CT_EMPTY_VAR\"\n"), "test.toml", "/tmp");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].key == "endpoint[0].secret_env");
+  CHECK(r.errors[0].line == 3);
+  CHECK(r.errors[0].message == "environment variable HOOKINBOX_CT_EMPTY_VAR is empty");
+}
+
+TEST_CASE("secrets: a secret pasted in place of a variable name is not echoed", "[config]") {
+  const std::string pasted = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/+x=";
+  LoadResult r = LoadString(Endpoint("secret_env = \"" + pasted + "\"\n"), "test.toml", "/tmp");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].key == "endpoint[0].secret_env");
+  CHECK_THAT(r.errors[0].message, Catch::Contains("not an environment variable name"));
+  CHECK(NothingMentions(r, pasted));
+}
+
+TEST_CASE("secrets: secret_file reads the file relative to the config, minus one trailing newline", "[config]") {
+  TempDir dir;
+  struct Case {
+    const char* content;
+    const char* secret;
+  };
+  for (const auto& c : std::vector<Case>{{"abc", "abc"},
+                                         {"abc\n", "abc"},
+                                         {"abc\r\n", "abc"},
+                                         {"abc\n\n", "abc\n"},
+                                         {" spaced key ", " spaced key "}}) {
+    INFO(c.content);
+    WriteSecret(dir, "keys/demo.key", c.content);
+    LoadResult r = LoadString(Endpoint("secret_file = \"keys/demo.key\"\n"), "test.toml", dir.path());
+    INFO(Dump(r.errors));
+    REQUIRE(r.ok());
+    CHECK(r.warnings.empty());
+    CHECK(Bytes(r.config.endpoints[0].secrets) == std::vector<std::string>{c.secret});
+  }
+}
+
+TEST_CASE("secrets: an unreadable or empty secret file names its path", "[config]") {
+  TempDir dir;
+  SECTION("missing") {
+    LoadResult r = LoadString(Endpoint("secret_file = \"nope.key\"\n"), "test.toml", dir.path());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].key == "endpoint[0].secret_file");
+    CHECK(r.errors[0].line == 3);
+    CHECK(r.errors[0].message == "cannot read secret file " + dir.File("nope.key") + ": No such file or directory");
+  }
+  SECTION("only a newline") {
+    WriteSecret(dir, "empty.key", "\n");
+    LoadResult r = LoadString(Endpoint("secret_file = \"empty.key\"\n"), "test.toml", dir.path());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].message == "secret file " + dir.File("empty.key") + " is empty");
+  }
+  SECTION("absolute path") {
+    const std::string path = WriteSecret(dir, "abs.key", "k");
+    LoadResult r = LoadString(Endpoint("secret_file = \"" + path + "\"\n"), "test.toml", "/nonexistent");
+    REQUIRE(r.ok());
+    CHECK(Bytes(r.config.endpoints[0].secrets) == std::vector<std::string>{"k"});
+  }
+}
+
+TEST_CASE("secrets: a secret file readable by others is a warning", "[config]") {
+  TempDir dir;
+  WriteSecret(dir, "loose.key", "k\n", 0644);
+  const std::string toml = Endpoint("secret_file = \"loose.key\" #<\n");
+  LoadResult r = LoadString(toml, "test.toml", dir.path());
+  INFO(Dump(r.errors));
+  REQUIRE(r.ok());
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].key == "endpoint[0].secret_file");
+  CHECK(r.warnings[0].line == MarkedLine(toml));
+  CHECK_THAT(r.warnings[0].message, Catch::Contains(dir.File("loose.key")) && Catch::Contains("0644") &&
+                                        Catch::Contains("chmod 600"));
+  CHECK(NothingMentions(r, "k\n"));
+  CHECK(Bytes(r.config.endpoints[0].secrets) == std::vector<std::string>{"k"});
+}
+
+TEST_CASE("secrets: rotation keeps every source, in the documented order", "[config]") {
+  TempDir dir;
+  ::setenv("HOOKINBOX_CT_ROT_NEW", "new", 1);
+  ::setenv("HOOKINBOX_CT_ROT_OLD", "old", 1);
+  SECTION("secrets_env = [NEW, OLD] gives two secrets, newest first") {
+    LoadResult r = LoadString(Endpoint("secrets_env = [\"HOOKINBOX_CT_ROT_NEW\", \"HOOKINBOX_CT_ROT_OLD\"]\n"),
+                              "test.toml", dir.path());
+    INFO(Dump(r.errors));
+    REQUIRE(r.ok());
+    CHECK(Bytes(r.config.endpoints[0].secrets) == std::vector<std::string>{"new", "old"});
+  }
+  SECTION("secret_env, secret_file, secrets_env, secrets_file") {
+    ::setenv("HOOKINBOX_CT_ROT_ONE", "env-one", 1);
+    WriteSecret(dir, "one.key", "file-one\n");
+    WriteSecret(dir, "a.key", "file-a");
+    WriteSecret(dir, "b.key", "file-b");
+    LoadResult r = LoadString(Endpoint("secrets_file = [\"a.key\", \"b.key\"]\n"
+                                       "secrets_env = [\"HOOKINBOX_CT_ROT_NEW\", \"HOOKINBOX_CT_ROT_OLD\"]\n"
+                                       "secret_file = \"one.key\"\n"
+                                       "secret_env = \"HOOKINBOX_CT_ROT_ONE\"\n"),
+                              "test.toml", dir.path());
+    INFO(Dump(r.errors));
+    REQUIRE(r.ok());
+    CHECK(Bytes(r.config.endpoints[0].secrets) ==
+          std::vector<std::string>{"env-one", "file-one", "new", "old", "file-a", "file-b"});
+  }
+}
+
+TEST_CASE("secrets: schemes that authenticate need at least one secret", "[config]") {
+  SECTION("hmac without any source") {
+    const std::string toml = "[[endpoint]] #<\nname = \"demo\"\n" + kKey;
+    LoadResult r = LoadString(toml, "test.toml", "/tmp");
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].key == "endpoint[0]");
+    CHECK(r.errors[0].line == 1);
+    CHECK(r.errors[0].message == "no secret: set secret_env, secret_file, secrets_env or secrets_file");
+  }
+  SECTION("token and basic too; an empty list is no secret") {
+    for (const char* scheme : {"token", "basic"}) {
+      LoadResult r = LoadString("[[endpoint]]\nname = \"demo\"\nsecrets_env = []\n[endpoint.signature]\nscheme = \"" +
+                                    std::string(scheme) + "\"\n" + kKey,
+                                "test.toml", "/tmp");
+      INFO(scheme << "\n" << Dump(r.errors));
+      REQUIRE(r.errors.size() == 1);
+      CHECK(r.errors[0].key == "endpoint[0]");
+      CHECK_THAT(r.errors[0].message, Catch::StartsWith("no secret"));
+    }
+  }
+  SECTION("a failing source is reported once, not also as 'no secret'") {
+    ::unsetenv("HOOKINBOX_CT_NOSECRET_MISSING");
+    LoadResult r = LoadString(Endpoint("secret_env = \"HOOKINBOX_CT_NOSECRET_MISSING\"\n"), "test.toml", "/tmp");
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].key == "endpoint[0].secret_env");
+  }
+  SECTION("scheme none needs none") {
+    LoadResult r = LoadString("[[endpoint]]\nname = \"open\"\ninsecure = true\n[endpoint.signature]\n"
+                              "scheme = \"none\"\n" + kKey,
+                              "test.toml", "/tmp");
+    INFO(Dump(r.errors));
+    CHECK(r.ok());
+  }
+}
+
+TEST_CASE("secrets: tenants carry their own secrets", "[config]") {
+  TempDir dir;
+  ::setenv("HOOKINBOX_CT_TENANT_A", "secret-a", 1);
+  ::setenv("HOOKINBOX_CT_TENANT_B_NEW", "secret-b-new", 1);
+  WriteSecret(dir, "b-old.key", "secret-b-old\n");
+  const std::string tenants = "[[endpoint.tenants]]\nid = \"a\"\nsecret_env = \"HOOKINBOX_CT_TENANT_A\"\n"
+                              "[[endpoint.tenants]]\nid = \"b\"\nsecrets_env = [\"HOOKINBOX_CT_TENANT_B_NEW\"]\n"
+                              "secrets_file = [\"b-old.key\"]\n";
+  SECTION("each tenant resolves its sources; the endpoint has none") {
+    LoadResult r = LoadString("[[endpoint]]\nname = \"shops\"\n" + kKey + tenants, "test.toml", dir.path());
+    INFO(Dump(r.errors));
+    REQUIRE(r.ok());
+    const EndpointConfig& e = r.config.endpoints[0];
+    CHECK(e.secrets.empty());
+    REQUIRE(e.tenants.size() == 2);
+    CHECK(Bytes(e.tenants[0].secrets) == std::vector<std::string>{"secret-a"});
+    CHECK(Bytes(e.tenants[1].secrets) == std::vector<std::string>{"secret-b-new", "secret-b-old"});
+  }
+  SECTION("an endpoint-level secret next to tenants is an error") {
+    const std::string toml = "[[endpoint]]\nname = \"shops\"\nsecret_env = \"HOOKINBOX_CT_TENANT_A\" #<\n" + kKey +
+                             tenants;
+    LoadResult r = LoadString(toml, "test.toml", dir.path());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].key == "endpoint[0].secret_env");
+    CHECK(r.errors[0].line == MarkedLine(toml));
+    CHECK_THAT(r.errors[0].message, Catch::Contains("give each tenant its own secret"));
+  }
+  SECTION("a tenant without a secret is an error naming the tenant") {
+    const std::string toml = "[[endpoint]]\nname = \"shops\"\n" + kKey + tenants + "[[endpoint.tenants]] #<\nid = \"c\"\n";
+    LoadResult r = LoadString(toml, "test.toml", dir.path());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].key == "endpoint[0].tenants[2]");
+    CHECK(r.errors[0].line == MarkedLine(toml));
+    CHECK_THAT(r.errors[0].message, Catch::StartsWith("no secret"));
+  }
+  SECTION("a tenant's missing variable names the tenant's key") {
+    ::unsetenv("HOOKINBOX_CT_TENANT_GONE");
+    const std::string toml = "[[endpoint]]\nname = \"shops\"\n" + kKey +
+                             "[[endpoint.tenants]]\nid = \"a\"\nsecret_env = \"HOOKINBOX_CT_TENANT_GONE\" #<\n";
+    LoadResult r = LoadString(toml, "test.toml", dir.path());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].key == "endpoint[0].tenants[0].secret_env");
+    CHECK(r.errors[0].line == MarkedLine(toml));
+    CHECK(r.errors[0].message == "environment variable HOOKINBOX_CT_TENANT_GONE is not set");
+  }
+}
+
+TEST_CASE("secrets: the admin token must resolve when configured", "[config]") {
+  TempDir dir;
+  const std::string endpoint = "[[endpoint]]\nname = \"open\"\ninsecure = true\n[endpoint.signature]\n"
+                               "scheme = \"none\"\n" + kKey;
+  SECTION("token_env set") {
+    ::setenv("HOOKINBOX_CT_ADMIN_OK", "admin-s3cret", 1);
+    LoadResult r = LoadString("[admin]\ntoken_env = \"HOOKINBOX_CT_ADMIN_OK\"\n" + endpoint, "test.toml", dir.path());
+    CHECK(r.ok());
+    CHECK(r.config.admin.token_env == "HOOKINBOX_CT_ADMIN_OK");
+  }
+  SECTION("token_env missing") {
+    ::unsetenv("HOOKINBOX_CT_ADMIN_MISSING");
+    LoadResult r = LoadString("[admin]\ntoken_env = \"HOOKINBOX_CT_ADMIN_MISSING\"\n" + endpoint, "test.toml",
+                              dir.path());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].key == "admin.token_env");
+    CHECK(r.errors[0].line == 2);
+    CHECK(r.errors[0].message == "environment variable HOOKINBOX_CT_ADMIN_MISSING is not set");
+  }
+  SECTION("token_file relative to the config, with the mode warning") {
+    WriteSecret(dir, "admin.token", "tok\n", 0640);
+    LoadResult r = LoadString("[admin]\ntoken_file = \"admin.token\"\n" + endpoint, "test.toml", dir.path());
+    INFO(Dump(r.errors));
+    CHECK(r.ok());
+    CHECK(r.config.admin.token_file == dir.File("admin.token"));
+    CHECK(Find(r.warnings, "admin.token_file") != nullptr);
+  }
+  SECTION("both is ambiguous") {
+    ::setenv("HOOKINBOX_CT_ADMIN_BOTH", "x", 1);
+    WriteSecret(dir, "admin.token", "tok\n");
+    LoadResult r = LoadString("[admin]\ntoken_env = \"HOOKINBOX_CT_ADMIN_BOTH\"\ntoken_file = \"admin.token\"\n" +
+                                  endpoint,
+                              "test.toml", dir.path());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].key == "admin.token_file");
+    CHECK(r.errors[0].line == 3);
+  }
+}
