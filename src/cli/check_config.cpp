@@ -2,7 +2,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "config/load.h"
+#include "cli/load_config.h"
 
 namespace hookinbox::cli {
 namespace {
@@ -17,20 +17,16 @@ nlohmann::json ToJson(const std::vector<config::Problem>& problems) {
 
 int RunCheckConfig(const CommonOptions& common, std::ostream& out, std::ostream& err) {
   std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
-  auto loaded = config::LoadFile(path);
-  auto errors = loaded.errors;
-  if (loaded.ok()) {
-    auto files = config::CheckFiles(loaded.config);
-    errors.insert(errors.end(), files.begin(), files.end());
-  }
+  CheckedConfig checked = LoadAndCheck(path);
+  const auto& errors = checked.errors;
+  const auto& loaded = checked.loaded;
   if (common.json) {
     out << nlohmann::json{{"ok", errors.empty()}, {"file", path}, {"errors", ToJson(errors)},
                           {"warnings", ToJson(loaded.warnings)}}.dump(2)
         << "\n";
     return errors.empty() ? kExitOk : kExitFailure;
   }
-  for (const auto& w : loaded.warnings) err << "warning: " << config::Describe(w, path) << "\n";
-  for (const auto& e : errors) err << "error: " << config::Describe(e, path) << "\n";
+  PrintProblems(checked, path, err);
   if (!errors.empty()) {
     err << path << ": " << errors.size() << (errors.size() == 1 ? " error" : " errors") << "\n";
     return kExitFailure;

@@ -13,7 +13,7 @@
 #include "cli/commands.h"
 #include "cli/init.h"
 #include "common/log.h"
-#include "config/load.h"
+#include "cli/load_config.h"
 
 namespace hookinbox::cli {
 namespace {
@@ -57,16 +57,13 @@ bool PrepareDefault(std::string* path, std::ostream& out, std::ostream& err) {
 }
 
 bool LoadValid(const std::string& path, config::Config* config, std::ostream& err) {
-  auto loaded = config::LoadFile(path);
-  auto file_problems = loaded.ok() ? config::CheckFiles(loaded.config) : std::vector<config::Problem>{};
-  for (const auto& w : loaded.warnings) err << "warning: " << config::Describe(w, path) << "\n";
-  for (const auto& e : loaded.errors) err << "error: " << config::Describe(e, path) << "\n";
-  for (const auto& e : file_problems) err << "error: " << config::Describe(e, path) << "\n";
-  if (!loaded.ok() || !file_problems.empty()) {
+  CheckedConfig checked = LoadAndCheck(path);
+  PrintProblems(checked, path, err);
+  if (!checked.ok()) {
     err << "hookinbox serve: refusing to start with an invalid config (see `hookinbox check-config`)\n";
     return false;
   }
-  *config = std::move(loaded.config);
+  *config = std::move(checked.loaded.config);
   return true;
 }
 

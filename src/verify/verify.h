@@ -43,6 +43,8 @@ struct EventIdentity {
 
 // The longest event id we accept (SPEC §2).
 inline constexpr size_t kMaxEventIdBytes = 200;
+// The longest event type we accept; it is stored, listed and logged like the id.
+inline constexpr size_t kMaxEventTypeBytes = 200;
 
 // Derives the identity of a delivery, parsing the body at most once.
 // `is_json` says the content type is JSON; a JSON body that does not parse is
@@ -51,6 +53,13 @@ inline constexpr size_t kMaxEventIdBytes = 200;
 // InvalidArgument — never replaced by anything else.
 Result<EventIdentity> Identify(const config::EndpointConfig& endpoint, const HeaderView& headers,
                                std::string_view body, bool is_json);
+
+// Checks what only the verifier's parsers can tell about an endpoint that
+// config validation already accepted: that signature.format parses into a
+// shape Verify understands (a token needs a plain template) and that
+// signed_payload expands. InvalidArgument naming the key. For check-config and
+// start-up (config/ sits below verify/ and cannot call it).
+Status CheckEndpoint(const config::EndpointConfig& endpoint);
 
 // True for application/json and any application/*+json media type (parameters ignored).
 bool IsJsonMediaType(std::string_view content_type);

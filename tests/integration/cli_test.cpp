@@ -109,6 +109,27 @@ id_pointer = "/id"
   }
 }
 
+TEST_CASE("cli: check-config also applies the verifier's own parse of the signature format",
+          "[integration][cli]") {
+  Installation inst;
+  inst.WriteConfig(R"([server]
+tls_cert = "tls/cert.pem"
+tls_key = "tls/key.pem"
+[[endpoint]]
+name = "tokens"
+secret_file = "secrets/demo.secret"
+[endpoint.signature]
+scheme = "token"
+header = "X-Token"
+format = "t={timestamp},v1={signature}"
+[endpoint.key]
+id_pointer = "/id"
+)");
+  auto r = RunCommand(Bin() + " check-config -c " + inst.config_path() + " 2>&1");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("endpoint[0]: signature.format") != std::string::npos);
+}
+
 TEST_CASE("cli: check-config accepts the default config", "[integration][cli]") {
   Installation inst;
   auto r = RunCommand(Bin() + " check-config -c " + inst.config_path() + " 2>&1");

@@ -1,0 +1,143 @@
+// Identify(): the idempotency key, event type and payload hash of a delivery
+// (SPEC §2, §9 "Hashing").
+//
+// The key comes from exactly one configured source, in SPEC §2 order: a
+// header, a JSON Pointer, a composite of JSON Pointers, or the canonical hash.
+// A configured source that yields nothing valid is an error, never a reason to
+// try the next source: silently switching sources would give one event two
+// keys and break deduplication.
+#include <optional>
+#include <string>
+
+#include "verify/crypto.h"
+#include "verify/json.h"
+#include "verify/text.h"
+#include "verify/verify.h"
+
+namespace hookinbox::verify {
+
+namespace {
+
+using nlohmann::json;
+
+// The id source is the canonical hash only when no earlier source is set.
+bool IdFromHash(const config::KeyConfig& k) {
+  return k.id_header.empty() && k.id_pointer.empty() && k.fields.empty() && k.canonical_hash;
+}
+
+bool HasKeySource(const config::KeyConfig& k) {
+  return !k.id_header.empty() || !k.id_pointer.empty() || !k.fields.empty() || k.canonical_hash;
+}
+
+// Whether identifying needs the body as JSON (anything but a header id and header type).
+bool NeedsJson(const config::KeyConfig& k) { return k.id_header.empty() || !k.event_type_pointer.empty(); }
+
+// Rejects ids and types that would corrupt listings, logs or the unique key.
+Status CheckText(std::string_view value, const std::string& what, size_t max_bytes) {
+  if (value.size() > max_bytes) {
+    return InvalidArgument(what + " longer than " + std::to_string(max_bytes) + " bytes");
+  }
+  if (!IsValidUtf8(value)) return InvalidArgument(what + " is not valid UTF-8");
+  if (HasControlChars(value)) return InvalidArgument(what + " contains control characters");
+  return Status::Ok();
+}
+
+// A scalar as key text: strings as-is, numbers and booleans canonically.
+std::optional<std::string> ScalarText(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number() || v.is_boolean()) return CanonicalJson(v);
+  return std::nullopt;
+}
+
+Result<std::string> IdFromPointer(const json& doc, const std::string& pointer) {
+  const json* v = FindPointer(doc, pointer);
+  if (v == nullptr) return InvalidArgument("event id missing (no value at " + pointer + ")");
+  if (v->is_string()) return v->get<std::string>();
+  if (v->is_number_integer()) return v->dump();
+  return InvalidArgument("event id at " + pointer + " is not a string or an integer");
+}
+
+Result<std::string> IdFromFields(const json& doc, const std::vector<std::string>& pointers) {
+  std::string id;
+  for (const std::string& pointer : pointers) {
+    const json* v = FindPointer(doc, pointer);
+    if (v == nullptr) return InvalidArgument("event id missing (no value at key field " + pointer + ")");
+    std::optional<std::string> text = ScalarText(*v);
+    if (!text) return InvalidArgument("key field " + pointer + " is not a string, number or boolean");
+    if (text->empty()) return InvalidArgument("key field " + pointer + " is empty");
+    if (!id.empty()) id += ':';
+    id += *text;
+  }
+  return id;
+}
+
+// The id from a header, pointer or fields; `doc` is null for non-JSON bodies.
+Result<std::string> ExplicitId(const config::KeyConfig& k, const HeaderView& headers, const json* doc) {
+  if (!k.id_header.empty()) {
+    std::optional<std::string_view> v = headers.Get(k.id_header);
+    if (!v) return InvalidArgument("event id missing (no " + k.id_header + " header)");
+    return std::string(TrimSpaces(*v));
+  }
+  if (!k.id_pointer.empty()) return IdFromPointer(*doc, k.id_pointer);
+  return IdFromFields(*doc, k.fields);
+}
+
+Result<std::string> EventType(const config::KeyConfig& k, const HeaderView& headers, const json* doc) {
+  std::string type;
+  if (!k.event_type_pointer.empty()) {
+    const json* v = FindPointer(*doc, k.event_type_pointer);
+    if (v != nullptr && !v->is_string()) {
+      return InvalidArgument("event type at " + k.event_type_pointer + " is not a string");
+    }
+    if (v != nullptr) type = v->get<std::string>();
+  } else if (!k.event_type_header.empty()) {
+    type = std::string(TrimSpaces(headers.Get(k.event_type_header).value_or("")));
+  }
+  Status s = CheckText(type, "event type", kMaxEventTypeBytes);
+  if (!s.ok()) return s;
+  return type;
+}
+
+// Hex SHA-256 of the canonical JSON without volatile fields (edits *doc), or of
+// the raw bytes when there is no JSON document.
+std::string PayloadHash(const std::vector<std::string>& volatile_fields, std::string_view body, json* doc) {
+  if (doc == nullptr) return HexEncode(Sha256(body));
+  RemovePointers(*doc, volatile_fields);
+  return HexEncode(Sha256(CanonicalJson(*doc)));
+}
+
+}  // namespace
+
+Result<EventIdentity> Identify(const config::EndpointConfig& endpoint, const HeaderView& headers, std::string_view body,
+                               bool is_json) {
+  const config::KeyConfig& key = endpoint.key;
+  if (!HasKeySource(key)) return InvalidArgument("endpoint has no key source");
+  std::optional<json> doc;
+  if (is_json) {
+    Result<json> parsed = ParseJson(body);
+    if (!parsed.ok()) return parsed.status();
+    doc = std::move(parsed).value();
+  } else if (NeedsJson(key)) {
+    return InvalidArgument("body is not JSON; the endpoint's key needs JSON");
+  }
+  json* d = doc ? &*doc : nullptr;
+
+  EventIdentity out;
+  Result<std::string> type = EventType(key, headers, d);
+  if (!type.ok()) return type.status();
+  out.event_type = std::move(type).value();
+  if (!IdFromHash(key)) {
+    Result<std::string> id = ExplicitId(key, headers, d);
+    if (!id.ok()) return id.status();
+    out.event_id = std::move(id).value();
+  }
+  out.payload_hash = PayloadHash(endpoint.volatile_fields, body, d);  // after the reads above: it edits *d
+  if (IdFromHash(key)) out.event_id = "sha256:" + out.payload_hash;
+
+  if (out.event_id.empty()) return InvalidArgument("event id missing");
+  Status s = CheckText(out.event_id, "event id", kMaxEventIdBytes);
+  if (!s.ok()) return s;
+  return out;
+}
+
+}  // namespace hookinbox::verify

@@ -1,0 +1,42 @@
+// verify/json.h — parsing request bodies as JSON and their canonical form.
+//
+// Owns: the one place a body becomes a nlohmann::json (with a nesting limit,
+// so a hostile body cannot exhaust the stack of whoever walks it), JSON Pointer
+// look-ups that never throw, and the canonical serialisation behind the
+// payload hash (SPEC §9 "Hashing"). nlohmann throws; nothing here lets an
+// exception out.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace hookinbox::verify {
+
+// The deepest nesting of arrays/objects ParseJson accepts.
+inline constexpr int kMaxJsonDepth = 64;
+
+// `body` parsed. InvalidArgument for invalid JSON ("body is not valid JSON"),
+// invalid UTF-8, or nesting deeper than kMaxJsonDepth.
+Result<nlohmann::json> ParseJson(std::string_view body);
+
+// Canonical text of `value`: keys sorted by byte order, no whitespace, strings
+// as UTF-8 with only the escapes JSON requires, integral floats within ±2^53
+// written as integers (1.0, 1e2 and -0.0 become 1, 100 and 0), other floats in
+// shortest round-trip form, integers exact. Equal JSON values give equal text.
+std::string CanonicalJson(const nlohmann::json& value);
+
+// True when `pointer` is a syntactically valid RFC 6901 JSON Pointer ("" or "/a/b~1c").
+bool IsValidJsonPointer(std::string_view pointer);
+
+// The value at `pointer` in `doc`, or nullptr when absent or the pointer is malformed.
+const nlohmann::json* FindPointer(const nlohmann::json& doc, std::string_view pointer);
+
+// Removes the value at each pointer from `doc`; absent targets, malformed
+// pointers and the root pointer "" are ignored.
+void RemovePointers(nlohmann::json& doc, const std::vector<std::string>& pointers);
+
+}  // namespace hookinbox::verify

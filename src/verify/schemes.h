@@ -1,0 +1,37 @@
+// verify/schemes.h — one verifier per `[endpoint.signature] scheme` (internal).
+//
+// Owns: the split of Verify() into per-scheme functions, so verifier.cpp is
+// only the dispatch table. Each has Verify()'s contract (verify.h): ok, or
+// Unauthenticated with a reason that never contains a secret or signature;
+// Internal for a configuration that validation should have refused.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/secret.h"
+#include "common/status.h"
+#include "config/config.h"
+#include "verify/verify.h"
+
+namespace hookinbox::verify {
+
+// scheme = "hmac": the generic HMAC verifier (SPEC §9 "Generic HMAC").
+Status VerifyHmac(const config::SignatureConfig& sig, std::string_view id_header, const std::vector<Secret>& secrets,
+                  const DeliveryView& delivery, int64_t now_ms);
+
+// scheme = "token": the header, after `format`, equals one of the secrets.
+Status VerifyToken(const config::SignatureConfig& sig, const std::vector<Secret>& secrets,
+                   const DeliveryView& delivery);
+
+// scheme = "basic": "Authorization: Basic base64(user:pass)"; each secret is "user:pass".
+Status VerifyBasic(const std::vector<Secret>& secrets, const DeliveryView& delivery);
+
+// True when some non-empty secret equals `presented`, compared in constant time
+// over SHA-256 digests so neither content nor length leaks through timing.
+bool MatchesAnySecret(std::string_view presented, const std::vector<Secret>& secrets);
+
+// True when `secrets` holds at least one non-empty secret.
+bool HasUsableSecret(const std::vector<Secret>& secrets);
+
+}  // namespace hookinbox::verify

@@ -1,0 +1,119 @@
+// Body parsing limits, JSON Pointer helpers and the canonical form behind the payload hash.
+#include "verify/json.h"
+
+#include <catch2/catch.hpp>
+
+using namespace hookinbox;
+using namespace hookinbox::verify;
+using nlohmann::json;
+
+namespace {
+
+std::string Canon(std::string_view text) {
+  Result<json> doc = ParseJson(text);
+  REQUIRE(doc.ok());
+  return CanonicalJson(*doc);
+}
+
+std::string Nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+}  // namespace
+
+TEST_CASE("json: invalid JSON is InvalidArgument", "[verify]") {
+  for (const char* bad : {"", "{", "{\"a\":}", "[1,]", "{'a':1}", "nul", "{\"a\":1} x", "/* c */ {}"}) {
+    INFO(bad);
+    Result<json> r = ParseJson(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == Code::kInvalidArgument);
+    CHECK(r.status().message() == "body is not valid JSON");
+  }
+}
+
+TEST_CASE("json: invalid UTF-8 and lone surrogates are InvalidArgument", "[verify]") {
+  for (std::string bad : {std::string("{\"a\":\"\xff\"}"), std::string("{\"a\":\"\xc0\xaf\"}"),
+                          std::string("{\"a\":\"\xed\xa0\x80\"}"), std::string("{\"a\":\"\\ud800\"}")}) {
+    Result<json> r = ParseJson(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == Code::kInvalidArgument);
+  }
+}
+
+TEST_CASE("json: nesting up to 64 levels parses, 65 is refused", "[verify]") {
+  CHECK(ParseJson(Nested(64)).ok());
+  Result<json> deep = ParseJson(Nested(65));
+  REQUIRE_FALSE(deep.ok());
+  CHECK(deep.status().code() == Code::kInvalidArgument);
+  CHECK(deep.status().message() == "JSON nested deeper than 64 levels");
+  CHECK_FALSE(ParseJson(std::string(1000000, '[')).ok());
+  SECTION("brackets inside strings do not count") {
+    CHECK(ParseJson("{\"a\":\"" + std::string(100, '[') + "\\\"" + std::string(100, '{') + "\"}").ok());
+  }
+  SECTION("objects count like arrays") {
+    std::string obj;
+    for (int i = 0; i < 65; ++i) obj += "{\"a\":";
+    obj += "1" + std::string(65, '}');
+    CHECK_FALSE(ParseJson(obj).ok());
+  }
+}
+
+TEST_CASE("json: canonical form sorts keys and drops whitespace", "[verify]") {
+  CHECK(Canon(" { \"b\" : [ 1 , 2 ] ,\n\t\"a\" : { \"d\" : null , \"c\" : true } } ") ==
+        R"({"a":{"c":true,"d":null},"b":[1,2]})");
+  CHECK(Canon(R"({"b":1,"a":2})") == Canon(R"({"a":2,"b":1})"));
+}
+
+TEST_CASE("json: canonical form normalises numbers", "[verify]") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"1.0", "1"},
+      {"1e2", "100"},
+      {"1E+2", "100"},
+      {"-0", "0"},
+      {"-0.0", "0"},
+      {"100.000", "100"},
+      {"9007199254740992.0", "9007199254740992"},  // 2^53, still exact
+      {"-9007199254740992.0", "-9007199254740992"},
+      {"12345678901234567890", "12345678901234567890"},  // uint64, kept exact
+      {"-9223372036854775808", "-9223372036854775808"},
+      {"1.5", "1.5"},
+      {"0.1", "0.1"},
+      {"1e300", "1e+300"},
+      {"1e-7", "1e-07"},
+  };
+  for (const auto& [in, out] : cases) {
+    INFO(in);
+    CHECK(Canon(in) == out);
+  }
+  CHECK(Canon(R"({"n":1.0})") == Canon(R"({"n":1})"));
+}
+
+TEST_CASE("json: canonical strings keep UTF-8 and escape only what JSON requires", "[verify]") {
+  CHECK(Canon(R"("caf\u00e9 \/ x")") == "\"caf\xc3\xa9 / x\"");
+  CHECK(Canon(R"("q\"b\\n\n\u0001")") == R"("q\"b\\n\n\u0001")");
+  CHECK(Canon("\"\xe2\x82\xac\"") == "\"\xe2\x82\xac\"");
+}
+
+TEST_CASE("json: pointers find values and survive malformed input", "[verify]") {
+  json doc = json::parse(R"({"a":{"b~c":[10,{"d/e":"x"}]},"":1})");
+  CHECK(FindPointer(doc, "/a/b~0c/0")->get<int>() == 10);
+  CHECK(FindPointer(doc, "/a/b~0c/1/d~1e")->get<std::string>() == "x");
+  CHECK(FindPointer(doc, "/")->get<int>() == 1);
+  CHECK(FindPointer(doc, "") == &doc);
+  for (const char* absent :
+       {"/x", "/a/b~0c/2", "/a/b~0c/-", "/a/b~0c/01", "/a/b~0c/x", "/a/b~0c/99999999999999999999999"}) {
+    INFO(absent);
+    CHECK(FindPointer(doc, absent) == nullptr);
+  }
+  for (const char* malformed : {"a", "/a~2", "/a~"}) {
+    INFO(malformed);
+    CHECK(FindPointer(doc, malformed) == nullptr);
+    CHECK_FALSE(IsValidJsonPointer(malformed));
+  }
+  CHECK(IsValidJsonPointer(""));
+  CHECK(IsValidJsonPointer("/a/b~1c/0"));
+}
+
+TEST_CASE("json: RemovePointers removes present targets and ignores the rest", "[verify]") {
+  json doc = json::parse(R"({"a":1,"b":{"c":2,"d":[1,2,3]},"e~f":3})");
+  RemovePointers(doc, {"/a", "/b/d/1", "/e~0f", "/missing", "/b/d/7", "/a/x", "not-a-pointer", "", "/b/d/-"});
+  CHECK(doc == json::parse(R"({"b":{"c":2,"d":[1,3]}})"));
+}
