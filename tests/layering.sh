@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Fails when a module includes a header from a peer or a higher layer
+# (STYLE.md "Dependency rule"): common <- config <- {verify, store} <- http <- cli.
+set -uo pipefail
+src="$(dirname "$0")/../src"
+declare -A allowed=(
+  [common]="common"
+  [config]="common config"
+  [verify]="common config verify"
+  [store]="common config store"
+  [http]="common config verify store http"
+  [cli]="common config verify store http cli"
+)
+bad=0
+for module in "${!allowed[@]}"; do
+  while IFS=: read -r file _ line; do
+    dep=$(sed -E 's/.*#include "([a-z_]+)\/.*/\1/' <<<"$line")
+    if [[ " ${allowed[$module]} " != *" $dep "* ]]; then
+      echo "layering: $file includes $dep/ (allowed for $module/: ${allowed[$module]})"
+      bad=1
+    fi
+  done < <(grep -rn '^#include "[a-z_]*/' "$src/$module")
+done
+[ $bad -eq 0 ] && echo "layering: ok"
+exit $bad
