@@ -60,6 +60,9 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_deliveries_inbox ON webhook_deliveries (inbox_id);
 CREATE INDEX webhook_deliveries_received_at ON webhook_deliveries (received_at);
+-- Counting one address's rejections per minute (flood folding).
+CREATE INDEX webhook_deliveries_rejected_by_addr ON webhook_deliveries (remote_addr, received_at)
+  WHERE outcome = 'rejected';
 
 -- Raw bodies, apart from the inbox so listings and exports can leave them out.
 -- kind 'original' is the body of the inbox event (one per event); kind

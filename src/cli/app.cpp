@@ -17,9 +17,7 @@ Status App::Start() {
 
 Status App::Run() { return server_->Run(); }
 
-void App::Stop() {
-  if (server_) server_->Stop();
-}
+bool App::Stop() { return server_ != nullptr && server_->Stop(); }
 
 void App::Close() {
   server_.reset();

@@ -24,7 +24,8 @@ class App {
   // Serves until Stop() is called from another thread.
   Status Run();
   // Stops accepting; Run() returns once in-flight requests are answered.
-  void Stop();
+  // False when the listener was not running yet (call again).
+  bool Stop();
   // Closes the database after Run() returned.
   void Close();
 

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "common/secret.h"
 #include "http/tls.h"
+#include "store/sqlite_store.h"
 
 extern const char kHookinboxDefaultToml[];  // generated from packaging/hookinbox.default.toml
 
@@ -31,12 +32,27 @@ Status WriteNewFile(const fs::path& path, std::string_view content, mode_t mode)
   return Status::Ok();
 }
 
+// Creates `path` with `perms` when absent. An existing directory keeps its
+// mode: init must never widen access to someone's home or data directory.
 Status MakeDir(const fs::path& path, fs::perms perms) {
   std::error_code ec;
+  if (fs::is_directory(path, ec)) return Status::Ok();
   fs::create_directories(path, ec);
   if (ec) return Unavailable("cannot create directory " + path.string() + ": " + ec.message());
   fs::permissions(path, perms, ec);
   return Status::Ok();
+}
+
+// Keeps an existing certificate pair; makes one when neither file exists.
+Status EnsureCertificate(const fs::path& cert, const fs::path& key) {
+  std::error_code ec;
+  bool has_cert = fs::exists(cert, ec), has_key = fs::exists(key, ec);
+  if (has_cert && has_key) return Status::Ok();
+  if (has_cert || has_key) {
+    return InvalidArgument((has_cert ? cert : key).string() + " exists without " + (has_cert ? key : cert).string() +
+                           "; remove it or supply both");
+  }
+  return http::WriteSelfSignedCertificate(cert.string(), key.string(), http::SelfSignedOptions{});
 }
 
 }  // namespace
@@ -47,21 +63,17 @@ Status Initialize(const std::string& dir) {
   if (fs::exists(root / "hookinbox.toml", ec)) {
     return InvalidArgument((root / "hookinbox.toml").string() + " already exists; not overwriting it");
   }
-  const auto owner_only = fs::perms::owner_all;
-  for (auto [sub, perms] : {std::pair{"", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                              fs::perms::others_read | fs::perms::others_exec},
-                            std::pair{"tls", owner_only}, std::pair{"secrets", owner_only},
-                            std::pair{"data", owner_only}}) {
-    if (Status st = MakeDir(root / sub, perms); !st.ok()) return st;
+  for (const char* sub : {"", "tls", "secrets", "data"}) {
+    if (Status st = MakeDir(root / sub, fs::perms::owner_all); !st.ok()) return st;
   }
-  if (!fs::exists(root / "tls/cert.pem", ec) && !fs::exists(root / "tls/key.pem", ec)) {
-    Status st = http::WriteSelfSignedCertificate((root / "tls/cert.pem").string(), (root / "tls/key.pem").string(),
-                                                 http::SelfSignedOptions{});
-    if (!st.ok()) return st;
-  }
+  if (Status st = EnsureCertificate(root / "tls/cert.pem", root / "tls/key.pem"); !st.ok()) return st;
   if (!fs::exists(root / "secrets/demo.secret", ec)) {
     if (Status st = WriteNewFile(root / "secrets/demo.secret", RandomHex(32) + "\n", 0600); !st.ok()) return st;
   }
+  // The database, with its schema, exactly as serve would create it.
+  auto store = store::SqliteStore::Open({(root / "data/hookinbox.db").string(), 5000, 1});
+  if (!store.ok()) return store.status();
+  (*store)->Close();
   // Last, so a half-finished init (disk full) is simply run again.
   return WriteNewFile(root / "hookinbox.toml", kHookinboxDefaultToml, 0644);
 }

@@ -9,9 +9,11 @@ namespace hookinbox::cli {
 
 // Creates, inside `dir`: hookinbox.toml (the embedded default), tls/cert.pem
 // and tls/key.pem (self-signed P-256), secrets/demo.secret (random, 0600)
-// and data/. Files that already exist are kept, never overwritten, except
-// that an existing hookinbox.toml makes the whole call fail (the directory
-// is someone's installation).
+// and data/hookinbox.db with its schema. Directories it creates are 0700;
+// existing ones keep their mode. Files that already exist are kept, never
+// overwritten, except that an existing hookinbox.toml makes the whole call
+// fail (the directory is someone's installation), and a lone certificate or
+// key without its partner is an error.
 Status Initialize(const std::string& dir);
 
 // What a person needs to send the first webhook: the URL, where the secret

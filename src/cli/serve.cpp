@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <thread>
 
@@ -30,15 +32,17 @@ sigset_t ShutdownSignals() {
 }
 
 // Waits for SIGTERM/SIGINT and stops the app; SIGUSR1 only ends the wait.
-std::thread StartSignalThread(App& app) {
-  return std::thread([&app] {
+// A signal that arrives during start-up stays pending until this thread
+// takes it, and the listener may not run yet (the library ignores a stop
+// before that), so the stop is repeated until it lands or Run() returned.
+std::thread StartSignalThread(App& app, const std::atomic<bool>& run_finished) {
+  return std::thread([&app, &run_finished] {
     sigset_t set = ShutdownSignals();
     int sig = 0;
-    while (sigwait(&set, &sig) == 0) {
-      if (sig == SIGUSR1) return;
-      log::Info("shutdown", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
-      app.Stop();
-      return;
+    if (sigwait(&set, &sig) != 0 || sig == SIGUSR1) return;
+    log::Info("shutdown", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    while (!run_finished.load() && !app.Stop()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
 }
@@ -98,9 +102,11 @@ int RunServe(const CommonOptions& common, std::ostream& out, std::ostream& err) 
   log::Info("listening", {{"url", app.BaseUrl()}, {"config", path}, {"database", app.config().storage.path}});
   if (fresh_default) out << "\n" << Tour(app.config().base_dir, app.BaseUrl()) << std::flush;
 
-  std::thread signal_thread = StartSignalThread(app);
+  std::atomic<bool> run_finished{false};
+  std::thread signal_thread = StartSignalThread(app, run_finished);
   Status run = app.Run();
-  pthread_kill(signal_thread.native_handle(), SIGUSR1);
+  run_finished = true;
+  pthread_kill(signal_thread.native_handle(), SIGUSR1);  // ends a sigwait still waiting
   signal_thread.join();
   app.Close();
   if (!run.ok()) {

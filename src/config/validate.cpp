@@ -235,6 +235,14 @@ class Validator {
       report_.Error(at + ".signed_payload",
                     "uses {timestamp} but nothing provides one: set timestamp_header or put {timestamp} in format");
     }
+    // A timestamp that is not signed can be refreshed by anyone replaying a
+    // captured delivery: the tolerance window would only look like protection.
+    bool has_timestamp_source = !s.timestamp_header.empty() || Count(format, "{timestamp}") > 0;
+    if (has_timestamp_source && Count(payload, "{timestamp}") == 0) {
+      report_.Error(at + ".signed_payload",
+                    "a timestamp is configured but not signed: add {timestamp} to signed_payload "
+                    "(e.g. \"{timestamp}.{body}\") or remove the timestamp source");
+    }
     if (Count(payload, "{id}") > 0 && e.key.id_header.empty()) {
       report_.Error(at + ".signed_payload", "uses {id} but " + endpoint_at + ".key.id_header is not set");
     }

@@ -52,6 +52,15 @@ std::string MediaType(std::string_view content_type) {
 
 // Checks what can be checked before reading a byte of the body.
 Status Screen(const config::Config& config, const Target& target, const httplib::Request& req) {
+  // The library would inflate a compressed body before we see it, and the
+  // signature is over the bytes on the wire: accept identity encoding only.
+  std::string encoding = MediaType(req.get_header_value("Content-Encoding"));
+  if (!encoding.empty() && encoding != "identity") {
+    return Unsupported("Content-Encoding " + encoding + " is not accepted; send the body uncompressed");
+  }
+  if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
+    return InvalidArgument("request has no body: Content-Length or chunked Transfer-Encoding required");
+  }
   std::string type = MediaType(req.get_header_value("Content-Type"));
   const auto& allowed = target.endpoint->content_types;
   if (std::find(allowed.begin(), allowed.end(), type) == allowed.end()) {
@@ -83,12 +92,31 @@ Result<std::string> ReadBody(const httplib::ContentReader& reader, int64_t limit
   return body;
 }
 
-// Leaves the connection reusable after an early rejection: a small declared
-// body is read and dropped, anything else closes the connection.
-void Discard(const httplib::Request& req, const httplib::ContentReader* reader) {
-  bool small = req.has_header("Content-Length") && req.get_header_value<uint64_t>("Content-Length") <= kDrainLimit;
-  if (reader != nullptr && small && (*reader)([](const char*, size_t) { return true; })) return;
-  CloseAfterResponse(req);
+// What happened to the request body when a delivery is answered early.
+enum class Body {
+  kConsumed,  // read completely: the connection can carry the next request
+  kUnread,    // not touched yet: drain it when small, else close
+  kBroken,    // a read was attempted and stopped part-way: close
+};
+
+// Leaves the connection safe after an answer: a small unread body is read
+// and dropped so the connection stays usable; otherwise the connection is
+// closed after the answer so leftover bytes are never parsed as a request.
+void SettleBody(const httplib::Request& req, httplib::Response& res, Body body,
+                const httplib::ContentReader* reader) {
+  if (body == Body::kConsumed) return;
+  // Draining goes through the library's reader, which would try to inflate
+  // an encoded body; only a small, plain, declared-length body is drained.
+  bool drainable = body == Body::kUnread && reader != nullptr && req.has_header("Content-Length") &&
+                   !req.has_header("Transfer-Encoding") && !req.has_header("Content-Encoding") &&
+                   req.get_header_value<uint64_t>("Content-Length") <= kDrainLimit;
+  if (drainable) {
+    int status = res.status;  // a failed read would overwrite our answer's status
+    bool drained = (*reader)([](const char*, size_t) { return true; });
+    res.status = status;
+    if (drained) return;
+  }
+  CloseAfterResponse(res);
 }
 
 Status CheckEventType(const config::EndpointConfig& endpoint, const std::string& event_type) {
@@ -120,20 +148,33 @@ void LogDelivery(const store::DeliveryRecord& d, int64_t inbox_id, int64_t elaps
                          {"us", std::to_string(elapsed_us)}});
 }
 
+void DescribeTarget(const Target& target, store::DeliveryRecord* audit) {
+  audit->endpoint = target.endpoint->name;
+  audit->provider = target.endpoint->provider;
+  audit->tenant_id = target.tenant_id;
+}
+
+// Whether the current thread's request already got its audit row; lets the
+// server's logger audit answers the library produced on its own.
+thread_local bool t_audited = false;
+
 class Delivery {
  public:
   Delivery(const config::Config& config, store::Store& store, const Clock& clock, const httplib::Request& req,
            httplib::Response& res)
       : config_(config), store_(store), req_(req), res_(res),
-        started_(std::chrono::steady_clock::now()), audit_(DescribeRequest(req, clock.NowMs())) {}
+        started_(std::chrono::steady_clock::now()), audit_(DescribeRequest(req, clock.NowMs())) {
+    t_audited = true;  // every path below writes the row (or answers 503 when it cannot)
+  }
 
   void Receive(const httplib::ContentReader& reader);
   void RefuseMethod();
 
  private:
-  void Reject(const Status& status, const httplib::ContentReader* unread);
+  void Reject(const Status& status, Body body, const httplib::ContentReader* reader = nullptr);
   void Ignore();
   void Accept(const store::NewEvent& event);
+  void SetTarget(const Target& target) { DescribeTarget(target, &audit_); }
   int64_t ElapsedUs() const {
     return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started_).count();
   }
@@ -148,31 +189,29 @@ class Delivery {
 
 void Delivery::Receive(const httplib::ContentReader& reader) {
   auto target = Route(config_, req_.path);
-  if (!target.ok()) return Reject(target.status(), &reader);
-  audit_.endpoint = target->endpoint->name;
-  audit_.provider = target->endpoint->provider;
-  audit_.tenant_id = target->tenant_id;
-  if (Status st = Screen(config_, *target, req_); !st.ok()) return Reject(st, &reader);
+  if (!target.ok()) return Reject(target.status(), Body::kUnread, &reader);
+  SetTarget(*target);
+  if (Status st = Screen(config_, *target, req_); !st.ok()) return Reject(st, Body::kUnread, &reader);
 
   bool fully_read = false;
   auto body = ReadBody(reader, config_.MaxBodyBytes(*target->endpoint), &fully_read);
-  if (!body.ok()) return Reject(body.status(), fully_read ? nullptr : &reader);
+  if (!body.ok()) return Reject(body.status(), fully_read ? Body::kConsumed : Body::kBroken);
   audit_.body_bytes = static_cast<int64_t>(body->size());
 
   HttplibHeaders headers(req_.headers);
   verify::DeliveryView view{req_.method, req_.path, headers, *body};
   if (Status st = verify::Verify(*target->endpoint, *target->secrets, view, audit_.received_at_ms); !st.ok()) {
-    return Reject(st, nullptr);
+    return Reject(st, Body::kConsumed);
   }
   bool is_json = verify::IsJsonMediaType(req_.get_header_value("Content-Type"));
   auto identity = verify::Identify(*target->endpoint, headers, *body, is_json);
-  if (!identity.ok()) return Reject(identity.status(), nullptr);
+  if (!identity.ok()) return Reject(identity.status(), Body::kConsumed);
   audit_.event_id = identity->event_id;
   audit_.event_type = identity->event_type;
   audit_.payload_hash = identity->payload_hash;
   if (Status st = CheckEventType(*target->endpoint, identity->event_type); !st.ok()) {
     if (target->endpoint->ignore_other_event_types) return Ignore();
-    return Reject(st, nullptr);
+    return Reject(st, Body::kConsumed);
   }
 
   store::NewEvent event{audit_.provider,         audit_.endpoint,   audit_.tenant_id,
@@ -186,6 +225,9 @@ void Delivery::Accept(const store::NewEvent& event) {
   if (!claim.ok()) {
     // Nothing was written, so nothing was promised: the provider retries.
     log::Error("claim_failed", {{"endpoint", audit_.endpoint}, {"error", claim.status().message()}});
+    // A busy or full database would refuse the audit row too (after another
+    // busy wait); any other failure still gets its row.
+    if (claim.status().code() != Code::kUnavailable) return Reject(claim.status(), Body::kConsumed);
     ReplyError(res_, claim.status());
     return;
   }
@@ -197,17 +239,15 @@ void Delivery::Accept(const store::NewEvent& event) {
 
 void Delivery::RefuseMethod() {
   auto target = Route(config_, req_.path);
-  if (target.ok()) {
-    audit_.endpoint = target->endpoint->name;
-    audit_.provider = target->endpoint->provider;
-    audit_.tenant_id = target->tenant_id;
-  }
-  Reject(target.ok() ? NotAllowed("only POST is accepted here") : target.status(), nullptr);
-  if (req_.has_header("Content-Length") || req_.has_header("Transfer-Encoding")) CloseAfterResponse(req_);
+  if (target.ok()) SetTarget(*target);
+  // Bodies of other methods are never read here, so a request that carries
+  // one ends its connection.
+  bool has_body = req_.has_header("Content-Length") || req_.has_header("Transfer-Encoding");
+  Reject(target.ok() ? NotAllowed("only POST is accepted here") : target.status(),
+         has_body ? Body::kBroken : Body::kConsumed);
 }
 
-void Delivery::Reject(const Status& status, const httplib::ContentReader* unread) {
-  if (unread != nullptr) Discard(req_, unread);
+void Delivery::Reject(const Status& status, Body body, const httplib::ContentReader* reader) {
   audit_.outcome = "rejected";
   audit_.http_status = HttpStatusFor(status.code());
   audit_.reason = std::string(CodeName(status.code())) + ": " + status.message();
@@ -215,6 +255,7 @@ void Delivery::Reject(const Status& status, const httplib::ContentReader* unread
     log::Warn("audit_write_failed", {{"error", st.message()}});
   }
   ReplyError(res_, status);
+  SettleBody(req_, res_, body, reader);
   LogDelivery(audit_, 0, ElapsedUs());
 }
 
@@ -222,7 +263,7 @@ void Delivery::Ignore() {
   audit_.outcome = "ignored";
   audit_.http_status = 200;
   audit_.reason = "event type not in the endpoint's event_types";
-  if (Status st = store_.RecordRejected(audit_); !st.ok()) {
+  if (Status st = store_.RecordIgnored(audit_); !st.ok()) {
     ReplyError(res_, st);  // the audit row is part of the promise; let the provider retry
     return;
   }
@@ -239,6 +280,19 @@ void Receiver::HandlePost(const httplib::Request& req, httplib::Response& res,
 
 void Receiver::HandleOtherMethod(const httplib::Request& req, httplib::Response& res) const {
   Delivery(config_, store_, clock_, req, res).RefuseMethod();
+}
+
+void Receiver::AuditIfUnrecorded(const httplib::Request& req, const httplib::Response& res) const {
+  bool audited = t_audited;
+  t_audited = false;  // the logger runs once after every answer: ready for the next request
+  if (audited || !IsHooksPath(req.path)) return;
+  store::DeliveryRecord audit = DescribeRequest(req, clock_.NowMs());
+  if (auto target = Route(config_, req.path); target.ok()) DescribeTarget(*target, &audit);
+  audit.outcome = "rejected";
+  audit.http_status = res.status;
+  audit.reason = "http: answered " + std::to_string(res.status) + " by the HTTP layer";
+  if (Status st = store_.RecordRejected(audit); !st.ok()) log::Warn("audit_write_failed", {{"error", st.message()}});
+  LogDelivery(audit, 0, 0);
 }
 
 }  // namespace hookinbox::http

@@ -28,6 +28,12 @@ class Receiver {
   // Any other method on /hooks/…: 404 for an unknown endpoint, else 405.
   void HandleOtherMethod(const httplib::Request& req, httplib::Response& res) const;
 
+  // Backstop for SPEC §9 "every request to /hooks/… gets one row": called
+  // from the server's logger after every answer, on the thread that handled
+  // the request; records answers the HTTP library produced without reaching
+  // a handler (e.g. a malformed body or header).
+  void AuditIfUnrecorded(const httplib::Request& req, const httplib::Response& res) const;
+
  private:
   const config::Config& config_;
   store::Store& store_;

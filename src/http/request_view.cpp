@@ -1,6 +1,6 @@
 #include "http/request_view.h"
 
-#include <openssl/ssl.h>
+#include <memory>
 
 namespace hookinbox::http {
 namespace {
@@ -20,23 +20,29 @@ store::DeliveryRecord DescribeRequest(const httplib::Request& req, int64_t now_m
   d.received_at_ms = now_ms;
   d.remote_addr = req.remote_addr;
   d.method = Cut(req.method, 16);
-  d.path = Cut(req.path, 512);
+  // The target as sent (still percent-encoded): what the client really asked for.
+  d.path = Cut(req.target.empty() ? req.path : req.target, 512);
   d.content_type = Cut(req.get_header_value("Content-Type"), 128);
   d.user_agent = Cut(req.get_header_value("User-Agent"), 256);
   d.body_bytes = static_cast<int64_t>(req.get_header_value<uint64_t>("Content-Length"));
   return d;
 }
 
-void CloseAfterResponse(const httplib::Request& req) {
-  // cpp-httplib 0.11.4 decides keep-alive from the request's headers and
-  // offers no per-response switch. The Request object is the server's own
-  // non-const local, handed to us as const: marking it "Connection: close"
-  // makes the reply say so, and for TLS, flagging the peer's close_notify as
-  // received makes the next read return end-of-stream, so the loop ends.
-  auto& mutable_req = const_cast<httplib::Request&>(req);
-  mutable_req.headers.erase("Connection");
-  mutable_req.headers.emplace("Connection", "close");
-  if (req.ssl != nullptr) SSL_set_shutdown(const_cast<SSL*>(req.ssl), SSL_RECEIVED_SHUTDOWN);
+void CloseAfterResponse(httplib::Response& res) {
+  // cpp-httplib 0.11.4 decides keep-alive from the request before routing
+  // and has no per-response switch. What it does honour, on plain and TLS
+  // connections alike, is a content provider that fails: the body is written
+  // in full, the provider then reports failure, and the connection loop ends.
+  auto body = std::make_shared<std::string>(std::move(res.body));
+  res.body.clear();
+  std::string type = res.get_header_value("Content-Type");
+  res.headers.erase("Content-Type");
+  res.set_header("Connection", "close");
+  res.set_content_provider(body->size(), type,
+                           [body](size_t offset, size_t length, httplib::DataSink& sink) {
+                             sink.write(body->data() + offset, length);
+                             return false;  // ends the connection after this answer
+                           });
 }
 
 }  // namespace hookinbox::http

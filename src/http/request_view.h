@@ -25,9 +25,9 @@ class HttplibHeaders final : public HeaderView {
 // hostile header cannot bloat the audit table.
 store::DeliveryRecord DescribeRequest(const httplib::Request& req, int64_t now_ms);
 
-// After this response, close the connection instead of reading another
-// request from it: used when a rejected request's body was left unread, so
-// its bytes are never parsed as a request of their own.
-void CloseAfterResponse(const httplib::Request& req);
+// Sends `res` (its body already set) and then closes the connection instead
+// of reading another request from it: used when a rejected request's body
+// was left unread, so its bytes are never parsed as a request of their own.
+void CloseAfterResponse(httplib::Response& res);
 
 }  // namespace hookinbox::http

@@ -30,7 +30,12 @@ void ReplyJson(httplib::Response& res, int http_status, const std::string& json)
 void ReplyError(httplib::Response& res, const Status& status) {
   // An attacker learns nothing from a 401 beyond "no": which check failed is
   // recorded in the delivery's audit row for the admin instead.
-  std::string message = status.code() == Code::kUnauthenticated ? "unauthorized" : status.message();
+  // Storage and internal failures are logged in detail; the caller only
+  // needs to know whether to retry.
+  std::string message = status.message();
+  if (status.code() == Code::kUnauthenticated) message = "unauthorized";
+  if (status.code() == Code::kUnavailable) message = "storage unavailable; retry later";
+  if (status.code() == Code::kInternal) message = "internal error";
   ReplyJson(res, HttpStatusFor(status.code()), nlohmann::json{{"error", message}}.dump());
   if (status.code() == Code::kNotAllowed) res.set_header("Allow", "POST");
   if (status.code() == Code::kUnavailable) res.set_header("Retry-After", "5");

@@ -11,7 +11,8 @@
 
 namespace hookinbox::http {
 
-inline constexpr const char* kHooksPattern = R"(/hooks(/.*)?)";
+// [\s\S] rather than "." so a path with an encoded CR or LF still matches.
+inline constexpr const char* kHooksPattern = R"(/hooks(/[\s\S]*)?)";
 inline constexpr const char* kHealthzPath = "/healthz";
 inline constexpr const char* kReadyzPath = "/readyz";
 inline constexpr std::string_view kHooksPrefix = "/hooks";

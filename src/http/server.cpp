@@ -117,6 +117,9 @@ void PublicServer::Route() {
     receiver->HandleOtherMethod(req, res);
     return httplib::Server::HandlerResponse::Handled;
   });
+  server_->set_logger([receiver](const httplib::Request& req, const httplib::Response& res) {
+    receiver->AuditIfUnrecorded(req, res);
+  });
   server_->Get(kHealthzPath, [](const httplib::Request&, httplib::Response& res) {
     ReplyJson(res, 200, R"({"status":"ok"})");
   });
@@ -156,6 +159,13 @@ Status PublicServer::Run() {
   return Status::Ok();
 }
 
-void PublicServer::Stop() { server_->stop(); }
+bool PublicServer::Stop() {
+  std::lock_guard<std::mutex> lock(stop_mu_);
+  if (stopped_) return true;
+  if (!server_->is_running()) return false;
+  server_->stop();
+  stopped_ = true;
+  return true;
+}
 
 }  // namespace hookinbox::http

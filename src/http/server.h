@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "common/clock.h"
@@ -40,7 +41,9 @@ class PublicServer {
 
   // Serves until Stop(); in-flight requests finish before it returns.
   Status Run();
-  void Stop();
+  // Stops a running listener; false (and nothing done) when it is not
+  // running yet. Stopping twice is harmless.
+  bool Stop();
 
  private:
   PublicServer(const config::Config& config, store::Store& store, std::unique_ptr<httplib::Server> server,
@@ -54,6 +57,8 @@ class PublicServer {
   std::unique_ptr<Receiver> receiver_;
   std::string host_;
   int port_ = 0;
+  std::mutex stop_mu_;
+  bool stopped_ = false;  // guarded by stop_mu_: the library must see stop() once
 };
 
 }  // namespace hookinbox::http

@@ -128,6 +128,37 @@ ClaimResult ClaimInTransaction(SQLite::Database& db, const NewEvent& e, Delivery
   return r;
 }
 
+constexpr const char* kFloodReason = "flood: further rejections from this address this minute";
+
+// Rejections are counted from the table itself, inside the same transaction,
+// so a rolled-back batch cannot leave a count or a folding row behind.
+void RecordOrFold(SQLite::Database& db, DeliveryRecord d) {
+  int64_t minute_start = d.received_at_ms - d.received_at_ms % 60000;
+  SQLite::Statement rows(db,
+                         "SELECT count(*), max(CASE WHEN reason = ? THEN id END) FROM webhook_deliveries"
+                         " WHERE outcome = 'rejected' AND remote_addr IS ? AND received_at >= ? AND received_at < ?");
+  rows.bind(1, kFloodReason);
+  BindText(rows, 2, d.remote_addr);
+  rows.bind(3, static_cast<int64_t>(minute_start));
+  rows.bind(4, static_cast<int64_t>(minute_start + 60000));
+  rows.executeStep();
+  int64_t count = rows.getColumn(0).getInt64();
+  int64_t fold_id = rows.getColumn(1).isNull() ? 0 : rows.getColumn(1).getInt64();
+  if (count < kRejectedRowsPerMinute) {
+    InsertDelivery(db, d, 0);
+  } else if (fold_id > 0) {
+    SQLite::Statement bump(db, "UPDATE webhook_deliveries SET request_count = request_count + 1 WHERE id = ?");
+    bump.bind(1, static_cast<int64_t>(fold_id));
+    bump.exec();
+  } else {
+    // The first rejection over the limit: this row stands for the rest of the minute.
+    d.reason = kFloodReason;
+    d.event_id.clear();
+    d.event_type.clear();
+    InsertDelivery(db, d, 0);
+  }
+}
+
 }  // namespace
 
 const char* ClaimOutcomeName(ClaimOutcome o) {
@@ -159,28 +190,13 @@ Result<ClaimResult> SqliteStore::Claim(const NewEvent& event, DeliveryRecord del
 }
 
 Status SqliteStore::RecordRejected(DeliveryRecord d) {
-  if (d.outcome.empty()) d.outcome = "rejected";
-  return writer_->Submit([this, &d](SQLite::Database& db) {
-    int64_t minute = d.received_at_ms / 60000;
-    auto key = std::make_pair(d.remote_addr, minute);
-    if (flood_.size() > 10000) flood_.clear();  // bounded memory under a spray of addresses
-    FloodCount& count = flood_[key];
-    if (count.rows < kRejectedRowsPerMinute) {
-      InsertDelivery(db, d, 0);
-      ++count.rows;
-      return;
-    }
-    if (count.fold_row_id > 0) {
-      SQLite::Statement st(db, "UPDATE webhook_deliveries SET request_count = request_count + 1 WHERE id = ?");
-      st.bind(1, static_cast<int64_t>(count.fold_row_id));
-      if (st.exec() == 1) return;
-    }
-    // First rejection over the limit this minute: one row stands for the rest.
-    d.reason = "flood: further rejections from this address this minute";
-    d.event_id.clear();
-    d.event_type.clear();
-    count.fold_row_id = InsertDelivery(db, d, 0);
-  });
+  d.outcome = "rejected";
+  return writer_->Submit([&d](SQLite::Database& db) { RecordOrFold(db, d); });
+}
+
+Status SqliteStore::RecordIgnored(DeliveryRecord d) {
+  d.outcome = "ignored";
+  return writer_->Submit([&d](SQLite::Database& db) { InsertDelivery(db, d, 0); });
 }
 
 Status SqliteStore::CheckWritable() {

@@ -5,7 +5,6 @@
 // through the single Writer (group commit). Knows nothing of HTTP.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -29,6 +28,7 @@ class SqliteStore final : public Store {
 
   Result<ClaimResult> Claim(const NewEvent& event, DeliveryRecord delivery) override;
   Status RecordRejected(DeliveryRecord delivery) override;
+  Status RecordIgnored(DeliveryRecord delivery) override;
   Status CheckWritable() override;
   void Close() override;
 
@@ -36,14 +36,6 @@ class SqliteStore final : public Store {
 
  private:
   explicit SqliteStore(std::unique_ptr<Writer> writer) : writer_(std::move(writer)) {}
-
-  // (remote address, minute) → rejected rows written that minute and the
-  // folding row once over the limit. Touched only on the writer thread.
-  struct FloodCount {
-    int rows = 0;
-    int64_t fold_row_id = 0;
-  };
-  std::map<std::pair<std::string, int64_t>, FloodCount> flood_;
 
   std::unique_ptr<Writer> writer_;
 };

@@ -75,10 +75,14 @@ class Store {
   // was written).
   virtual Result<ClaimResult> Claim(const NewEvent& event, DeliveryRecord delivery) = 0;
 
-  // Records a rejected (or ignored) delivery. Rejections beyond
-  // kRejectedRowsPerMinute a minute from one address are folded into one row
-  // per address and minute carrying a count, so junk cannot fill the disk.
+  // Records a rejected delivery. Rejections beyond kRejectedRowsPerMinute a
+  // minute from one address are folded into one row per address and minute
+  // whose request_count counts them, so junk cannot fill the disk.
   virtual Status RecordRejected(DeliveryRecord delivery) = 0;
+
+  // Records an authenticated delivery that was deliberately not stored as an
+  // event (its type is not in the endpoint's allow-list). Never folded.
+  virtual Status RecordIgnored(DeliveryRecord delivery) = 0;
 
   // Ok when the database accepts a write transaction now (for /readyz).
   virtual Status CheckWritable() = 0;

@@ -19,6 +19,11 @@ void Writer::SetCommitHookForTest(CommitHook hook) {
   commit_hook_ = std::move(hook);
 }
 
+size_t Writer::QueueDepth() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.size();
+}
+
 Status Writer::Submit(Operation op) {
   std::future<Status> result;
   {
@@ -32,9 +37,9 @@ Status Writer::Submit(Operation op) {
 }
 
 void Writer::Stop() {
+  std::lock_guard<std::mutex> stop_lock(stop_mu_);  // a second caller waits for the first to finish
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_ && !thread_.joinable()) return;
     stopping_ = true;
   }
   wake_.notify_one();

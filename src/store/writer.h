@@ -46,6 +46,9 @@ class Writer {
 
   void SetCommitHookForTest(CommitHook hook);
 
+  // Operations waiting for the writer (not counting the batch in progress).
+  size_t QueueDepth();
+
  private:
   struct Job {
     Operation op;
@@ -64,6 +67,7 @@ class Writer {
   std::unique_ptr<SQLite::Database> db_;  // used only by the writer thread (and Stop after join)
   CommitHook commit_hook_;                // guarded by mu_ when set; read by the writer thread
 
+  std::mutex stop_mu_;  // serialises Stop(): join and close happen once
   std::mutex mu_;
   std::condition_variable wake_;   // guarded by mu_
   std::deque<Job> queue_;          // guarded by mu_

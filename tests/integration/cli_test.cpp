@@ -121,7 +121,7 @@ secret_file = "secrets/demo.secret"
 [endpoint.signature]
 scheme = "token"
 header = "X-Token"
-format = "t={timestamp},v1={signature}"
+format = "v1,{signature}"
 [endpoint.key]
 id_pointer = "/id"
 )");

@@ -4,6 +4,11 @@
 #include <httplib.h>
 #include <openssl/hmac.h>
 #include <signal.h>
+#include <netinet/in.h>
+#include <openssl/ssl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,15 +79,17 @@ Installation::Installation() {
 
 void Installation::WriteConfig(const std::string& toml) const { dir_.Write("hookinbox.toml", toml); }
 
-void Installation::WriteTestConfig(const std::string& extra) const {
+void Installation::WriteTestConfig(const std::string& extra, const std::string& server_extra,
+                                   const std::string& storage_extra) const {
   WriteConfig(R"([server]
 listen = "127.0.0.1:0"
 tls_cert = "tls/cert.pem"
 tls_key = "tls/key.pem"
 max_body_bytes = 65536
-
+)" + server_extra + R"(
 [storage]
 path = "data/hookinbox.db"
+)" + storage_extra + R"(
 
 [[endpoint]]
 name = "demo"
@@ -100,6 +107,13 @@ tolerance_seconds = 300
 id_pointer = "/id"
 event_type_pointer = "/type"
 )" + extra);
+}
+
+std::string Installation::SignedRequest(const std::string& path, const std::string& body) const {
+  std::string ts = std::to_string(NowSeconds());
+  return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+         "X-Timestamp: " + ts + "\r\nX-Signature: sha256=" + HmacSha256Hex(secret_, ts + "." + body) +
+         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
 std::string Installation::Sql(const std::string& query) const {
@@ -123,18 +137,9 @@ std::string ServerProcess::log() const {
 }
 
 bool ServerProcess::TryStart() {
-  log_path_ = inst_.dir() + "/serve-" + std::to_string(++starts_) + ".log";
-  pid_ = ::fork();
-  if (pid_ == 0) {
-    int fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    std::string bin = BinaryPath(), cfg = inst_.config_path();
-    ::execl(bin.c_str(), bin.c_str(), "serve", "-c", cfg.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  TryStartAsync();
   static const std::regex kListening(R"(event=listening url=https?://[^ ]*:(\d+))");
-  bool listening = PollUntil(
+  return PollUntil(
       [&] {
         std::smatch m;
         std::string text = log();
@@ -143,7 +148,28 @@ bool ServerProcess::TryStart() {
         return true;
       },
       std::chrono::seconds(30));
-  return listening;
+}
+
+void ServerProcess::TryStartAsync() {
+  log_path_ = inst_.dir() + "/serve-" + std::to_string(++starts_) + ".log";
+  // Signals stay blocked across fork until the child dropped the test
+  // binary's handlers, so a SIGTERM sent at once reaches hookinbox's defaults.
+  sigset_t all, previous;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_BLOCK, &all, &previous);
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive a crashed test binary
+    for (int sig : {SIGTERM, SIGINT, SIGSEGV, SIGABRT, SIGILL, SIGFPE, SIGPIPE}) ::signal(sig, SIG_DFL);
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    int fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    std::string bin = BinaryPath(), cfg = inst_.config_path();
+    ::execl(bin.c_str(), bin.c_str(), "serve", "-c", cfg.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 void ServerProcess::Start() {
@@ -201,6 +227,103 @@ HttpResult ServerProcess::PostSigned(const std::string& path, const std::string&
   std::string ts = std::to_string(timestamp != 0 ? timestamp : NowSeconds());
   std::string sig = "sha256=" + HmacSha256Hex(inst_.secret(), ts + "." + body);
   return Request("POST", path, body, {{"X-Timestamp", ts}, {"X-Signature", sig}}, content_type);
+}
+
+RawConnection::RawConnection(int port, bool tls) {
+  fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+  if (!tls) return;
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  SSL* ssl = SSL_new(ctx);
+  SSL_set_fd(ssl, fd_);
+  ssl_ctx_ = ctx;
+  ssl_ = ssl;
+  if (SSL_connect(ssl) != 1) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+}
+
+RawConnection::~RawConnection() {
+  if (ssl_ != nullptr) SSL_free(static_cast<SSL*>(ssl_));
+  if (ssl_ctx_ != nullptr) SSL_CTX_free(static_cast<SSL_CTX*>(ssl_ctx_));
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool RawConnection::Send(const std::string& bytes) {
+  if (ssl_ != nullptr) return SSL_write(static_cast<SSL*>(ssl_), bytes.data(), static_cast<int>(bytes.size())) > 0;
+  return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+}
+
+int RawConnection::Read(char* buf, int n, std::chrono::milliseconds timeout) {
+  if (ssl_ != nullptr && SSL_pending(static_cast<SSL*>(ssl_)) > 0) return SSL_read(static_cast<SSL*>(ssl_), buf, n);
+  pollfd p{fd_, POLLIN, 0};
+  if (::poll(&p, 1, static_cast<int>(timeout.count())) <= 0) return -2;  // nothing within the timeout
+  if (ssl_ != nullptr) return SSL_read(static_cast<SSL*>(ssl_), buf, n);
+  return static_cast<int>(::recv(fd_, buf, static_cast<size_t>(n), 0));
+}
+
+std::string RawConnection::ReadUntilClosed(std::chrono::milliseconds timeout) {
+  std::string out;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  char buf[4096];
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    int n = Read(buf, sizeof buf, left);
+    if (n == -2) break;
+    if (n <= 0) {
+      closed_ = true;
+      break;
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+std::string RawConnection::ReadResponses(int count, std::chrono::milliseconds timeout) {
+  std::string out;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  char buf[4096];
+  // A response is complete once its headers and Content-Length bytes arrived;
+  // every answer of ours carries Content-Length.
+  auto complete = [&] {
+    int seen = 0;
+    size_t pos = 0;
+    while (seen < count) {
+      size_t head_end = out.find("\r\n\r\n", pos);
+      if (head_end == std::string::npos) return false;
+      size_t cl = out.find("Content-Length: ", pos);
+      size_t len = (cl != std::string::npos && cl < head_end) ? std::stoul(out.substr(cl + 16)) : 0;
+      if (out.size() < head_end + 4 + len) return false;
+      pos = head_end + 4 + len;
+      ++seen;
+    }
+    return true;
+  };
+  while (!complete() && std::chrono::steady_clock::now() < deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    int n = Read(buf, sizeof buf, left);
+    if (n <= 0) {
+      closed_ = n != -2;
+      break;
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+int CountResponses(const std::string& text) {
+  int n = 0;
+  for (size_t pos = text.find("HTTP/1.1 "); pos != std::string::npos; pos = text.find("HTTP/1.1 ", pos + 1)) ++n;
+  return n;
 }
 
 }  // namespace hookinbox::testing

@@ -54,8 +54,12 @@ class Installation {
   // Replaces hookinbox.toml with `toml` (paths relative to dir()).
   void WriteConfig(const std::string& toml) const;
   // A config for tests: listen on a free port, the demo endpoint as init
-  // writes it plus `extra` appended (more endpoints).
-  void WriteTestConfig(const std::string& extra = "") const;
+  // writes it plus `extra` appended (more endpoints); `server_extra` and
+  // `storage_extra` are added to [server] and [storage].
+  void WriteTestConfig(const std::string& extra = "", const std::string& server_extra = "",
+                       const std::string& storage_extra = "") const;
+  // A raw HTTP/1.1 POST signed like the demo endpoint expects.
+  std::string SignedRequest(const std::string& path, const std::string& body) const;
   // Runs a query with the sqlite3 CLI; returns trimmed output.
   std::string Sql(const std::string& query) const;
 
@@ -73,6 +77,8 @@ class ServerProcess {
   void Start();
   // Starts; returns false when it exited or did not listen in time.
   bool TryStart();
+  // Starts the process and returns at once, without waiting for it to listen.
+  void TryStartAsync();
   void Kill(int signal);
   // Waits for the process to exit; returns its exit code (128+sig if signalled), -1 on timeout.
   int WaitExit(std::chrono::milliseconds timeout = std::chrono::seconds(30));
@@ -95,5 +101,31 @@ class ServerProcess {
 };
 
 int64_t NowSeconds();
+
+// One TCP connection (optionally TLS) for byte-level tests: keep-alive,
+// leftovers of rejected bodies, malformed requests. Reads until the server
+// closes or `timeout` passes.
+class RawConnection {
+ public:
+  RawConnection(int port, bool tls);
+  ~RawConnection();
+  bool ok() const { return fd_ >= 0; }
+  bool Send(const std::string& bytes);
+  // Everything the server sends until it closes the connection or `timeout`.
+  std::string ReadUntilClosed(std::chrono::milliseconds timeout);
+  // Reads until `count` HTTP responses have arrived (by status line) or `timeout`.
+  std::string ReadResponses(int count, std::chrono::milliseconds timeout);
+  bool closed_by_server() const { return closed_; }
+
+ private:
+  int Read(char* buf, int n, std::chrono::milliseconds timeout);
+  int fd_ = -1;
+  void* ssl_ctx_ = nullptr;
+  void* ssl_ = nullptr;
+  bool closed_ = false;
+};
+
+// How many HTTP status lines ("HTTP/1.1 NNN") `text` contains.
+int CountResponses(const std::string& text);
 
 }  // namespace hookinbox::testing

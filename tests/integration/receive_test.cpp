@@ -214,7 +214,6 @@ event_type_pointer = "/type"
 
 TEST_CASE("receive: per-tenant endpoints take the tenant from the path and its own secret", "[integration]") {
   Installation inst;
-  TempDir unused;
   inst.WriteTestConfig(R"(
 [[endpoint]]
 name = "shops"
@@ -249,4 +248,33 @@ TEST_CASE("health: /healthz answers, /readyz checks the database", "[integration
   CHECK(ready.status == 200);
   CHECK(ready.body == R"({"status":"ready"})");
   CHECK(r.server.Request("GET", "/admin/api/events", "", {}).status == 404);  // no admin API on the public port
+}
+
+TEST_CASE("receive: a database locked by another process gives 503, nothing written, then recovers",
+          "[integration]") {
+  Installation inst;
+  inst.WriteTestConfig("", "", "busy_timeout_ms = 200\n");
+  ServerProcess server(inst);
+  server.Start();
+  // An admin's sqlite3 session holding a write transaction.
+  FILE* admin = ::popen(("sqlite3 " + inst.db_path() + " > /dev/null").c_str(), "w");
+  REQUIRE(admin != nullptr);
+  std::fputs("BEGIN IMMEDIATE;\nINSERT INTO webhook_deliveries (received_at, outcome, http_status) VALUES (0, 'rejected', 0);\n", admin);
+  std::fflush(admin);
+  // Wait until the lock is really held: a writer from outside must now fail.
+  REQUIRE(PollUntil([&] { return RunCommand("sqlite3 -cmd '.timeout 0' " + inst.db_path() +
+                                            " 'BEGIN IMMEDIATE; ROLLBACK;' 2>&1").exit_code != 0; },
+                    std::chrono::seconds(10)));
+  auto busy = server.PostSigned("/hooks/demo", R"({"id":"evt_locked","type":"t"})");
+  CHECK(busy.status == 503);
+  CHECK(busy.headers["Retry-After"] == "5");
+  CHECK(busy.body == R"({"error":"storage unavailable; retry later"})");
+  CHECK(server.Request("GET", "/readyz", "", {}).status == 503);
+  std::fputs("ROLLBACK;\n", admin);
+  ::pclose(admin);
+  CHECK(inst.Sql("SELECT count(*) FROM webhook_inbox") == "0");
+  auto retry = server.PostSigned("/hooks/demo", R"({"id":"evt_locked","type":"t"})");
+  CHECK(retry.status == 200);
+  CHECK(retry.body == R"({"status":"accepted","id":1})");
+  CHECK(server.Request("GET", "/readyz", "", {}).status == 200);
 }

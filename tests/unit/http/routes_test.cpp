@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <regex>
+
 #include "http/routes.h"
 
 using namespace hookinbox::http;
@@ -32,4 +34,14 @@ TEST_CASE("routes: IsHooksPath covers /hooks and everything below it only", "[ht
   CHECK(IsHooksPath("/hooks/a/b/c"));
   CHECK_FALSE(IsHooksPath("/hooksx"));
   CHECK_FALSE(IsHooksPath("/healthz"));
+}
+
+TEST_CASE("routes: the registered /hooks pattern matches every path IsHooksPath accepts", "[http]") {
+  std::regex pattern(kHooksPattern);
+  for (const char* path : {"/hooks", "/hooks/", "/hooks/demo", "/hooks/demo/acme", "/hooks/de\nmo", "/hooks/a\r\nb",
+                           "/hooks/a/b/c/d", "/hooks/%00"}) {
+    INFO(path);
+    CHECK(IsHooksPath(path));
+    CHECK(std::regex_match(std::string(path), pattern));
+  }
 }

@@ -45,6 +45,16 @@ TEST_CASE("migrations: applied once; reopening changes nothing; the SPEC tables 
   CHECK(db.execAndGet("PRAGMA foreign_keys").getInt() == 1);
 }
 
+TEST_CASE("database: the connection is WAL, synchronous=FULL, foreign keys on, with the busy timeout", "[store]") {
+  testing::TempDir dir;
+  auto db = OpenDatabase(dir.File("h.db"), {1234, true});
+  REQUIRE(db.ok());
+  CHECK((*db)->execAndGet("PRAGMA journal_mode").getString() == "wal");
+  CHECK((*db)->execAndGet("PRAGMA synchronous").getInt() == 2);  // FULL
+  CHECK((*db)->execAndGet("PRAGMA foreign_keys").getInt() == 1);
+  CHECK((*db)->execAndGet("PRAGMA busy_timeout").getInt() == 1234);
+}
+
 TEST_CASE("migrations: a database from a newer binary is refused, not touched", "[store]") {
   testing::TempDir dir;
   std::string path = dir.File("h.db");

@@ -120,6 +120,35 @@ TEST_CASE("deliveries: rejected rows are recorded, and a flood from one address 
   }
 }
 
+TEST_CASE("deliveries: a rolled-back rejection leaves no fold state behind", "[store]") {
+  StoreFixture f;
+  auto d = SampleDelivery();
+  d.http_status = 401;
+  d.reason = "unauthenticated";
+  for (int i = 0; i < store::kRejectedRowsPerMinute; ++i) REQUIRE(f.store->RecordRejected(d).ok());
+  f.store->writer().SetCommitHookForTest([] { return Unavailable("injected: disk full"); });
+  REQUIRE_FALSE(f.store->RecordRejected(d).ok());  // the would-be fold row is rolled back
+  f.store->writer().SetCommitHookForTest(nullptr);
+  auto claim = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
+  REQUIRE(claim.ok());
+  for (int i = 0; i < 5; ++i) REQUIRE(f.store->RecordRejected(d).ok());
+  CHECK(f.Count("SELECT request_count FROM webhook_deliveries WHERE outcome = 'accepted'") == 1);
+  CHECK(f.Count("SELECT request_count FROM webhook_deliveries WHERE reason LIKE 'flood%'") == 5);
+}
+
+TEST_CASE("deliveries: ignored deliveries are never folded", "[store]") {
+  StoreFixture f;
+  for (int i = 0; i < store::kRejectedRowsPerMinute + 10; ++i) {
+    auto d = SampleDelivery();
+    d.http_status = 200;
+    d.event_id = "evt_" + std::to_string(i);
+    REQUIRE(f.store->RecordIgnored(d).ok());
+  }
+  CHECK(f.Count("SELECT count(*) FROM webhook_deliveries WHERE outcome = 'ignored'") ==
+        store::kRejectedRowsPerMinute + 10);
+  CHECK(f.Count("SELECT count(DISTINCT event_id) FROM webhook_deliveries") == store::kRejectedRowsPerMinute + 10);
+}
+
 TEST_CASE("database: file is created with mode 0600, WAL and a writable check", "[store]") {
   StoreFixture f;
   struct stat st{};

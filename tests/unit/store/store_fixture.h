@@ -3,13 +3,26 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <chrono>
 #include <memory>
+#include <thread>
 #include <string>
 
 #include "store/sqlite_store.h"
 #include "support/temp_dir.h"
 
 namespace hookinbox::testing {
+
+// Polls `condition` for up to 10 s; true when it held.
+template <typename F>
+bool PollUntilTrue(F condition) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
 
 struct StoreFixture {
   TempDir dir;

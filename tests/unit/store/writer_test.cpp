@@ -29,6 +29,19 @@ TEST_CASE("writer: a failing commit writes nothing and the store recovers", "[st
 TEST_CASE("writer: one throwing operation fails alone; the rest of its batch commits", "[store]") {
   StoreFixture f;
   auto& w = f.store->writer();
+  // Hold the writer inside a first transaction until the 16 operations are
+  // all queued, so they are taken as one batch.
+  std::atomic<bool> release{false};
+  std::atomic<int> hook_calls{0};
+  w.SetCommitHookForTest([&] {
+    if (hook_calls++ == 0) {
+      while (!release.load()) std::this_thread::yield();
+    }
+    return Status::Ok();
+  });
+  std::thread holder([&] { REQUIRE(w.Submit([](SQLite::Database&) {}).ok()); });
+  REQUIRE(PollUntilTrue([&] { return hook_calls.load() == 1; }));
+
   std::atomic<int> ok{0}, failed{0};
   std::vector<std::thread> threads;
   for (int i = 0; i < 16; ++i) {
@@ -41,8 +54,14 @@ TEST_CASE("writer: one throwing operation fails alone; the rest of its batch com
       (st.ok() ? ok : failed)++;
     });
   }
+  REQUIRE(PollUntilTrue([&] { return w.QueueDepth() == 16; }));
+  release = true;
+  holder.join();
   for (auto& t : threads) t.join();
   CHECK(ok == 15);
   CHECK(failed == 1);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 15);
+  // The holder's commit, then the batch of 16 (it throws before reaching
+  // commit), then 16 single reruns of which the 15 good ones reach commit.
+  CHECK(hook_calls == 1 + 15);
 }
