@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's second command (and .ci/run): install what is missing, build,
-# and run every test — unit and integration — in a normal build and again
-# under AddressSanitizer + UndefinedBehaviorSanitizer.
+# and run every test — unit and integration — in a normal build, again under
+# AddressSanitizer + UndefinedBehaviorSanitizer, and again under
+# ThreadSanitizer. About 10 minutes on 2 cores from a clean clone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
@@ -17,4 +18,5 @@ run_suite() {
 
 run_suite test
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite asan
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run_suite tsan
 echo "=== all suites passed"
