@@ -64,6 +64,14 @@ void InsertPayload(SQLite::Database& db, const NewEvent& e, int64_t inbox_id, in
   st.exec();
 }
 
+// Binds the idempotency key (provider, endpoint, tenant_id, event_id) to parameters 1–4.
+void BindKey(SQLite::Statement& st, const NewEvent& e) {
+  st.bind(1, e.provider);
+  st.bind(2, e.endpoint);
+  st.bind(3, e.tenant_id);
+  st.bind(4, e.event_id);
+}
+
 // The claim itself: one statement decides, under the UNIQUE index, whether
 // this delivery owns the key. Returns the new row id, or 0 when the key exists.
 int64_t InsertIfAbsent(SQLite::Database& db, const NewEvent& e) {
@@ -71,10 +79,7 @@ int64_t InsertIfAbsent(SQLite::Database& db, const NewEvent& e) {
                        "INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, event_type,"
                        " payload_hash, received_at, next_attempt_at) VALUES (?,?,?,?,?,?,?,?)"
                        " ON CONFLICT (provider, endpoint, tenant_id, event_id) DO NOTHING RETURNING id");
-  st.bind(1, e.provider);
-  st.bind(2, e.endpoint);
-  st.bind(3, e.tenant_id);
-  st.bind(4, e.event_id);
+  BindKey(st, e);
   BindText(st, 5, e.event_type);
   st.bind(6, e.payload_hash);
   st.bind(7, static_cast<int64_t>(e.received_at_ms));
@@ -93,10 +98,7 @@ Existing ReadExisting(SQLite::Database& db, const NewEvent& e) {
   SQLite::Statement st(db,
                        "SELECT id, status, payload_hash, result_ref FROM webhook_inbox"
                        " WHERE provider = ? AND endpoint = ? AND tenant_id = ? AND event_id = ?");
-  st.bind(1, e.provider);
-  st.bind(2, e.endpoint);
-  st.bind(3, e.tenant_id);
-  st.bind(4, e.event_id);
+  BindKey(st, e);
   Existing out;
   if (st.executeStep()) {
     out.id = st.getColumn(0).getInt64();
