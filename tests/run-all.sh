@@ -18,5 +18,5 @@ run_suite() {
 
 run_suite test
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite asan
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run_suite tsan
+TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp" run_suite tsan
 echo "=== all suites passed"

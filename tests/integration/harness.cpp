@@ -138,13 +138,14 @@ std::string ServerProcess::log() const {
 
 bool ServerProcess::TryStart() {
   TryStartAsync();
-  static const std::regex kListening(R"(event=listening url=https?://[^ ]*:(\d+))");
+  static const std::regex kListening(R"(event=listening url=(https?)://[^ ]*:(\d+))");
   return PollUntil(
       [&] {
         std::smatch m;
         std::string text = log();
         if (!std::regex_search(text, m, kListening)) return false;
-        port_ = std::stoi(m[1]);
+        tls_ = m[1] == "https";
+        port_ = std::stoi(m[2]);
         return true;
       },
       std::chrono::seconds(30));
@@ -176,6 +177,11 @@ void ServerProcess::Start() {
   bool ok = TryStart();
   INFO(log());
   REQUIRE(ok);
+  // Ready means answering: poll /healthz. (This first request also builds the
+  // HTTP client library's function-local statics on this thread, before any
+  // test spreads requests over threads.)
+  bool healthy = PollUntil([&] { return Request("GET", "/healthz", "", {}).status == 200; }, std::chrono::seconds(30));
+  REQUIRE(healthy);
 }
 
 void ServerProcess::Kill(int signal) {
@@ -200,18 +206,24 @@ int ServerProcess::WaitExit(std::chrono::milliseconds timeout) {
 HttpResult ServerProcess::Request(const std::string& method, const std::string& path, const std::string& body,
                                   const std::vector<std::pair<std::string, std::string>>& headers,
                                   const std::string& content_type) const {
-  httplib::SSLClient client("127.0.0.1", port_);
-  client.set_ca_cert_path(inst_.cert_path().c_str());
-  client.enable_server_certificate_verification(true);
-  client.set_connection_timeout(10, 0);
-  client.set_read_timeout(30, 0);
+  std::unique_ptr<httplib::ClientImpl> client;
+  if (tls_) {
+    auto tls = std::make_unique<httplib::SSLClient>("127.0.0.1", port_);
+    tls->set_ca_cert_path(inst_.cert_path().c_str());
+    tls->enable_server_certificate_verification(true);
+    client = std::move(tls);
+  } else {
+    client = std::make_unique<httplib::ClientImpl>("127.0.0.1", port_);
+  }
+  client->set_connection_timeout(10, 0);
+  client->set_read_timeout(30, 0);
   httplib::Headers h;
   for (const auto& [k, v] : headers) h.emplace(k, v);
   auto send = [&]() -> httplib::Result {
-    if (method == "POST") return client.Post(path.c_str(), h, body, content_type.c_str());
-    if (method == "PUT") return client.Put(path.c_str(), h, body, content_type.c_str());
-    if (method == "DELETE") return client.Delete(path.c_str(), h);
-    return client.Get(path.c_str(), h);
+    if (method == "POST") return client->Post(path.c_str(), h, body, content_type.c_str());
+    if (method == "PUT") return client->Put(path.c_str(), h, body, content_type.c_str());
+    if (method == "DELETE") return client->Delete(path.c_str(), h);
+    return client->Get(path.c_str(), h);
   };
   httplib::Result res = send();
   HttpResult out;

@@ -96,6 +96,7 @@ class ServerProcess {
   const Installation& inst_;
   pid_t pid_ = -1;
   int port_ = 0;
+  bool tls_ = true;  // from the scheme of the "listening" URL
   int starts_ = 0;
   std::string log_path_;
 };

@@ -57,10 +57,12 @@ TEST_CASE("receive: 20 concurrent identical deliveries give one inbox row and 20
   std::atomic<bool> go{false};
   std::atomic<int> accepted{0}, duplicate{0}, other{0};
   std::vector<std::thread> senders;
+  std::vector<std::string> answers(20);
   for (int i = 0; i < 20; ++i) {
-    senders.emplace_back([&] {
+    senders.emplace_back([&, i] {
       while (!go.load()) std::this_thread::yield();
       auto res = r.server.PostSigned("/hooks/demo", Event("evt_concurrent"));
+      answers[i] = std::to_string(res.status) + " " + res.body;
       if (res.status == 200 && res.body.find("\"accepted\"") != std::string::npos) {
         ++accepted;
       } else if (res.status == 200 && res.body.find("\"duplicate\"") != std::string::npos) {
@@ -72,6 +74,8 @@ TEST_CASE("receive: 20 concurrent identical deliveries give one inbox row and 20
   }
   go = true;
   for (auto& t : senders) t.join();
+  for (const auto& a : answers) INFO(a);
+  INFO(r.server.log());
   CHECK(accepted == 1);
   CHECK(duplicate == 19);
   CHECK(other == 0);
