@@ -1,5 +1,7 @@
 #include "common/secret.h"
 
+#include "common/encoding.h"
+
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
@@ -22,13 +24,7 @@ std::string RandomHex(size_t n_bytes) {
   if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(n_bytes)) != 1) {
     throw std::runtime_error("RAND_bytes failed");  // only when the OS has no entropy source
   }
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(n_bytes * 2);
-  for (unsigned char c : raw) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
+  std::string out = HexEncode(raw);
   OPENSSL_cleanse(raw.data(), raw.size());
   return out;
 }

@@ -59,13 +59,25 @@ struct SignatureConfig {
   std::string header = "X-Signature";  // header carrying the signature or token
   // Where the signature sits in the header value. "{signature}" marks it; for a
   // key-value list such as "t={timestamp},v1={signature}" the parts are split on
-  // ',' and matched by key, any order, any number of signature parts.
+  // the separator the format uses (',' or ';', as Paddle's "ts={timestamp};h1={signature}")
+  // and matched by key, any order, any number of signature parts.
   std::string format = "{signature}";
   std::string algorithm = "sha256";  // sha1 | sha256 | sha512
   std::string encoding = "hex";      // hex | base64
-  // The bytes that are signed: placeholders {body}, {timestamp}, {id}.
+  // signature.secret_encoding: how each configured secret becomes HMAC key
+  // bytes, after secret_prefix is stripped: utf8 (as written; Stripe keeps its
+  // "whsec_") | base64 (Standard Webhooks) | hex. Applied when secrets are resolved.
+  std::string secret_encoding = "utf8";
+  std::string secret_prefix;         // signature.secret_prefix: removed from a secret that starts with it ("whsec_")
+  // The bytes that are signed: placeholders {body}, {timestamp}, {id}, {method}
+  // (the HTTP method) and {url} (endpoint.public_url plus "?query" when the request had one).
   std::string signed_payload = "{body}";
-  std::string timestamp_header;      // header with the signed timestamp (Unix seconds), if any
+  // At most one timestamp source: this header, a {timestamp} part of format, or timestamp_pointer.
+  std::string timestamp_header;      // signature.timestamp_header: header with the signed timestamp, if any
+  // signature.timestamp_pointer: JSON Pointer to the timestamp in the body (a
+  // number or a numeric string), e.g. Linear's "/webhookTimestamp".
+  std::string timestamp_pointer;
+  std::string timestamp_unit = "s";  // signature.timestamp_unit: s | ms, the unit of the received timestamp
   int64_t tolerance_seconds = 300;   // |now - timestamp| above this is rejected (401)
 };
 
@@ -99,8 +111,13 @@ struct EndpointConfig {
   std::vector<std::string> event_types;  // endpoint.event_types: allow-list; empty = all
   bool ignore_other_event_types = false;  // endpoint.ignore_other_event_types: 200 "ignored" instead of 422
   bool insecure = false;               // endpoint.insecure: required for signature.scheme = "none"
+  // endpoint.public_url: the full URL the provider was given
+  // ("https://hooks.example.com/hooks/payments"), for signatures over {url};
+  // never derived from the Host header, which a proxy or a sender controls.
+  std::string public_url;
   // endpoint.volatile_fields: JSON Pointers removed before the payload hash
   // (fields a provider changes on its own retries, e.g. an attempt counter).
+  // A segment "*" means every element or member at that level ("/*/attemptNumber").
   std::vector<std::string> volatile_fields;
   std::vector<TenantConfig> tenants;  // endpoint.tenants: when set, endpoint.tenant and secrets are unused
   SignatureConfig signature;

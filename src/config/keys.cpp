@@ -172,8 +172,11 @@ std::vector<KeyInfo> BuildKeys() {
                    "answer 200 \"ignored\" instead of 422 for event types not in event_types"));
   k.push_back(Bool("endpoint.insecure", Endpoint, &EndpointConfig::insecure,
                    "required for signature.scheme = \"none\""));
+  k.push_back(String("endpoint.public_url", Endpoint, &EndpointConfig::public_url,
+                     "the full URL the provider was given; what {url} in signed_payload stands for"));
   k.push_back(Strings("endpoint.volatile_fields", Endpoint, &EndpointConfig::volatile_fields,
-                      "JSON Pointers removed before the payload hash (fields a provider changes on retries)"));
+                      "JSON Pointers removed before the payload hash (fields a provider changes on retries); "
+                      "a segment * means every element"));
 
   k.push_back(Table("endpoint.signature", KeyType::kTable, "how a delivery proves it came from the provider"));
   k.push_back(String("endpoint.signature.scheme", Signature, &SignatureConfig::scheme,
@@ -186,10 +189,19 @@ std::vector<KeyInfo> BuildKeys() {
                      {"sha1", "sha256", "sha512"}));
   k.push_back(String("endpoint.signature.encoding", Signature, &SignatureConfig::encoding,
                      "encoding of the signature", {"hex", "base64"}));
+  k.push_back(String("endpoint.signature.secret_encoding", Signature, &SignatureConfig::secret_encoding,
+                     "how a secret becomes HMAC key bytes (after secret_prefix is removed)",
+                     {"utf8", "base64", "hex"}));
+  k.push_back(String("endpoint.signature.secret_prefix", Signature, &SignatureConfig::secret_prefix,
+                     "removed from the start of a secret before decoding, e.g. \"whsec_\""));
   k.push_back(String("endpoint.signature.signed_payload", Signature, &SignatureConfig::signed_payload,
-                     "the signed bytes: {body}, with optional {timestamp} and {id}"));
+                     "the signed bytes: {body}, with optional {timestamp}, {id}, {method} and {url}"));
   k.push_back(String("endpoint.signature.timestamp_header", Signature, &SignatureConfig::timestamp_header,
-                     "header with the signed timestamp (Unix seconds), if any"));
+                     "header with the signed timestamp, if any"));
+  k.push_back(String("endpoint.signature.timestamp_pointer", Signature, &SignatureConfig::timestamp_pointer,
+                     "JSON Pointer to the timestamp in the body (a number or numeric string), if any"));
+  k.push_back(String("endpoint.signature.timestamp_unit", Signature, &SignatureConfig::timestamp_unit,
+                     "unit of the received timestamp: s or ms", {"s", "ms"}));
   k.push_back(Int("endpoint.signature.tolerance_seconds", Signature, &SignatureConfig::tolerance_seconds, 1, 86400,
                   "a timestamp further than this from now is rejected"));
 

@@ -4,9 +4,19 @@
 // any of them verifies). Messages name the variable or the file, never the
 // bytes. A value that is not a valid variable name is not echoed either: the
 // likeliest reason is a secret pasted where its variable's name belongs.
+//
+// For scheme = "hmac" each secret is turned into its key bytes here, once
+// (signature.secret_prefix removed, then signature.secret_encoding decoded),
+// so a secret that does not decode is a config error with its key and line,
+// and verify/ only ever sees key bytes. The decoders are common/encoding.h's,
+// the same ones verify/ uses for signatures.
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <cstdint>
+#include <optional>
 
+#include "common/encoding.h"
 #include "config/parsed.h"
 
 namespace hookinbox::config {
@@ -30,6 +40,10 @@ std::string ModeText(unsigned mode) {
   return buf;
 }
 
+
+
+
+
 bool NeedsSecret(const SignatureConfig& s) { return s.scheme == "hmac" || s.scheme == "token" || s.scheme == "basic"; }
 
 constexpr const char* kNoSecret = "no secret: set secret_env, secret_file, secrets_env or secrets_file";
@@ -39,8 +53,11 @@ class SecretReader {
   SecretReader(const Parsed& parsed, Reporter& report) : p_(parsed), report_(report) {}
 
   // Reads every source of `s` (keys under `at`) into `out`, reporting each
-  // that fails. Returns false when any failed.
-  bool Gather(const SecretSources& s, const std::string& at, std::vector<Secret>& out) {
+  // that fails. Returns false when any failed. With `sig` a HMAC signature,
+  // each secret is stored as its key bytes (secret_prefix, secret_encoding).
+  bool Gather(const SecretSources& s, const std::string& at, std::vector<Secret>& out,
+              const SignatureConfig* sig = nullptr) {
+    key_format_ = sig != nullptr && sig->scheme == "hmac" ? sig : nullptr;
     size_t errors = errors_;
     if (p_.Has(at + ".secret_env")) FromEnv(at + ".secret_env", s.env, out);
     if (p_.Has(at + ".secret_file")) FromFile(at + ".secret_file", s.file, out);
@@ -54,6 +71,7 @@ class SecretReader {
   // Reads the admin token to prove it resolves, then drops it: Config has no field for it yet.
   void CheckAdminToken(const AdminConfig& admin) {
     std::vector<Secret> discard;
+    key_format_ = nullptr;
     if (p_.Has("admin.token_env") && p_.Has("admin.token_file")) {
       report_.Error("admin.token_file", "set only one of token_env and token_file");
     }
@@ -79,7 +97,7 @@ class SecretReader {
     } else if (*value == '\0') {
       Fail(key, "environment variable " + name + " is empty");
     } else {
-      out.emplace_back(std::string(value));
+      Admit(key, "environment variable " + name, std::string(value), out);
     }
   }
 
@@ -109,7 +127,38 @@ class SecretReader {
       report_.Warn(key, "secret file " + path + " is readable by group or others (mode " + ModeText(file.mode) +
                             "); run chmod 600 on it");
     }
-    out.emplace_back(std::move(bytes));
+    Admit(key, "secret file " + path, std::move(bytes), out);
+  }
+
+  // Stores `bytes` as a Secret, as HMAC key bytes when key_format_ says how.
+  // Messages name where the secret came from and the encoding, never its bytes.
+  void Admit(const std::string& key, const std::string& origin, std::string bytes, std::vector<Secret>& out) {
+    Secret raw(std::move(bytes));  // wipes the text on every return path
+    if (key_format_ == nullptr) {
+      out.push_back(std::move(raw));
+      return;
+    }
+    std::string_view text = raw.bytes();
+    const std::string& prefix = key_format_->secret_prefix;
+    if (!prefix.empty() && text.substr(0, prefix.size()) == prefix) text.remove_prefix(prefix.size());
+    const std::string& encoding = key_format_->secret_encoding;
+    std::optional<std::string> key_bytes;
+    if (encoding == "base64") {
+      key_bytes = Base64Decode(text);
+    } else if (encoding == "hex") {
+      key_bytes = HexDecode(text);
+    } else {
+      key_bytes = std::string(text);
+    }
+    if (!key_bytes) {
+      Fail(key, origin + " does not hold valid " + encoding + " (signature.secret_encoding = " + TomlQuote(encoding) +
+                    (prefix.empty() ? "" : ", after removing secret_prefix") + ")");
+    } else if (key_bytes->empty()) {
+      Fail(key, origin + " holds no key bytes after removing secret_prefix and decoding");
+    } else {
+      out.emplace_back(std::move(*key_bytes));
+    }
+    if (key_bytes) std::fill(key_bytes->begin(), key_bytes->end(), '\0');  // moved-from or unused: wipe what is left
   }
 
   void Fail(const std::string& key, std::string message) {
@@ -120,6 +169,7 @@ class SecretReader {
   const Parsed& p_;
   Reporter& report_;
   size_t errors_ = 0;
+  const SignatureConfig* key_format_ = nullptr;  // the endpoint being gathered, when its secrets are HMAC keys
 };
 
 // The secret keys written directly on [[endpoint]] i, for the tenants conflict.
@@ -144,7 +194,9 @@ void ResolveSecrets(Parsed& parsed, Reporter& report) {
 
     if (e.tenants.empty()) {
       // A source that failed has its own error; "no secret" is for none configured.
-      if (reader.Gather(sources.secrets, at, e.secrets) && needs && e.secrets.empty()) report.Error(at, kNoSecret);
+      if (reader.Gather(sources.secrets, at, e.secrets, &e.signature) && needs && e.secrets.empty()) {
+        report.Error(at, kNoSecret);
+      }
       if (!needs && sources.secrets.any()) report.Warn(at, "secrets are unused with signature.scheme = \"none\"");
       continue;
     }
@@ -156,7 +208,8 @@ void ResolveSecrets(Parsed& parsed, Reporter& report) {
     for (size_t j = 0; j < e.tenants.size(); ++j) {
       const std::string tenant_at = at + ".tenants[" + std::to_string(j) + "]";
       const SecretSources& tenant_sources = sources.tenants[j];
-      if (reader.Gather(tenant_sources, tenant_at, e.tenants[j].secrets) && needs && e.tenants[j].secrets.empty()) {
+      std::vector<Secret>& secrets = e.tenants[j].secrets;
+      if (reader.Gather(tenant_sources, tenant_at, secrets, &e.signature) && needs && secrets.empty()) {
         report.Error(tenant_at, kNoSecret);
       }
     }

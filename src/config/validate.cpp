@@ -96,6 +96,21 @@ std::string PointerProblem(std::string_view pointer) {
   return "";
 }
 
+// True when a segment of `pointer` is exactly "*".
+bool HasWildcardSegment(std::string_view pointer) {
+  for (size_t at = pointer.find("/*"); at != std::string_view::npos; at = pointer.find("/*", at + 1)) {
+    if (at + 2 == pointer.size() || pointer[at + 2] == '/') return true;
+  }
+  return false;
+}
+
+bool HasControl(std::string_view s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
+  }
+  return false;
+}
+
 // RFC 6838 restricted-name characters, for both halves of type/subtype.
 bool IsMediaTypeToken(std::string_view s) {
   if (s.empty() || s.size() > 127 || !IsAlnum(s[0])) return false;
@@ -225,26 +240,82 @@ class Validator {
 
     std::vector<std::string> payload = Placeholders(s.signed_payload);
     for (const auto& ph : payload) {
-      if (ph != "{body}" && ph != "{timestamp}" && ph != "{id}") {
-        report_.Error(at + ".signed_payload",
-                      "unknown placeholder " + ph + "; signed_payload may contain {body}, {timestamp} and {id}");
+      if (ph != "{body}" && ph != "{timestamp}" && ph != "{id}" && ph != "{method}" && ph != "{url}") {
+        report_.Error(at + ".signed_payload", "unknown placeholder " + ph +
+                                                  "; signed_payload may contain {body}, {timestamp}, {id}, "
+                                                  "{method} and {url}");
       }
     }
     if (Count(payload, "{body}") == 0) report_.Error(at + ".signed_payload", "must contain {body}");
-    if (Count(payload, "{timestamp}") > 0 && s.timestamp_header.empty() && Count(format, "{timestamp}") == 0) {
+    Timestamp(s, at, format, payload);
+    if (Count(payload, "{id}") > 0 && e.key.id_header.empty()) {
+      report_.Error(at + ".signed_payload", "uses {id} but " + endpoint_at + ".key.id_header is not set");
+    }
+    if (Count(payload, "{url}") > 0 && e.public_url.empty()) {
+      report_.Error(at + ".signed_payload", "uses {url} but " + endpoint_at +
+                                                ".public_url is not set: set it to the URL the provider was given");
+    }
+    PublicUrl(e, endpoint_at);
+    KeyEncoding(e, at);
+  }
+
+  // At most one timestamp source, and a configured one must be signed.
+  void Timestamp(const SignatureConfig& s, const std::string& at, const std::vector<std::string>& format,
+                 const std::vector<std::string>& payload) {
+    std::vector<std::string> sources;
+    if (!s.timestamp_header.empty()) sources.push_back("timestamp_header");
+    if (Count(format, "{timestamp}") > 0) sources.push_back("format");
+    if (!s.timestamp_pointer.empty()) sources.push_back("timestamp_pointer");
+    if (sources.size() > 1) {
+      std::string list;
+      for (const auto& name : sources) list += (list.empty() ? "" : ", ") + name;
+      report_.Error(at + "." + sources[1], "set only one timestamp source (found " + list + ")");
+    }
+    Pointer(at + ".timestamp_pointer", s.timestamp_pointer, false);
+    const bool signs_timestamp = Count(payload, "{timestamp}") > 0;
+    if (signs_timestamp && sources.empty()) {
       report_.Error(at + ".signed_payload",
-                    "uses {timestamp} but nothing provides one: set timestamp_header or put {timestamp} in format");
+                    "uses {timestamp} but nothing provides one: set timestamp_header or put {timestamp} in format "
+                    "(or set timestamp_pointer)");
     }
     // A timestamp that is not signed can be refreshed by anyone replaying a
     // captured delivery: the tolerance window would only look like protection.
-    bool has_timestamp_source = !s.timestamp_header.empty() || Count(format, "{timestamp}") > 0;
-    if (has_timestamp_source && Count(payload, "{timestamp}") == 0) {
+    // A timestamp read from the body (timestamp_pointer) is signed whenever
+    // {body} is, as with Linear, which signs only the body and carries
+    // webhookTimestamp inside it; {body} is required above, so it always is.
+    const bool signed_in_body = sources.size() == 1 && sources[0] == "timestamp_pointer" &&
+                                Count(payload, "{body}") > 0;
+    if (!sources.empty() && !signs_timestamp && !signed_in_body) {
       report_.Error(at + ".signed_payload",
                     "a timestamp is configured but not signed: add {timestamp} to signed_payload "
                     "(e.g. \"{timestamp}.{body}\") or remove the timestamp source");
     }
-    if (Count(payload, "{id}") > 0 && e.key.id_header.empty()) {
-      report_.Error(at + ".signed_payload", "uses {id} but " + endpoint_at + ".key.id_header is not set");
+    if (sources.empty() && p_.Has(at + ".timestamp_unit")) {
+      report_.Warn(at + ".timestamp_unit", "has no effect without a timestamp source");
+    }
+  }
+
+  // public_url is compared with nothing, only signed: it must be the absolute
+  // URL the provider was given, without a query (the received one is appended).
+  void PublicUrl(const EndpointConfig& e, const std::string& endpoint_at) {
+    const std::string& url = e.public_url;
+    if (url.empty()) return;
+    bool scheme_ok = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
+    size_t host_at = url.find("//") + 2;
+    if (!scheme_ok || host_at >= url.size() || url[host_at] == '/' ||
+        url.find_first_of("?# \t") != std::string::npos || HasControl(url)) {
+      report_.Error(endpoint_at + ".public_url",
+                    "must be an absolute http(s) URL without query or fragment, e.g. "
+                    "\"https://hooks.example.com/hooks/" + (e.name.empty() ? std::string("demo") : e.name) +
+                        "\" (got " + Quote(url) + ")");
+    }
+  }
+
+  // The decoding itself happens with the secrets (secrets.cpp), where the bytes are.
+  void KeyEncoding(const EndpointConfig& e, const std::string& at) {
+    if (e.signature.scheme == "hmac") return;
+    for (const char* name : {".secret_encoding", ".secret_prefix"}) {
+      if (p_.Has(at + name)) report_.Warn(at + name, "has no effect unless scheme = \"hmac\"");
     }
   }
 
@@ -266,23 +337,29 @@ class Validator {
     if (!k.event_type_pointer.empty() && !k.event_type_header.empty()) {
       report_.Error(at + ".event_type_header", "set only one of event_type_pointer and event_type_header");
     }
-    Pointer(at + ".id_pointer", k.id_pointer);
-    Pointer(at + ".event_type_pointer", k.event_type_pointer);
-    PointerList(at + ".fields", k.fields);
-    PointerList(endpoint_at + ".volatile_fields", e.volatile_fields);
+    Pointer(at + ".id_pointer", k.id_pointer, false);
+    Pointer(at + ".event_type_pointer", k.event_type_pointer, false);
+    PointerList(at + ".fields", k.fields, false);
+    PointerList(endpoint_at + ".volatile_fields", e.volatile_fields, true);
   }
 
-  void Pointer(const std::string& key, const std::string& pointer) {
-    if (auto problem = PointerProblem(pointer); !problem.empty()) report_.Error(key, problem);
+  // `wildcard`: a "*" segment means "every element" (volatile_fields only);
+  // elsewhere it is refused, since a pointer there must name one value.
+  void Pointer(const std::string& key, const std::string& pointer, bool wildcard) {
+    if (auto problem = PointerProblem(pointer); !problem.empty()) {
+      report_.Error(key, problem);
+    } else if (!wildcard && HasWildcardSegment(pointer)) {
+      report_.Error(key, Quote(pointer) + ": a '*' segment (every element) is only allowed in volatile_fields");
+    }
   }
 
-  void PointerList(const std::string& key, const std::vector<std::string>& pointers) {
+  void PointerList(const std::string& key, const std::vector<std::string>& pointers, bool wildcard) {
     for (size_t i = 0; i < pointers.size(); ++i) {
       const std::string element = key + "[" + std::to_string(i) + "]";
       if (pointers[i].empty()) {
         report_.Error(element, "must not be empty (\"\" is the whole document); write e.g. \"/data/id\"");
       } else {
-        Pointer(element, pointers[i]);
+        Pointer(element, pointers[i], wildcard);
       }
     }
   }

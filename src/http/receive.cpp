@@ -199,7 +199,9 @@ void Delivery::Receive(const httplib::ContentReader& reader) {
   audit_.body_bytes = static_cast<int64_t>(body->size());
 
   HttplibHeaders headers(req_.headers);
-  verify::DeliveryView view{req_.method, req_.path, headers, *body};
+  const size_t query_at = req_.target.find('?');  // the raw query, for signatures over {url}
+  verify::DeliveryView view{req_.method, req_.path, headers, *body,
+                            query_at == std::string::npos ? "" : std::string_view(req_.target).substr(query_at + 1)};
   if (Status st = verify::Verify(*target->endpoint, *target->secrets, view, audit_.received_at_ms); !st.ok()) {
     return Reject(st, Body::kConsumed);
   }

@@ -34,25 +34,6 @@ const unsigned char* Bytes(std::string_view s) {
   return s.empty() ? &kEmpty : reinterpret_cast<const unsigned char*>(s.data());
 }
 
-constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-// Value of a base64 digit in either alphabet, or -1.
-int B64Value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+' || c == '-') return 62;
-  if (c == '/' || c == '_') return 63;
-  return -1;
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
 
 std::optional<HashAlg> ParseHashAlg(std::string_view name) {
@@ -81,68 +62,8 @@ std::string Sha256(std::string_view data) {
   return std::string(reinterpret_cast<const char*>(out.data()), len);
 }
 
-std::string HexEncode(std::string_view raw) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(raw.size() * 2);
-  for (char ch : raw) {
-    auto c = static_cast<unsigned char>(ch);
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
 
-std::optional<std::string> HexDecode(std::string_view hex) {
-  if (hex.size() % 2 != 0) return std::nullopt;
-  std::string out;
-  out.reserve(hex.size() / 2);
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int hi = HexValue(hex[i]), lo = HexValue(hex[i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out.push_back(static_cast<char>(hi << 4 | lo));
-  }
-  return out;
-}
 
-std::string Base64Encode(std::string_view raw) {
-  std::string out;
-  out.reserve((raw.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < raw.size(); i += 3) {
-    size_t n = std::min<size_t>(3, raw.size() - i);
-    uint32_t v = 0;
-    for (size_t k = 0; k < 3; ++k) {
-      v = v << 8 | (k < n ? static_cast<unsigned char>(raw[i + k]) : 0u);
-    }
-    for (size_t k = 0; k < 4; ++k) {
-      out.push_back(k <= n ? kB64[(v >> (18 - 6 * k)) & 63] : '=');
-    }
-  }
-  return out;
-}
 
-std::optional<std::string> Base64Decode(std::string_view text) {
-  size_t pad = 0;
-  while (pad < 2 && pad < text.size() && text[text.size() - 1 - pad] == '=') ++pad;
-  if (pad > 0 && text.size() % 4 != 0) return std::nullopt;  // padding implies full quads
-  std::string_view digits = text.substr(0, text.size() - pad);
-  if (digits.size() % 4 == 1) return std::nullopt;  // no byte count encodes to 4k+1 digits
-  std::string out;
-  out.reserve(digits.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : digits) {
-    int v = B64Value(c);
-    if (v < 0) return std::nullopt;  // also catches a third '=' or one in the middle
-    acc = (acc << 6 | static_cast<uint32_t>(v)) & 0xFFFFFF;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-  if ((acc & ((1u << bits) - 1)) != 0) return std::nullopt;  // non-zero leftover bits
-  return out;
-}
 
 }  // namespace hookinbox::verify

@@ -1,8 +1,9 @@
 // The generic HMAC verifier (scheme = "hmac").
 //
 // Steps: find the signature header and its candidates; read the timestamp
-// (from timestamp_header or a {timestamp} part); build the signed bytes from
-// the raw body; MAC them with every active secret and compare each decoded
+// (from timestamp_header, a {timestamp} part or the body at timestamp_pointer,
+// in seconds or milliseconds per timestamp_unit); build the signed bytes from
+// the raw body, the method and the configured public URL; MAC them with every active secret and compare each decoded
 // candidate in constant time; only then apply the tolerance window. Checking
 // the window after the MAC means "timestamp outside tolerance" is only ever
 // said about authentic deliveries (a replay or a skewed clock), so it tells an
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "verify/crypto.h"
+#include "verify/json.h"
 #include "verify/schemes.h"
 #include "verify/signature_header.h"
 #include "verify/signed_payload.h"
@@ -23,8 +25,8 @@ namespace {
 
 constexpr std::string_view kTimestamp = "{timestamp}";
 
-// Unix seconds from a string of decimal digits only (no sign, no fraction).
-std::optional<int64_t> ParseUnixSeconds(std::string_view s) {
+// A Unix time from a string of decimal digits only (no sign, no fraction).
+std::optional<int64_t> ParseUnixTime(std::string_view s) {
   if (s.empty() || s.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
   int64_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -36,23 +38,44 @@ std::optional<int64_t> ParseUnixSeconds(std::string_view s) {
 // source is configured the timestamp is required, so a sender cannot skip the
 // replay window by leaving it out.
 bool UsesTimestamp(const config::SignatureConfig& sig, const SignatureFormat& format) {
-  return TemplateUses(sig.signed_payload, kTimestamp) || !sig.timestamp_header.empty() || !format.timestamp_key.empty();
+  return TemplateUses(sig.signed_payload, kTimestamp) || !sig.timestamp_header.empty() ||
+         !format.timestamp_key.empty() || !sig.timestamp_pointer.empty();
 }
 
-std::optional<std::string_view> FindTimestamp(const config::SignatureConfig& sig, const HeaderView& headers,
-                                              const SignatureHeader& parsed) {
+// The timestamp at `pointer` in a JSON body, as text: a non-negative integer
+// or a string (checked for digits by the caller). The body is parsed here and
+// again by Identify; only endpoints with timestamp_pointer pay for it.
+std::optional<std::string> TimestampFromBody(std::string_view body, const std::string& pointer) {
+  Result<nlohmann::json> doc = ParseJson(body);
+  if (!doc.ok()) return std::nullopt;
+  const nlohmann::json* v = FindPointer(*doc, pointer);
+  if (v == nullptr) return std::nullopt;
+  if (v->is_string()) return std::string(TrimSpaces(v->get_ref<const std::string&>()));
+  if (v->is_number_unsigned()) return std::to_string(v->get<uint64_t>());
+  return std::nullopt;  // negative, fractional or not a number
+}
+
+// The timestamp as received (what a {timestamp} placeholder signs), from the one configured source.
+std::optional<std::string> FindTimestamp(const config::SignatureConfig& sig, const DeliveryView& d,
+                                         const SignatureHeader& parsed) {
   if (!sig.timestamp_header.empty()) {
-    auto v = headers.Get(sig.timestamp_header);
-    return v ? std::optional(TrimSpaces(*v)) : std::nullopt;
+    auto v = d.headers.Get(sig.timestamp_header);
+    return v ? std::optional(std::string(TrimSpaces(*v))) : std::nullopt;
   }
-  return parsed.timestamp;
+  if (!sig.timestamp_pointer.empty()) return TimestampFromBody(d.body, sig.timestamp_pointer);
+  return parsed.timestamp ? std::optional(std::string(*parsed.timestamp)) : std::nullopt;
 }
 
-// Tolerance 0 disables the window (providers.md, "tolerance_seconds").
-bool WithinTolerance(int64_t ts, int64_t now_ms, int64_t tolerance_seconds) {
+// Tolerance 0 disables the window (providers.md, "tolerance_seconds"). In
+// seconds the comparison is in whole seconds, as the providers compute it; in
+// milliseconds (HubSpot, Linear, Zoho Payments) it is exact.
+bool WithinTolerance(int64_t ts, bool in_ms, int64_t now_ms, int64_t tolerance_seconds) {
   if (tolerance_seconds <= 0) return true;
-  int64_t diff = now_ms / 1000 - ts;
-  return (diff < 0 ? -diff : diff) <= tolerance_seconds;
+  const int64_t now = in_ms ? now_ms : now_ms / 1000;
+  const int64_t window = in_ms ? tolerance_seconds * 1000 : tolerance_seconds;
+  // ts is non-negative (digits only) and now is a real clock, so the difference cannot overflow.
+  int64_t diff = now - ts;
+  return (diff < 0 ? -diff : diff) <= window;
 }
 
 // The received signatures as raw bytes; undecodable candidates are dropped.
@@ -77,27 +100,41 @@ bool AnyMacMatches(HashAlg alg, const std::vector<Secret>& secrets, std::string_
   return false;
 }
 
+// {url}: the configured public URL, never the Host header, plus the received
+// query when there is one (the provider signs the URL it called).
+std::string SignedUrl(const config::EndpointConfig& e, const DeliveryView& d) {
+  return d.query.empty() ? e.public_url : e.public_url + "?" + std::string(d.query);
+}
+
 // The bytes that were signed, or Unauthenticated/Internal explaining why not.
-Result<std::string> SignedBytes(const config::SignatureConfig& sig, std::string_view id_header, const DeliveryView& d,
+Result<std::string> SignedBytes(const config::EndpointConfig& e, const DeliveryView& d,
                                 std::optional<std::string_view> ts) {
+  const config::SignatureConfig& sig = e.signature;
   std::optional<std::string_view> id;
   if (TemplateUses(sig.signed_payload, "{id}")) {
-    if (id_header.empty()) return Internal("signed_payload uses {id} but key.id_header is not set");
-    id = d.headers.Get(id_header);
+    if (e.key.id_header.empty()) return Internal("signed_payload uses {id} but key.id_header is not set");
+    id = d.headers.Get(e.key.id_header);
     if (!id || id->empty()) return Unauthenticated("missing signed id");
   }
-  Result<std::string> payload = ExpandSignedPayload(sig.signed_payload, {d.body, ts, id});
+  std::string url;
+  if (TemplateUses(sig.signed_payload, "{url}")) {
+    if (e.public_url.empty()) return Internal("signed_payload uses {url} but public_url is not set");
+    url = SignedUrl(e, d);
+  }
+  Result<std::string> payload = ExpandSignedPayload(sig.signed_payload, {d.body, ts, id, d.method, url});
   if (!payload.ok()) return Internal(payload.status().message());
   return payload;
 }
 
 }  // namespace
 
-Status VerifyHmac(const config::SignatureConfig& sig, std::string_view id_header, const std::vector<Secret>& secrets,
-                  const DeliveryView& d, int64_t now_ms) {
+Status VerifyHmac(const config::EndpointConfig& endpoint, const std::vector<Secret>& secrets, const DeliveryView& d,
+                  int64_t now_ms) {
+  const config::SignatureConfig& sig = endpoint.signature;
   std::optional<HashAlg> alg = ParseHashAlg(sig.algorithm);
   if (!alg) return Internal("unknown signature.algorithm");
   if (sig.encoding != "hex" && sig.encoding != "base64") return Internal("unknown signature.encoding");
+  if (sig.timestamp_unit != "s" && sig.timestamp_unit != "ms") return Internal("unknown signature.timestamp_unit");
   Result<SignatureFormat> format = ParseSignatureFormat(sig.format);
   if (!format.ok()) return Internal(format.status().message());
   if (!HasUsableSecret(secrets)) return Internal("endpoint has no secret");
@@ -108,17 +145,17 @@ Status VerifyHmac(const config::SignatureConfig& sig, std::string_view id_header
   if (!parsed.ok()) return parsed.status();
 
   const bool uses_ts = UsesTimestamp(sig, *format);
-  std::optional<std::string_view> ts_text = FindTimestamp(sig, d.headers, *parsed);
-  std::optional<int64_t> ts = ts_text ? ParseUnixSeconds(*ts_text) : std::nullopt;
+  std::optional<std::string> ts_text = uses_ts ? FindTimestamp(sig, d, *parsed) : std::nullopt;
+  std::optional<int64_t> ts = ts_text ? ParseUnixTime(*ts_text) : std::nullopt;
   if (uses_ts && !ts) return Unauthenticated("missing or malformed timestamp");
 
   // The exact text received is what was signed, so it goes in unparsed.
-  Result<std::string> payload = SignedBytes(sig, id_header, d, uses_ts ? ts_text : std::nullopt);
+  Result<std::string> payload = SignedBytes(endpoint, d, ts_text);
   if (!payload.ok()) return payload.status();
   std::vector<std::string> received = DecodeCandidates(parsed->signatures, sig.encoding == "base64");
   if (received.empty()) return Unauthenticated("malformed signature");
   if (!AnyMacMatches(*alg, secrets, *payload, received)) return Unauthenticated("signature mismatch");
-  if (uses_ts && !WithinTolerance(*ts, now_ms, sig.tolerance_seconds)) {
+  if (uses_ts && !WithinTolerance(*ts, sig.timestamp_unit == "ms", now_ms, sig.tolerance_seconds)) {
     return Unauthenticated("timestamp outside tolerance");
   }
   return Status::Ok();

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 
 #include "verify/text.h"
 
@@ -53,6 +54,73 @@ void NormaliseNumbers(json& v) {
   } else if (v.is_structured()) {
     for (auto& child : v) NormaliseNumbers(child);
   }
+}
+
+// The unescaped reference tokens of `pointer` ("/a~1b/*" → {"a/b", "*"}); the
+// caller has checked that it is a valid, non-root pointer.
+std::vector<std::string> PointerTokens(const std::string& pointer) {
+  std::vector<std::string> tokens;
+  for (size_t at = 1;;) {
+    size_t slash = pointer.find('/', at);
+    std::string token = pointer.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+    for (size_t t = token.find('~'); t != std::string::npos; t = token.find('~', t + 1)) {
+      token.replace(t, 2, token[t + 1] == '1' ? "/" : "~");
+    }
+    tokens.push_back(std::move(token));
+    if (slash == std::string::npos) break;
+    at = slash + 1;
+  }
+  return tokens;
+}
+
+// An array index token as RFC 6901 writes it: "0" or digits without a leading zero.
+std::optional<size_t> ArrayIndex(const std::string& token, size_t size) {
+  if (token.empty() || token.size() > 18 || token.find_first_not_of("0123456789") != std::string::npos ||
+      (token.size() > 1 && token[0] == '0')) {
+    return std::nullopt;
+  }
+  size_t i = static_cast<size_t>(std::stoull(token));
+  return i < size ? std::optional(i) : std::nullopt;
+}
+
+// Removes what tokens[at..] names under `node`; "*" stands for every element
+// or member at its level. Depth is bounded by the pointer, not the document.
+void RemoveTokens(json& node, const std::vector<std::string>& tokens, size_t at) {
+  const std::string& token = tokens[at];
+  const bool last = at + 1 == tokens.size();
+  if (token == "*") {
+    if (!node.is_structured()) return;
+    if (last) {
+      node = node.is_array() ? json::array() : json::object();
+      return;
+    }
+    for (auto& child : node) RemoveTokens(child, tokens, at + 1);
+    return;
+  }
+  if (node.is_object()) {
+    auto it = node.find(token);
+    if (it == node.end()) return;
+    if (last) {
+      node.erase(it);
+    } else {
+      RemoveTokens(*it, tokens, at + 1);
+    }
+  } else if (node.is_array()) {
+    std::optional<size_t> i = ArrayIndex(token, node.size());
+    if (!i) return;
+    if (last) {
+      node.erase(*i);
+    } else {
+      RemoveTokens(node[*i], tokens, at + 1);
+    }
+  }
+}
+
+bool HasWildcard(const std::vector<std::string>& tokens) {
+  for (const auto& t : tokens) {
+    if (t == "*") return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -102,8 +170,13 @@ const json* FindPointer(const json& doc, std::string_view pointer) {
 void RemovePointers(json& doc, const std::vector<std::string>& pointers) {
   for (const std::string& pointer : pointers) {
     try {
-      json::json_pointer p{pointer};
-      if (p.empty() || !doc.contains(p)) continue;
+      json::json_pointer p{pointer};  // validates the syntax
+      if (p.empty()) continue;
+      if (std::vector<std::string> tokens = PointerTokens(pointer); HasWildcard(tokens)) {
+        RemoveTokens(doc, tokens, 0);
+        continue;
+      }
+      if (!doc.contains(p)) continue;
       json& parent = doc.at(p.parent_pointer());
       if (parent.is_object()) {
         parent.erase(p.back());

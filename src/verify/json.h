@@ -36,7 +36,10 @@ bool IsValidJsonPointer(std::string_view pointer);
 const nlohmann::json* FindPointer(const nlohmann::json& doc, std::string_view pointer);
 
 // Removes the value at each pointer from `doc`; absent targets, malformed
-// pointers and the root pointer "" are ignored.
+// pointers and the root pointer "" are ignored. A segment that is exactly "*"
+// stands for every element or member at that level ("/*/attemptNumber" removes
+// attemptNumber from each element of a batch array), so a member literally
+// named "*" cannot be removed by itself.
 void RemovePointers(nlohmann::json& doc, const std::vector<std::string>& pointers);
 
 }  // namespace hookinbox::verify

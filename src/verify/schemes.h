@@ -16,8 +16,10 @@
 
 namespace hookinbox::verify {
 
-// scheme = "hmac": the generic HMAC verifier (SPEC §9 "Generic HMAC").
-Status VerifyHmac(const config::SignatureConfig& sig, std::string_view id_header, const std::vector<Secret>& secrets,
+// scheme = "hmac": the generic HMAC verifier (SPEC §9 "Generic HMAC"). Reads
+// endpoint.signature, key.id_header (for {id}) and public_url (for {url});
+// `secrets` are HMAC key bytes (config/ applied secret_prefix and secret_encoding).
+Status VerifyHmac(const config::EndpointConfig& endpoint, const std::vector<Secret>& secrets,
                   const DeliveryView& delivery, int64_t now_ms);
 
 // scheme = "token": the header, after `format`, equals one of the secrets.

@@ -110,9 +110,13 @@ Result<SignatureFormat> ParseSignatureFormat(std::string_view format) {
   if (CountOf(format, kSig) != 1) return FormatError("must contain {signature} exactly once");
   if (CountOf(format, kTs) > 1) return FormatError("must contain {timestamp} at most once");
   if (!OnlyKnownPlaceholders(format)) return FormatError("only {signature} and {timestamp} are placeholders");
-  if (format.find(',') == std::string_view::npos) return ParseTemplate(format);
-  if (format.find('=') == std::string_view::npos) return ParseVersionedList(format);
-  return ParseKeyValueList(format, ',');
+  // The pair separator is whichever of ',' (Stripe) or ';' (Paddle) the format uses.
+  const bool comma = format.find(',') != std::string_view::npos;
+  const bool semicolon = format.find(';') != std::string_view::npos;
+  if (comma && semicolon) return FormatError("a key-value list separates its parts with ',' or ';', not both");
+  if (!comma && !semicolon) return ParseTemplate(format);
+  if (comma && format.find('=') == std::string_view::npos) return ParseVersionedList(format);
+  return ParseKeyValueList(format, comma ? ',' : ';');
 }
 
 Result<SignatureHeader> ParseSignatureHeader(const SignatureFormat& format, std::string_view value) {

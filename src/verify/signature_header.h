@@ -5,12 +5,13 @@
 // header value with it. Two shapes cover the generic scheme today:
 //   template  "{signature}", "sha256={signature}", "Bearer {signature}":
 //             a literal prefix and suffix around one signature;
-//   list      "t={timestamp},v1={signature}" (key-value, Stripe-style) and
+//   list      "t={timestamp},v1={signature}" (key-value, Stripe-style; the
+//             pairs may be separated by ';' instead, as Paddle's "ts={timestamp};h1={signature}") and
 //             "v1,{signature}" (versioned entries separated by spaces,
 //             Standard Webhooks): parts split on a separator, matched by key,
 //             any order, any number of signature parts, unknown parts ignored.
-// Separators are fields, not constants, so presets such as Paddle
-// ("ts=..;h1=..") only have to fill in pair_separator = ';'.
+// Separators are fields, not constants: a format's own separator (',' or ';')
+// becomes pair_separator, and presets may fill the fields in directly.
 #pragma once
 
 #include <optional>

@@ -5,7 +5,7 @@ namespace hookinbox::verify {
 
 namespace {
 
-// The value of placeholder `name` ("body", "timestamp", "id"), or an error.
+// The value of placeholder `name` ("body", "timestamp", "id", "method", "url"), or an error.
 Result<std::string_view> Lookup(std::string_view name, const SignedParts& parts) {
   if (name == "body") return parts.body;
   std::optional<std::string_view> v;
@@ -13,6 +13,10 @@ Result<std::string_view> Lookup(std::string_view name, const SignedParts& parts)
     v = parts.timestamp;
   else if (name == "id")
     v = parts.id;
+  else if (name == "method")
+    v = parts.method;
+  else if (name == "url")
+    v = parts.url;
   else
     return InvalidArgument("signed_payload: unknown placeholder {" + std::string(name) + "}");
   if (!v) return InvalidArgument("signed_payload: no value for {" + std::string(name) + "}");

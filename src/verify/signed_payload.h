@@ -3,8 +3,9 @@
 // Owns: expanding `[endpoint.signature] signed_payload` templates such as
 // "{timestamp}.{body}" or "{id}.{timestamp}.{body}" into the exact bytes to
 // MAC. {body} is always the raw body as received, never re-serialised.
-// Further placeholders ({method}, {url}, {form_sorted_kv}) join here as
-// presets need them.
+// {method} is the request method and {url} the endpoint's configured public
+// URL plus the received query (HubSpot v3, Square). Further placeholders
+// ({form_sorted_kv}) join here as presets need them.
 #pragma once
 
 #include <optional>
@@ -20,6 +21,8 @@ struct SignedParts {
   std::string_view body;
   std::optional<std::string_view> timestamp;
   std::optional<std::string_view> id;
+  std::optional<std::string_view> method;
+  std::optional<std::string_view> url;
 };
 
 // True when `tmpl` contains `placeholder` (e.g. "{timestamp}").

@@ -23,7 +23,7 @@ Status CheckSignature(const config::EndpointConfig& e) {
                ? Status::Ok()
                : InvalidArgument("signature.format: a token needs a template such as \"Bearer {signature}\"");
   }
-  Result<std::string> expanded = ExpandSignedPayload(sig.signed_payload, {"", "", ""});
+  Result<std::string> expanded = ExpandSignedPayload(sig.signed_payload, {"", "", "", "", ""});
   return expanded.ok() ? Status::Ok() : expanded.status();
 }
 
@@ -32,7 +32,7 @@ Status CheckSignature(const config::EndpointConfig& e) {
 Status Verify(const config::EndpointConfig& endpoint, const std::vector<Secret>& secrets, const DeliveryView& delivery,
               int64_t now_ms) {
   const std::string& scheme = endpoint.signature.scheme;
-  if (scheme == "hmac") return VerifyHmac(endpoint.signature, endpoint.key.id_header, secrets, delivery, now_ms);
+  if (scheme == "hmac") return VerifyHmac(endpoint, secrets, delivery, now_ms);
   if (scheme == "token") return VerifyToken(endpoint.signature, secrets, delivery);
   if (scheme == "basic") return VerifyBasic(secrets, delivery);
   if (scheme == "none") {

@@ -24,6 +24,7 @@ struct DeliveryView {
   std::string_view path;     // "/hooks/payments", for schemes that sign it
   const HeaderView& headers;
   std::string_view body;     // the exact bytes received, never re-serialised
+  std::string_view query = {};  // the raw query string without '?' ("" when none), for {url}
 };
 
 // Checks the signature (or token, or Basic credentials) of `delivery` against

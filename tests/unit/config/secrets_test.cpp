@@ -293,3 +293,73 @@ TEST_CASE("secrets: the admin token must resolve when configured", "[config]") {
     CHECK(r.errors[0].line == 3);
   }
 }
+
+TEST_CASE("secrets: secret_prefix and secret_encoding turn an HMAC secret into key bytes", "[config]") {
+  const struct {
+    const char* what;
+    const char* value;
+    std::string signature;  // lines of [endpoint.signature]
+    std::string key_bytes;
+  } cases[] = {
+      {"utf8 by default keeps a whsec_ prefix (Stripe)", "whsec_abc", "", "whsec_abc"},
+      {"utf8 with a prefix strips it", "whsec_abc", "secret_prefix = \"whsec_\"\n", "abc"},
+      {"base64 after whsec_ (Standard Webhooks)", "whsec_aGVsbG8=",
+       "secret_prefix = \"whsec_\"\nsecret_encoding = \"base64\"\n", "hello"},
+      {"base64 without the prefix present", "aGVsbG8", "secret_prefix = \"whsec_\"\nsecret_encoding = \"base64\"\n",
+       "hello"},
+      {"URL-safe base64", "-_8", "secret_encoding = \"base64\"\n", "\xfb\xff"},
+      {"hex, either case", "00ff7A", "secret_encoding = \"hex\"\n", std::string("\x00\xff\x7a", 3)},
+      {"a token secret is never decoded", "aGVsbG8=",
+       "scheme = \"token\"\nsecret_encoding = \"base64\"\n", "aGVsbG8="},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    ::setenv("HOOKINBOX_CT_KEY_BYTES", c.value, 1);
+    LoadResult r = LoadString(Endpoint("secret_env = \"HOOKINBOX_CT_KEY_BYTES\"\n[endpoint.signature]\n" + c.signature),
+                              "test.toml", "/tmp");
+    INFO(Dump(r.errors));
+    REQUIRE(r.ok());
+    CHECK(Bytes(r.config.endpoints[0].secrets) == std::vector<std::string>{c.key_bytes});
+  }
+}
+
+TEST_CASE("secrets: a secret that does not decode is an error on its source, without the secret", "[config]") {
+  TempDir dir;
+  const std::string file = WriteSecret(dir, "hex.secret", "whsec_zz-n0t-h3x-s3cret\n");
+  ::setenv("HOOKINBOX_CT_BAD_B64", "whsec_n0t*base64!s3cret", 1);
+  ::setenv("HOOKINBOX_CT_PREFIX_ONLY", "whsec_", 1);
+  const struct {
+    const char* what;
+    std::string toml;
+    std::string key;
+    std::string message;
+    std::string secret;
+  } cases[] = {
+      {"bad base64 in a variable",
+       Endpoint("secret_env = \"HOOKINBOX_CT_BAD_B64\" #<\n[endpoint.signature]\nsecret_prefix = \"whsec_\"\n"
+                "secret_encoding = \"base64\"\n"),
+       "endpoint[0].secret_env", "environment variable HOOKINBOX_CT_BAD_B64 does not hold valid base64",
+       "n0t*base64!s3cret"},
+      {"bad hex in a file",
+       Endpoint("secrets_file = [\"" + file + "\"] #<\n[endpoint.signature]\nsecret_prefix = \"whsec_\"\n"
+                "secret_encoding = \"hex\"\n"),
+       "endpoint[0].secrets_file[0]", "does not hold valid hex", "zz-n0t-h3x-s3cret"},
+      {"nothing left after the prefix",
+       Endpoint("secret_env = \"HOOKINBOX_CT_PREFIX_ONLY\" #<\n[endpoint.signature]\nsecret_prefix = \"whsec_\"\n"),
+       "endpoint[0].secret_env", "holds no key bytes", "whsec_\""},
+      {"a tenant's secret",
+       "[[endpoint]]\nname = \"demo\"\n[endpoint.signature]\nsecret_encoding = \"base64\"\n" + kKey +
+           "[[endpoint.tenants]]\nid = \"a\"\nsecret_env = \"HOOKINBOX_CT_BAD_B64\" #<\n",
+       "endpoint[0].tenants[0].secret_env", "does not hold valid base64", "n0t*base64!s3cret"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what << "\n" << c.toml);
+    LoadResult r = LoadString(c.toml, "test.toml", "/tmp");
+    INFO(Dump(r.errors));
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].key == c.key);
+    CHECK(r.errors[0].line == MarkedLine(c.toml));
+    CHECK_THAT(r.errors[0].message, Catch::Contains(c.message));
+    CHECK(NothingMentions(r, c.secret));
+  }
+}

@@ -197,8 +197,8 @@ TEST_CASE("config: signature format and signed_payload placeholders are checked"
        "endpoint[0].signature.format", "unknown placeholder {nonce}"},
       {"payload without {body}", sig + "timestamp_header = \"X-T\"\nsigned_payload = \"{timestamp}\" #<\n" + kKey,
        "endpoint[0].signature.signed_payload", "must contain {body}"},
-      {"payload with an unknown placeholder", sig + "signed_payload = \"{method}.{body}\" #<\n" + kKey,
-       "endpoint[0].signature.signed_payload", "unknown placeholder {method}"},
+      {"payload with an unknown placeholder", sig + "signed_payload = \"{nonce}.{body}\" #<\n" + kKey,
+       "endpoint[0].signature.signed_payload", "unknown placeholder {nonce}"},
       {"{timestamp} with no timestamp source", sig + "signed_payload = \"{timestamp}.{body}\" #<\n" + kKey,
        "endpoint[0].signature.signed_payload", "set timestamp_header or put {timestamp} in format"},
       {"a timestamp header that is not signed",
@@ -331,4 +331,99 @@ TEST_CASE("config: CheckFiles reports TLS files that cannot be read", "[config]"
     CHECK(r.ok());
     CHECK(CheckFiles(r.config).size() == 2);
   }
+}
+
+TEST_CASE("config: {url} needs a well-formed public_url; {method} needs nothing", "[config]") {
+  const std::string sig = "[endpoint.signature]\n";
+  CheckCases({
+      {"{url} without public_url", kHead + sig + "signed_payload = \"{method}{url}{body}\" #<\n" + kKey,
+       "endpoint[0].signature.signed_payload", "uses {url} but endpoint[0].public_url is not set"},
+      {"public_url without a scheme", kHead + "public_url = \"hooks.example.com/hooks/demo\" #<\n" + kKey,
+       "endpoint[0].public_url", "must be an absolute http(s) URL"},
+      {"public_url with a query", kHead + "public_url = \"https://h.example.com/hooks/demo?x=1\" #<\n" + kKey,
+       "endpoint[0].public_url", "without query or fragment"},
+      {"public_url without a host", kHead + "public_url = \"https:///hooks/demo\" #<\n" + kKey,
+       "endpoint[0].public_url", "must be an absolute http(s) URL"},
+  });
+  CheckValid({
+      kHead + "public_url = \"https://hooks.example.com/hooks/demo\"\n" + sig +
+          "signed_payload = \"{method}{url}{body}\"\n" + kKey,
+      kHead + "public_url = \"http://127.0.0.1:8080/hooks/demo\"\n" + sig + "signed_payload = \"{url}{body}\"\n" +
+          kKey,
+      kHead + sig + "signed_payload = \"{method}:{body}\"\n" + kKey,
+  });
+}
+
+TEST_CASE("config: at most one timestamp source, and it must be signed", "[config]") {
+  const std::string sig = kHead + "[endpoint.signature]\n";
+  CheckCases({
+      {"header and pointer",
+       sig + "timestamp_header = \"X-T\"\ntimestamp_pointer = \"/ts\" #<\nsigned_payload = \"{timestamp}.{body}\"\n" +
+           kKey,
+       "endpoint[0].signature.timestamp_pointer",
+       "set only one timestamp source (found timestamp_header, timestamp_pointer)"},
+      {"header and format",
+       sig + "timestamp_header = \"X-T\"\nformat = \"t={timestamp},v1={signature}\" #<\n"
+             "signed_payload = \"{timestamp}.{body}\"\n" + kKey,
+       "endpoint[0].signature.format", "set only one timestamp source (found timestamp_header, format)"},
+      {"format and pointer",
+       sig + "format = \"t={timestamp},v1={signature}\"\ntimestamp_pointer = \"/ts\" #<\n"
+             "signed_payload = \"{timestamp}.{body}\"\n" + kKey,
+       "endpoint[0].signature.timestamp_pointer", "(found format, timestamp_pointer)"},
+      {"a malformed timestamp_pointer", sig + "timestamp_pointer = \"ts\" #<\n" + kKey,
+       "endpoint[0].signature.timestamp_pointer", "must start with '/'"},
+      {"a '*' in timestamp_pointer", sig + "timestamp_pointer = \"/*/ts\" #<\n" + kKey,
+       "endpoint[0].signature.timestamp_pointer", "only allowed in volatile_fields"},
+      {"an unknown unit", sig + "timestamp_header = \"X-T\"\ntimestamp_unit = \"us\" #<\n"
+                               "signed_payload = \"{timestamp}.{body}\"\n" + kKey,
+       "endpoint[0].signature.timestamp_unit", "must be one of s, ms (got \"us\")"},
+      {"a header timestamp is not signed by {body} alone",
+       sig + "timestamp_header = \"X-T\"\nsigned_payload = \"{body}\" #<\n" + kKey,
+       "endpoint[0].signature.signed_payload", "a timestamp is configured but not signed"},
+  });
+  // A timestamp read from the body is signed by {body} (Linear), or may be signed again.
+  CheckValid({
+      sig + "timestamp_pointer = \"/webhookTimestamp\"\ntimestamp_unit = \"ms\"\n" + kKey,
+      sig + "timestamp_pointer = \"/webhookTimestamp\"\nsigned_payload = \"{timestamp}.{body}\"\n" + kKey,
+      sig + "timestamp_header = \"X-T\"\ntimestamp_unit = \"ms\"\nsigned_payload = \"{method}{body}{timestamp}\"\n" +
+          kKey,
+      sig + "format = \"ts={timestamp};h1={signature}\"\nsigned_payload = \"{timestamp}:{body}\"\n" + kKey,
+  });
+  SECTION("timestamp_unit without a timestamp source is a warning") {
+    LoadResult r = Load(sig + "timestamp_unit = \"ms\"\n" + kKey);
+    INFO(Dump(r.errors));
+    REQUIRE(r.ok());
+    REQUIRE(r.warnings.size() == 1);
+    CHECK(r.warnings[0].key == "endpoint[0].signature.timestamp_unit");
+  }
+}
+
+TEST_CASE("config: a '*' segment is accepted in volatile_fields only", "[config]") {
+  CheckCases({
+      {"in id_pointer", kHead + "[endpoint.key]\nid_pointer = \"/*/eventId\" #<\n", "endpoint[0].key.id_pointer",
+       "a '*' segment (every element) is only allowed in volatile_fields"},
+      {"in fields", kHead + "[endpoint.key]\nfields = [\"/0/subscriptionId\", \"/*\"] #<\n",
+       "endpoint[0].key.fields[1]", "only allowed in volatile_fields"},
+      {"in event_type_pointer", kHead + kKey + "event_type_pointer = \"/data/*/type\" #<\n",
+       "endpoint[0].key.event_type_pointer", "only allowed in volatile_fields"},
+  });
+  CheckValid({
+      kHead + "volatile_fields = [\"/*/attemptNumber\", \"/meta/*\", \"/*/a/*/b\"]\n" + kKey,
+      // '*' inside a segment is an ordinary name, anywhere.
+      kHead + "volatile_fields = [\"/a*\"]\n[endpoint.key]\nid_pointer = \"/x*/y\"\n",
+  });
+}
+
+TEST_CASE("config: secret_encoding and secret_prefix are checked and warned about outside hmac", "[config]") {
+  const std::string sig = kHead + "[endpoint.signature]\n";
+  CheckCases({
+      {"an unknown encoding", sig + "secret_encoding = \"base32\" #<\n" + kKey,
+       "endpoint[0].signature.secret_encoding", "must be one of utf8, base64, hex (got \"base32\")"},
+  });
+  LoadResult r = Load(sig + "scheme = \"token\"\nheader = \"X-Token\"\nsecret_prefix = \"whsec_\" #<\n" + kKey);
+  INFO(Dump(r.errors));
+  REQUIRE(r.ok());
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].key == "endpoint[0].signature.secret_prefix");
+  CHECK_THAT(r.warnings[0].message, Catch::Contains("has no effect unless scheme = \"hmac\""));
 }

@@ -219,3 +219,31 @@ TEST_CASE("identify: payload hash of a non-JSON body is over the raw bytes", "[v
   REQUIRE(spaced.ok());
   CHECK(spaced->payload_hash != r->payload_hash);
 }
+
+TEST_CASE("identify: a HubSpot batch retried with new attemptNumbers hashes the same under /*/attemptNumber",
+          "[verify]") {
+  auto e = Endpoint();
+  e.key.canonical_hash = true;
+  e.volatile_fields = {"/*/attemptNumber"};
+  const std::string first =
+      R"([{"eventId":1,"subscriptionId":7,"attemptNumber":0},{"eventId":2,"subscriptionId":7,"attemptNumber":0}])";
+  const std::string retries[] = {
+      R"([{"eventId":1,"subscriptionId":7,"attemptNumber":1},{"eventId":2,"subscriptionId":7,"attemptNumber":1}])",
+      R"([{"attemptNumber":4,"subscriptionId":7,"eventId":1},{"subscriptionId":7,"eventId":2,"attemptNumber":9}])",
+      R"([{"eventId":1,"subscriptionId":7},{"eventId":2,"subscriptionId":7,"attemptNumber":2}])",
+  };
+  const std::string base = HashOf(e, first);
+  for (const std::string& retry : retries) {
+    INFO(retry);
+    CHECK(HashOf(e, retry) == base);
+    CHECK(IdOf(e, retry) == "sha256:" + base);
+  }
+  SECTION("a changed event is still a different payload") {
+    const std::string changed = R"([{"eventId":1,"subscriptionId":8,"attemptNumber":1},{"eventId":2,"subscriptionId":7}])";
+    CHECK(HashOf(e, changed) != base);
+  }
+  SECTION("without the wildcard the attempt counter changes the hash") {
+    e.volatile_fields = {"/0/attemptNumber"};
+    CHECK(HashOf(e, retries[0]) != HashOf(e, first));
+  }
+}

@@ -117,3 +117,33 @@ TEST_CASE("json: RemovePointers removes present targets and ignores the rest", "
   RemovePointers(doc, {"/a", "/b/d/1", "/e~0f", "/missing", "/b/d/7", "/a/x", "not-a-pointer", "", "/b/d/-"});
   CHECK(doc == json::parse(R"({"b":{"c":2,"d":[1,3]}})"));
 }
+
+TEST_CASE("json: a '*' segment in RemovePointers means every element or member", "[verify]") {
+  const struct {
+    const char* what;
+    std::vector<std::string> pointers;
+    const char* before;
+    const char* after;
+  } cases[] = {
+      {"every element of a batch array", {"/*/attemptNumber"},
+       R"([{"eventId":1,"attemptNumber":0},{"eventId":2,"attemptNumber":3},{"eventId":3}])",
+       R"([{"eventId":1},{"eventId":2},{"eventId":3}])"},
+      {"every member of an object", {"/tries/*/n"}, R"({"tries":{"a":{"n":1,"k":2},"b":{"n":2}}})",
+       R"({"tries":{"a":{"k":2},"b":{}}})"},
+      {"a trailing '*' empties the level", {"/meta/*"}, R"({"id":1,"meta":{"a":1,"b":[2]}})",
+       R"({"id":1,"meta":{}})"},
+      {"nested wildcards", {"/*/items/*/retry"}, R"([{"items":[{"retry":1,"v":1},{"v":2}]},{"items":[]}])",
+       R"([{"items":[{"v":1},{"v":2}]},{"items":[]}])"},
+      {"scalars and absent members under '*' are left alone", {"/*/n"}, R"([1,"x",null,{"m":1},{"n":2}])",
+       R"([1,"x",null,{"m":1},{}])"},
+      {"escapes still apply around '*'", {"/*/a~1b"}, R"([{"a/b":1,"c":2}])", R"([{"c":2}])"},
+      {"'*' inside a segment is a plain name", {"/a*"}, R"({"a*":1,"ab":2})", R"({"ab":2})"},
+      {"an index after '*'", {"/*/0"}, R"([[1,2],[3],[]])", R"([[2],[],[]])"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    json doc = json::parse(c.before);
+    RemovePointers(doc, c.pointers);
+    CHECK(doc == json::parse(c.after));
+  }
+}

@@ -112,3 +112,38 @@ TEST_CASE("signature header: a list separator other than ',' is a field, not a r
   CHECK(V(h->signatures.begin(), h->signatures.end()) == V{"eb4d0d", "aa"});
   CHECK(h->timestamp == std::string_view("1671552777"));
 }
+
+TEST_CASE("signature format: a key-value list uses ',' or ';' as its format does", "[verify]") {
+  const struct {
+    const char* format;
+    char separator;
+  } cases[] = {
+      {"t={timestamp},v1={signature}", ','},
+      {"ts={timestamp};h1={signature}", ';'},
+      {"h1={signature}; ts={timestamp}", ';'},
+      {"h1={signature}", '\0'},  // a template: no separator at all
+  };
+  for (const auto& c : cases) {
+    INFO(c.format);
+    SignatureFormat f = Format(c.format);
+    if (c.separator == '\0') {
+      CHECK(f.kind == SignatureFormat::Kind::kTemplate);
+    } else {
+      CHECK(f.kind == SignatureFormat::Kind::kList);
+      CHECK(f.pair_separator == c.separator);
+      CHECK(f.kv_separator == '=');
+    }
+  }
+  SECTION("a Paddle header splits on ';' and keeps every h1") {
+    CHECK(Candidates("ts={timestamp};h1={signature}", "ts=1671552777;h1=eb4d0d;h1=aa") == V{"eb4d0d", "aa"});
+  }
+  SECTION("mixing both separators, or ';' without key=value parts, is refused") {
+    for (const char* bad : {"ts={timestamp};h1={signature},x={timestamp}", "ts={timestamp},h1={signature};",
+                            "{timestamp};{signature}", "v1;{signature}"}) {
+      INFO(bad);
+      Result<SignatureFormat> f = ParseSignatureFormat(bad);
+      REQUIRE_FALSE(f.ok());
+      CHECK_THAT(f.status().message(), Catch::StartsWith("signature.format: "));
+    }
+  }
+}

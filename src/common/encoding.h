@@ -1,0 +1,30 @@
+// common/encoding.h — hex and base64, the byte encodings of secrets and signatures.
+//
+// Shared by config/ (decoding secrets with signature.secret_encoding) and
+// verify/ (decoding received signatures), so both accept exactly the same
+// text. Pure functions, thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hookinbox {
+
+// Lowercase hex of `raw` (two characters per byte).
+std::string HexEncode(std::string_view raw);
+
+// The bytes `hex` encodes; upper and lower case accepted. nullopt for an odd
+// length or a non-hex character. "" decodes to "".
+std::optional<std::string> HexDecode(std::string_view hex);
+
+// Standard base64 (RFC 4648 §4) with '=' padding.
+std::string Base64Encode(std::string_view raw);
+
+// The bytes `text` encodes. Accepts the standard and the URL-safe alphabet
+// (RFC 4648 §5) and missing padding, because providers send both. Rejects
+// anything else: whitespace, misplaced or excess '=', an impossible length, or
+// non-zero leftover bits (a non-canonical encoding).
+std::optional<std::string> Base64Decode(std::string_view text);
+
+}  // namespace hookinbox
