@@ -1,11 +1,15 @@
 #include "cli/load_config.h"
 
+#include "verify/registry.h"
 #include "verify/verify.h"
 
 namespace hookinbox::cli {
 
 CheckedConfig LoadAndCheck(const std::string& path) {
-  CheckedConfig out{config::LoadFile(path), {}};
+  // config/ cannot include verify/, so the preset table comes in through a lookup.
+  static const config::PresetLookup presets{
+      [](std::string_view name) { return verify::FindPreset(name); }, verify::PresetNames()};
+  CheckedConfig out{config::LoadFile(path, &presets), {}};
   out.errors = out.loaded.errors;
   if (!out.loaded.ok()) return out;
   for (auto& p : config::CheckFiles(out.loaded.config)) out.errors.push_back(std::move(p));

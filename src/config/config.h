@@ -81,11 +81,16 @@ struct SignatureConfig {
   int64_t tolerance_seconds = 300;   // |now - timestamp| above this is rejected (401)
 };
 
+// A key.fields entry starting with this names a header rather than a JSON Pointer.
+inline constexpr std::string_view kHeaderField = "header:";
+
 // Where the idempotency key comes from ([endpoint.key]); SPEC §2 order.
 struct KeyConfig {
   std::string id_header;               // provider-issued id in a header, or
   std::string id_pointer;              // in the JSON body at this JSON Pointer, or
-  std::vector<std::string> fields;     // a composite of these JSON Pointers joined with ':', or
+  // A composite of these parts joined with ':' in order, each a JSON Pointer
+  // ("/data/id") or kHeaderField plus a header name ("header:X-GitHub-Delivery"), or
+  std::vector<std::string> fields;
   bool canonical_hash = false;         // the canonical JSON hash of the body (opt-in, last resort)
   std::string event_type_pointer;      // JSON Pointer of the event type, or
   std::string event_type_header;       // the header carrying it
@@ -100,7 +105,7 @@ struct TenantConfig {
 
 struct EndpointConfig {
   std::string name;                    // endpoint.name: the {endpoint} of POST /hooks/{endpoint}
-  std::string provider = "generic";    // endpoint.provider: "generic" (presets arrive with the providers issue)
+  std::string provider = "generic";    // endpoint.provider: "generic" or a preset name (verify/registry.cpp)
   std::string tenant = "default";      // endpoint.tenant: tenant_id stored with each event
   // Resolved secrets, newest first. Any of them verifies (rotation). Filled from
   // secret_env / secret_file / secrets_env / secrets_file, in that order.

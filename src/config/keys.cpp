@@ -158,7 +158,7 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(Table("endpoint", KeyType::kTableArray, "one [[endpoint]] per webhook URL: POST /hooks/{name}"));
   k.push_back(String("endpoint.name", Endpoint, &EndpointConfig::name,
                      "the {name} of POST /hooks/{name}; letters, digits, '.', '_', '-'"));
-  k.push_back(String("endpoint.provider", Endpoint, &EndpointConfig::provider, "signing scheme preset", {"generic"},
+  k.push_back(String("endpoint.provider", Endpoint, &EndpointConfig::provider, "\"generic\" or a provider preset (see Provider presets); a preset fills signature, key, volatile_fields and content_types, and keys written here override it", {"generic"},
                      "unknown provider {value}; supported: {allowed}"));
   k.push_back(String("endpoint.tenant", Endpoint, &EndpointConfig::tenant, "tenant_id stored with each event"));
   AddSecretKeys(k, "endpoint", EndpointSecrets);
@@ -210,7 +210,7 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(String("endpoint.key.id_pointer", Key, &KeyConfig::id_pointer,
                      "JSON Pointer to the provider's event id in the body"));
   k.push_back(Strings("endpoint.key.fields", Key, &KeyConfig::fields,
-                      "JSON Pointers whose values, joined with ':', form the key"));
+                      "parts joined with ':' in order to form the key: JSON Pointers (\"/data/id\") or headers (\"header:X-GitHub-Delivery\")"));
   k.push_back(Bool("endpoint.key.canonical_hash", Key, &KeyConfig::canonical_hash,
                    "key on the hash of the canonical JSON body (last resort)"));
   k.push_back(String("endpoint.key.event_type_pointer", Key, &KeyConfig::event_type_pointer,

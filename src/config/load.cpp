@@ -5,7 +5,10 @@
 //   1. parse (a syntax error ends loading: there is no tree to check);
 //   2. walk the tree against the key table (keys.cpp): unknown keys, wrong
 //      types, out-of-range numbers and disallowed values are errors; good
-//      values are written into the structs, and every key's line is recorded;
+//      values are written into the structs, and every key's line is recorded.
+//      An endpoint whose `provider` names a preset starts from the preset
+//      before any of its keys is applied, wherever `provider` sits in it;
+//      the user's keys then override the preset's values;
 //   3. resolve relative paths against the config file's directory;
 //   4. cross-field rules (validate.cpp) and secrets (secrets.cpp).
 // toml++ throws on syntax errors; the throw is caught here and becomes a Problem.
@@ -86,7 +89,8 @@ std::string UnknownKeyMessage(std::string_view table, std::string_view name) {
 
 class Walker {
  public:
-  Walker(Parsed& parsed, Reporter& report) : parsed_(parsed), report_(report) {}
+  Walker(Parsed& parsed, Reporter& report, const PresetLookup* presets)
+      : parsed_(parsed), report_(report), presets_(presets) {}
 
   // Checks and applies every key of `table`, whose schema path (no indices) is
   // `schema` and whose indexed path is `at`.
@@ -139,8 +143,16 @@ class Walker {
     switch (info.type) {
       case KeyType::kString:
         value.text = node.as_string()->get();
-        if (!info.allowed.empty() &&
-            std::find(info.allowed.begin(), info.allowed.end(), value.text) == info.allowed.end()) {
+        if (info.path == "endpoint.provider" && presets_ != nullptr) {
+          // The table row allows only "generic"; the presets come from the lookup.
+          KeyInfo widened = info;
+          widened.allowed.insert(widened.allowed.end(), presets_->names.begin(), presets_->names.end());
+          if (std::find(widened.allowed.begin(), widened.allowed.end(), value.text) == widened.allowed.end()) {
+            report_.ErrorAt(at, line, widened.RejectionFor(value));
+            return std::nullopt;
+          }
+        } else if (!info.allowed.empty() &&
+                   std::find(info.allowed.begin(), info.allowed.end(), value.text) == info.allowed.end()) {
           report_.ErrorAt(at, line, info.RejectionFor(value));
           return std::nullopt;
         }
@@ -193,6 +205,7 @@ class Walker {
       if (endpoints) {
         element.endpoint = &target.config->endpoints[i];
         element.sources = &parsed_.sources[i];
+        StartFromPreset(*array[i].as_table(), *element.endpoint);
       } else {
         element.tenant = &target.endpoint->tenants[i];
         element.tenant_sources = &target.sources->tenants[i];
@@ -201,9 +214,44 @@ class Walker {
     }
   }
 
+  // An endpoint naming a known preset starts as a copy of it. An unknown name
+  // is reported when the walk reaches the `provider` key.
+  void StartFromPreset(const toml::table& table, EndpointConfig& endpoint) const {
+    if (presets_ == nullptr || !presets_->find) return;
+    const toml::node* node = table.get("provider");
+    if (node == nullptr || !node->is_string()) return;
+    const std::string& name = node->as_string()->get();
+    if (const EndpointConfig* preset = presets_->find(name)) {
+      endpoint = *preset;
+      endpoint.provider = name;
+    }
+  }
+
   Parsed& parsed_;
   Reporter& report_;
+  const PresetLookup* presets_;
 };
+
+// A preset's value that is one of several alternatives (where the id comes
+// from, where the event type comes from) must give way when the user names
+// another alternative; otherwise overriding `id_pointer` on a preset that
+// uses `id_header` would read as two id sources. Keys the user wrote stay.
+void DropPresetAlternatives(Parsed& parsed) {
+  for (size_t i = 0; i < parsed.config.endpoints.size(); ++i) {
+    EndpointConfig& e = parsed.config.endpoints[i];
+    if (e.provider == "generic") continue;
+    const std::string at = "endpoint[" + std::to_string(i) + "].key.";
+    auto has = [&](const char* name) { return parsed.Has(at + name); };
+    if (has("id_header") || has("id_pointer") || has("fields") || has("canonical_hash")) {
+      if (!has("id_header")) e.key.id_header.clear();
+      if (!has("id_pointer")) e.key.id_pointer.clear();
+      if (!has("fields")) e.key.fields.clear();
+      if (!has("canonical_hash")) e.key.canonical_hash = false;
+    }
+    if (has("event_type_pointer") && !has("event_type_header")) e.key.event_type_header.clear();
+    if (has("event_type_header") && !has("event_type_pointer")) e.key.event_type_pointer.clear();
+  }
+}
 
 // Paths in the file are relative to the file's directory (SPEC §9); the
 // defaults are too, so `serve` finds tls/ and data/ next to its config
@@ -241,7 +289,8 @@ void Reporter::Warn(std::string key, std::string message) {
   out_.warnings.push_back(Problem{std::move(key), line, std::move(message)});
 }
 
-LoadResult LoadString(std::string_view toml, const std::string& source_name, const std::string& base_dir) {
+LoadResult LoadString(std::string_view toml, const std::string& source_name, const std::string& base_dir,
+                      const PresetLookup* presets) {
   LoadResult result;
   toml::table root;
   try {
@@ -254,7 +303,8 @@ LoadResult LoadString(std::string_view toml, const std::string& source_name, con
   Parsed parsed;
   parsed.config.base_dir = base_dir;
   Reporter report(parsed, result);
-  Walker(parsed, report).Table(root, "", "", KeyTarget{&parsed.config});
+  Walker(parsed, report, presets).Table(root, "", "", KeyTarget{&parsed.config});
+  DropPresetAlternatives(parsed);
   ResolvePaths(parsed.config);
   Validate(parsed, report);
   ResolveSecrets(parsed, report);
@@ -265,7 +315,7 @@ LoadResult LoadString(std::string_view toml, const std::string& source_name, con
   return result;
 }
 
-LoadResult LoadFile(const std::string& path) {
+LoadResult LoadFile(const std::string& path, const PresetLookup* presets) {
   FileContent file = ReadSmallFile(path, kMaxConfigBytes);
   if (!file.ok) {
     LoadResult result;
@@ -275,7 +325,7 @@ LoadResult LoadFile(const std::string& path) {
   std::error_code ec;
   std::filesystem::path absolute = std::filesystem::absolute(path, ec);
   std::string base_dir = ec ? std::string() : absolute.lexically_normal().parent_path().string();
-  LoadResult result = LoadString(file.bytes, path, base_dir);
+  LoadResult result = LoadString(file.bytes, path, base_dir, presets);
   result.config.path = path;
   return result;
 }

@@ -8,6 +8,7 @@
 // line so `check-config` can point at it.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,11 +30,26 @@ struct LoadResult {
   bool ok() const { return errors.empty(); }
 };
 
+// Provider presets (SPEC §9), supplied from above: config/ sits below verify/,
+// which owns the table, so the loader takes a lookup instead of including it.
+// A preset is a partly filled EndpointConfig (signature, key, volatile_fields,
+// content_types) that becomes the starting value of an endpoint whose
+// `provider` names it; the keys written in the file then override it.
+struct PresetLookup {
+  // The preset named `provider` (an alias finds the same entry), or nullptr.
+  std::function<const EndpointConfig*(std::string_view provider)> find;
+  // Every name `find` knows, aliases included, for the "supported:" list of an
+  // unknown provider. "generic" is always accepted and is not listed here.
+  std::vector<std::string> names;
+};
+
 // Reads and loads `path`. Relative paths inside resolve against its directory.
-LoadResult LoadFile(const std::string& path);
+// `presets` null: only provider = "generic" is accepted.
+LoadResult LoadFile(const std::string& path, const PresetLookup* presets = nullptr);
 
 // Loads TOML text; `source_name` is used in messages, `base_dir` resolves relative paths.
-LoadResult LoadString(std::string_view toml, const std::string& source_name, const std::string& base_dir);
+LoadResult LoadString(std::string_view toml, const std::string& source_name, const std::string& base_dir,
+                      const PresetLookup* presets = nullptr);
 
 // Problems with files a loaded config names but loading does not read: the
 // TLS certificate and key (unless plain_http) must be readable regular files.

@@ -28,6 +28,15 @@ bool IsName(std::string_view s) {
   return true;
 }
 
+// An RFC 9110 field name: one or more tchar.
+bool IsHeaderName(std::string_view s) {
+  if (s.empty() || s.size() > 256) return false;
+  for (char c : s) {
+    if (!IsAlnum(c) && (c == '\0' || std::strchr("!#$%&'*+-.^_`|~", c) == nullptr)) return false;
+  }
+  return true;
+}
+
 constexpr const char* kNameRule = "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit";
 
 bool IsHostname(std::string_view host) {
@@ -252,8 +261,17 @@ class Validator {
       report_.Error(at + ".signed_payload", "uses {id} but " + endpoint_at + ".key.id_header is not set");
     }
     if (Count(payload, "{url}") > 0 && e.public_url.empty()) {
-      report_.Error(at + ".signed_payload", "uses {url} but " + endpoint_at +
-                                                ".public_url is not set: set it to the URL the provider was given");
+      if (e.provider != "generic" && !p_.Has(at + ".signed_payload")) {
+        // The preset signs the URL; the user has only public_url to add.
+        report_.Error(endpoint_at + ".public_url",
+                      "required for provider " + Quote(e.provider) +
+                          ", which signs the notification URL: set it to the exact URL given to the provider, "
+                          "e.g. \"https://hooks.example.com/hooks/" +
+                          (e.name.empty() ? std::string("demo") : e.name) + "\"");
+      } else {
+        report_.Error(at + ".signed_payload", "uses {url} but " + endpoint_at +
+                                                  ".public_url is not set: set it to the URL the provider was given");
+      }
     }
     PublicUrl(e, endpoint_at);
     KeyEncoding(e, at);
@@ -339,7 +357,7 @@ class Validator {
     }
     Pointer(at + ".id_pointer", k.id_pointer, false);
     Pointer(at + ".event_type_pointer", k.event_type_pointer, false);
-    PointerList(at + ".fields", k.fields, false);
+    Fields(at + ".fields", k.fields);
     PointerList(endpoint_at + ".volatile_fields", e.volatile_fields, true);
   }
 
@@ -360,6 +378,28 @@ class Validator {
         report_.Error(element, "must not be empty (\"\" is the whole document); write e.g. \"/data/id\"");
       } else {
         Pointer(element, pointers[i], wildcard);
+      }
+    }
+  }
+
+  // key.fields: each a JSON Pointer or "header:<Name>" (an HTTP field-name token).
+  void Fields(const std::string& key, const std::vector<std::string>& fields) {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const std::string element = key + "[" + std::to_string(i) + "]";
+      const std::string& f = fields[i];
+      if (f.rfind(kHeaderField, 0) == 0) {
+        if (!IsHeaderName(std::string_view(f).substr(kHeaderField.size()))) {
+          report_.Error(element, Quote(f) + ": after \"header:\" write a header name, e.g. "
+                                            "\"header:X-GitHub-Delivery\" (letters, digits and !#$%&'*+-.^_`|~)");
+        }
+      } else if (f.empty()) {
+        report_.Error(element, "must not be empty (\"\" is the whole document); write e.g. \"/data/id\" or "
+                               "\"header:X-GitHub-Delivery\"");
+      } else if (f.front() != '/') {
+        report_.Error(element, Quote(f) + " must be a JSON Pointer (\"/data/id\") or a header written "
+                                          "\"header:<Name>\" (\"header:X-GitHub-Delivery\")");
+      } else {
+        Pointer(element, f, false);
       }
     }
   }

@@ -2,7 +2,8 @@
 // (SPEC §2, §9 "Hashing").
 //
 // The key comes from exactly one configured source, in SPEC §2 order: a
-// header, a JSON Pointer, a composite of JSON Pointers, or the canonical hash.
+// header, a JSON Pointer, a composite of JSON Pointers and "header:<Name>"
+// parts (GitHub's hook id + delivery id), or the canonical hash.
 // A configured source that yields nothing valid is an error, never a reason to
 // try the next source: silently switching sources would give one event two
 // keys and break deduplication.
@@ -29,8 +30,21 @@ bool HasKeySource(const config::KeyConfig& k) {
   return !k.id_header.empty() || !k.id_pointer.empty() || !k.fields.empty() || k.canonical_hash;
 }
 
-// Whether identifying needs the body as JSON (anything but a header id and header type).
-bool NeedsJson(const config::KeyConfig& k) { return k.id_header.empty() || !k.event_type_pointer.empty(); }
+bool IsHeaderField(std::string_view field) { return field.rfind(config::kHeaderField, 0) == 0; }
+
+// True when key.fields is set and every part is a header.
+bool AllHeaderFields(const config::KeyConfig& k) {
+  if (k.fields.empty()) return false;
+  for (const std::string& f : k.fields) {
+    if (!IsHeaderField(f)) return false;
+  }
+  return true;
+}
+
+// Whether identifying needs the body as JSON (anything but header ids and a header type).
+bool NeedsJson(const config::KeyConfig& k) {
+  return (k.id_header.empty() && !AllHeaderFields(k)) || !k.event_type_pointer.empty();
+}
 
 // Rejects ids and types that would corrupt listings, logs or the unique key.
 Status CheckText(std::string_view value, const std::string& what, size_t max_bytes) {
@@ -57,10 +71,23 @@ Result<std::string> IdFromPointer(const json& doc, const std::string& pointer) {
   return InvalidArgument("event id at " + pointer + " is not a string or an integer");
 }
 
-Result<std::string> IdFromFields(const json& doc, const std::vector<std::string>& pointers) {
+// `doc` is null only when every part is a header (NeedsJson).
+Result<std::string> IdFromFields(const json* doc, const HeaderView& headers, const std::vector<std::string>& parts) {
   std::string id;
-  for (const std::string& pointer : pointers) {
-    const json* v = FindPointer(doc, pointer);
+  for (const std::string& part : parts) {
+    if (IsHeaderField(part)) {
+      const std::string name = part.substr(config::kHeaderField.size());
+      std::optional<std::string_view> h = headers.Get(name);
+      if (!h) return InvalidArgument("event id missing (no " + name + " header)");
+      std::string_view text = TrimSpaces(*h);
+      if (text.empty()) return InvalidArgument("key field header " + name + " is empty");
+      if (!id.empty()) id += ':';
+      id += text;
+      continue;
+    }
+    const std::string& pointer = part;
+    if (doc == nullptr) return InvalidArgument("body is not JSON; key field " + pointer + " needs JSON");
+    const json* v = FindPointer(*doc, pointer);
     if (v == nullptr) return InvalidArgument("event id missing (no value at key field " + pointer + ")");
     std::optional<std::string> text = ScalarText(*v);
     if (!text) return InvalidArgument("key field " + pointer + " is not a string, number or boolean");
@@ -79,7 +106,7 @@ Result<std::string> ExplicitId(const config::KeyConfig& k, const HeaderView& hea
     return std::string(TrimSpaces(*v));
   }
   if (!k.id_pointer.empty()) return IdFromPointer(*doc, k.id_pointer);
-  return IdFromFields(*doc, k.fields);
+  return IdFromFields(doc, headers, k.fields);
 }
 
 Result<std::string> EventType(const config::KeyConfig& k, const HeaderView& headers, const json* doc) {

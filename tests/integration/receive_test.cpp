@@ -282,3 +282,32 @@ TEST_CASE("receive: a database locked by another process gives 503, nothing writ
   CHECK(retry.body == R"({"status":"accepted","id":1})");
   CHECK(server.Request("GET", "/readyz", "", {}).status == 200);
 }
+
+TEST_CASE("receive: a provider preset (stripe) works end to end with only the secret configured",
+          "[integration]") {
+  Installation inst;
+  inst.WriteTestConfig(R"(
+[[endpoint]]
+name = "payments"
+provider = "stripe"
+secret_env = "HOOKINBOX_TEST_STRIPE_SECRET"
+)");
+  const std::string secret = "whsec_test_integration_secret";
+  ::setenv("HOOKINBOX_TEST_STRIPE_SECRET", secret.c_str(), 1);
+  ServerProcess server(inst);
+  server.Start();
+  std::string body = R"({"id":"evt_1Stripe","object":"event","type":"invoice.paid","data":{"object":{"id":"in_1"}}})";
+  std::string t = std::to_string(NowSeconds());
+  // As Stripe signs: HMAC-SHA256 over "<t>.<body>" with the whsec_ string as key; two v1 entries during rotation.
+  std::string header = "t=" + t + ",v1=" + HmacSha256Hex("whsec_old", t + "." + body) +
+                       ",v1=" + HmacSha256Hex(secret, t + "." + body);
+  auto res = server.Request("POST", "/hooks/payments", body, {{"Stripe-Signature", header}});
+  CHECK(res.status == 200);
+  CHECK(res.body == R"({"status":"accepted","id":1})");
+  auto again = server.Request("POST", "/hooks/payments", body, {{"Stripe-Signature", header}});
+  CHECK(again.body == R"({"status":"duplicate","id":1,"state":"received"})");
+  std::string forged = "t=" + t + ",v1=" + HmacSha256Hex("whsec_other", t + "." + body);
+  CHECK(server.Request("POST", "/hooks/payments", body, {{"Stripe-Signature", forged}}).status == 401);
+  CHECK(inst.Sql("SELECT provider||'|'||event_id||'|'||event_type FROM webhook_inbox") ==
+        "stripe|evt_1Stripe|invoice.paid");
+}

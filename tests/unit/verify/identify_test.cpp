@@ -122,6 +122,26 @@ TEST_CASE("identify: composite id from fields joined with ':'", "[verify]") {
   }
 }
 
+TEST_CASE("identify: composite id mixing header:<Name> parts and JSON Pointers", "[verify]") {
+  auto e = Endpoint();
+  e.key.fields = {"header:X-Hook", "/data/id", "header:x-delivery"};
+  const MapHeaders h{{"x-hook", " 12 "}, {"X-Delivery", "d-9"}};
+  CHECK(IdOf(e, kBody, h) == "12:7:d-9");  // names case-insensitive, values trimmed, listed order
+  SECTION("header-only parts need no JSON body") {
+    e.key.fields = {"header:X-Hook", "header:X-Delivery"};
+    Result<EventIdentity> r = Run(e, "a=1", h, /*is_json=*/false);
+    REQUIRE(r.ok());
+    CHECK(r->event_id == "12:d-9");
+  }
+  SECTION("a missing or empty header part is refused, never skipped") {
+    CheckInvalid(Run(e, kBody, {{"X-Hook", "12"}}), "event id missing (no x-delivery header)");
+    CheckInvalid(Run(e, kBody, {{"X-Hook", "  "}, {"X-Delivery", "d"}}), "key field header X-Hook is empty");
+  }
+  SECTION("a pointer part still needs JSON") {
+    CheckInvalid(Run(e, "a=1", h, false), "body is not JSON");
+  }
+}
+
 TEST_CASE("identify: canonical hash id ignores key order and whitespace", "[verify]") {
   auto e = Endpoint();
   e.key.canonical_hash = true;
