@@ -261,7 +261,8 @@ TEST_CASE("receive: a database locked by another process gives 503, nothing writ
   ServerProcess server(inst);
   server.Start();
   // An admin's sqlite3 session holding a write transaction.
-  FILE* admin = ::popen(("sqlite3 " + inst.db_path() + " > /dev/null").c_str(), "w");
+  // .timeout: its BEGIN waits out the probe below instead of failing on it.
+  FILE* admin = ::popen(("sqlite3 -cmd '.timeout 10000' " + inst.db_path() + " > /dev/null").c_str(), "w");
   REQUIRE(admin != nullptr);
   std::fputs("BEGIN IMMEDIATE;\nINSERT INTO webhook_deliveries (received_at, outcome, http_status) VALUES (0, 'rejected', 0);\n", admin);
   std::fflush(admin);
