@@ -22,7 +22,18 @@ int Main(int argc, char** argv) {
   init->add_option("DIR", init_dir, "directory to initialise (default: current)");
   auto* check = app.add_subcommand("check-config", "validate the config; name every offending key and line");
   auto* serve = app.add_subcommand("serve", "receive webhooks until SIGTERM");
-  for (auto* sub : {init, check, serve}) {
+  SendTestOptions send;
+  auto* send_test = app.add_subcommand(
+      "send-test", "sign a sample delivery as ENDPOINT's provider would and send it to the running server");
+  send_test->add_option("ENDPOINT", send.endpoint, "endpoint name")->required();
+  send_test->add_option("--tenant", send.tenant, "tenant id (endpoints with tenants)");
+  send_test->add_option("--url", send.url, "server URL (default: from server.listen)");
+  send_test->add_option("--event-type", send.event_type, "event type of the sample (default hookinbox.test)");
+  send_test->add_option("--body", send.body_file, "send this file's bytes as the body, as-is");
+  send_test->add_option("--times", send.times, "send the same delivery N times")->check(CLI::Range(1, 10000));
+  send_test->add_flag("--concurrent", send.concurrent, "send the N copies at once, one thread each");
+  send_test->add_flag("--insecure-tls", send.insecure_tls, "do not verify the server certificate");
+  for (auto* sub : {init, check, serve, send_test}) {
     sub->fallthrough();  // -c and --json also work after the verb
   }
 
@@ -40,6 +51,7 @@ int Main(int argc, char** argv) {
   if (init->parsed()) return RunInit(init_dir, common, std::cout, std::cerr);
   if (check->parsed()) return RunCheckConfig(common, std::cout, std::cerr);
   if (serve->parsed()) return RunServe(common, std::cout, std::cerr);
+  if (send_test->parsed()) return RunSendTest(send, common, std::cout, std::cerr);
   return kExitUsage;
 }
 

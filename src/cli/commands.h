@@ -23,6 +23,20 @@ int RunCheckConfig(const CommonOptions& common, std::ostream& out, std::ostream&
 // default in the current directory when no config exists and none was named.
 int RunServe(const CommonOptions& common, std::ostream& out, std::ostream& err);
 
+// `hookinbox send-test ENDPOINT`: signs a sample delivery as the endpoint's
+// provider would and sends it to the running server, printing each response.
+struct SendTestOptions {
+  std::string endpoint;    // ENDPOINT: the endpoint's name
+  std::string tenant;      // --tenant: required for an endpoint with tenants
+  std::string url;         // --url: base URL or full URL; default from server.listen
+  std::string event_type;  // --event-type; default "hookinbox.test"
+  std::string body_file;   // --body: send this file's bytes instead of a sample
+  int times = 1;           // --times: the same delivery this many times
+  bool concurrent = false;    // --concurrent: all at once, one thread each
+  bool insecure_tls = false;  // --insecure-tls: skip server certificate verification
+};
+int RunSendTest(const SendTestOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
+
 // "hookinbox 0.1.0 (SQLite 3.40.1, OpenSSL 3.0.19 …)"
 std::string VersionLine();
 
