@@ -1,5 +1,7 @@
 #include "cli/load_config.h"
 
+#include "common/clock.h"
+
 #include "verify/registry.h"
 #include "verify/verify.h"
 
@@ -13,6 +15,9 @@ CheckedConfig LoadAndCheck(const std::string& path) {
   out.errors = out.loaded.errors;
   if (!out.loaded.ok()) return out;
   for (auto& p : config::CheckFiles(out.loaded.config)) out.errors.push_back(std::move(p));
+  for (auto& w : config::CheckRotation(out.loaded.config, SystemClock().NowMs())) {
+    out.loaded.warnings.push_back(std::move(w));
+  }
   const auto& endpoints = out.loaded.config.endpoints;
   for (size_t i = 0; i < endpoints.size(); ++i) {
     if (Status st = verify::CheckEndpoint(endpoints[i]); !st.ok()) {

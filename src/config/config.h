@@ -120,6 +120,11 @@ struct EndpointConfig {
   // ("https://hooks.example.com/hooks/payments"), for signatures over {url};
   // never derived from the Host header, which a proxy or a sender controls.
   std::string public_url;
+  // endpoint.rotation_ends: "YYYY-MM-DD" (UTC), the day by which a rotated-out
+  // secret should be gone. Once it has passed while two or more secrets are
+  // still active, check-config and serve warn (an old secret left active is a
+  // second key that still opens the door).
+  std::string rotation_ends;
   // endpoint.volatile_fields: JSON Pointers removed before the payload hash
   // (fields a provider changes on its own retries, e.g. an attempt counter).
   // A segment "*" means every element or member at that level ("/*/attemptNumber").

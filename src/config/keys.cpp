@@ -174,6 +174,8 @@ std::vector<KeyInfo> BuildKeys() {
                    "required for signature.scheme = \"none\""));
   k.push_back(String("endpoint.public_url", Endpoint, &EndpointConfig::public_url,
                      "the full URL the provider was given; what {url} in signed_payload stands for"));
+  k.push_back(String("endpoint.rotation_ends", Endpoint, &EndpointConfig::rotation_ends,
+                     "YYYY-MM-DD (UTC) by which a rotated-out secret should be removed; warned about after it"));
   k.push_back(Strings("endpoint.volatile_fields", Endpoint, &EndpointConfig::volatile_fields,
                       "JSON Pointers removed before the payload hash (fields a provider changes on retries); "
                       "a segment * means every element"));

@@ -58,6 +58,11 @@ LoadResult LoadString(std::string_view toml, const std::string& source_name, con
 // does not remember them); keys are the config keys ("server.tls_cert").
 std::vector<Problem> CheckFiles(const Config& config);
 
+// Warnings for endpoints (and tenants) whose rotation_ends date is before
+// `now_ms` while two or more secrets are still active. Pure: the caller
+// passes the time, loading itself never reads the clock.
+std::vector<Problem> CheckRotation(const Config& config, int64_t now_ms);
+
 // "hookinbox.toml:12: endpoint[0].signature.algorithm: must be one of sha1, sha256, sha512"
 std::string Describe(const Problem& p, const std::string& source_name);
 

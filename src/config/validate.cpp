@@ -7,6 +7,8 @@
 #include <arpa/inet.h>
 
 #include <cstring>
+#include <algorithm>
+#include <optional>
 #include <set>
 
 #include "config/load.h"
@@ -14,6 +16,26 @@
 
 namespace hookinbox::config {
 namespace {
+
+// Days since 1970-01-01 of a "YYYY-MM-DD" date, or nullopt when it is not a
+// real calendar date (civil-from-days arithmetic, proleptic Gregorian).
+std::optional<int64_t> DaysFromDate(const std::string& text) {
+  if (text.size() != 10 || text[4] != '-' || text[7] != '-') return std::nullopt;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9}) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+  }
+  int y = std::stoi(text.substr(0, 4)), m = std::stoi(text.substr(5, 2)), d = std::stoi(text.substr(8, 2));
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (m < 1 || m > 12 || d < 1 || d > kDays[m - 1] + (m == 2 && leap ? 1 : 0)) return std::nullopt;
+  y -= m <= 2;
+  int64_t era = y / 400;
+  int64_t yoe = y - era * 400;
+  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
 
 std::string Quote(std::string_view s) { return TomlQuote(s); }
 
@@ -201,6 +223,9 @@ class Validator {
       report_.Warn(at + ".tenant", "unused: this endpoint has [[endpoint.tenants]], each naming its own id");
     }
     Tenants(e, at);
+    if (!e.rotation_ends.empty() && !DaysFromDate(e.rotation_ends)) {
+      report_.Error(at + ".rotation_ends", "must be a date YYYY-MM-DD (got " + Quote(e.rotation_ends) + ")");
+    }
     Signature(e, at);
     Key(e, at);
     Lists(e, at);
@@ -449,6 +474,23 @@ std::vector<Problem> CheckFiles(const Config& config) {
   if (!config.server.plain_http) {
     if (!config.server.tls_cert.empty()) CheckReadable("server.tls_cert", config.server.tls_cert, out);
     if (!config.server.tls_key.empty()) CheckReadable("server.tls_key", config.server.tls_key, out);
+  }
+  return out;
+}
+
+std::vector<Problem> CheckRotation(const Config& config, int64_t now_ms) {
+  std::vector<Problem> out;
+  const int64_t today = now_ms / 86400000;
+  for (size_t i = 0; i < config.endpoints.size(); ++i) {
+    const EndpointConfig& e = config.endpoints[i];
+    auto ends = DaysFromDate(e.rotation_ends);
+    if (!ends || today <= *ends) continue;
+    size_t most = e.secrets.size();
+    for (const auto& t : e.tenants) most = std::max(most, t.secrets.size());
+    if (most < 2) continue;
+    out.push_back({"endpoint[" + std::to_string(i) + "].rotation_ends", 0,
+                   "the rotation window ended on " + e.rotation_ends + " but " + std::to_string(most) +
+                       " secrets are still active: remove the old one from the config and the environment"});
   }
   return out;
 }

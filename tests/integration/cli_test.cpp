@@ -178,3 +178,26 @@ TEST_CASE("cli: serve without a config creates the embedded default and prints t
   CHECK(RunCommand("openssl x509 -in " + dir.File("tls/cert.pem") + " -noout -ext subjectAltName").out.find(
             "IP Address:127.0.0.1") != std::string::npos);
 }
+
+TEST_CASE("cli: check-config warns when a rotation window has passed with two secrets active",
+          "[integration][cli]") {
+  Installation inst;
+  ::setenv("HOOKINBOX_TEST_ROT_OLD", "an-old-secret", 1);
+  inst.WriteConfig(R"([server]
+tls_cert = "tls/cert.pem"
+tls_key = "tls/key.pem"
+[[endpoint]]
+name = "demo"
+secrets_file = ["secrets/demo.secret"]
+secrets_env = ["HOOKINBOX_TEST_ROT_OLD"]
+rotation_ends = "2020-01-31"
+[endpoint.key]
+id_pointer = "/id"
+)");
+  auto r = RunCommand(Bin() + " check-config -c " + inst.config_path() + " 2>&1");
+  INFO(r.out);
+  CHECK(r.exit_code == 0);  // a warning, not an error: the endpoint still works
+  CHECK(r.out.find("warning: ") != std::string::npos);
+  CHECK(r.out.find("endpoint[0].rotation_ends: the rotation window ended on 2020-01-31") != std::string::npos);
+  CHECK(r.out.find("an-old-secret") == std::string::npos);
+}

@@ -23,7 +23,7 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
       "endpoint", "endpoint.name", "endpoint.provider", "endpoint.tenant", "endpoint.secret_env",
       "endpoint.secret_file", "endpoint.secrets_env", "endpoint.secrets_file", "endpoint.max_body_bytes",
       "endpoint.content_types", "endpoint.event_types", "endpoint.ignore_other_event_types", "endpoint.insecure",
-      "endpoint.public_url", "endpoint.volatile_fields",
+      "endpoint.public_url", "endpoint.rotation_ends", "endpoint.volatile_fields",
       "endpoint.signature", "endpoint.signature.scheme", "endpoint.signature.header", "endpoint.signature.format",
       "endpoint.signature.algorithm", "endpoint.signature.encoding", "endpoint.signature.secret_encoding",
       "endpoint.signature.secret_prefix", "endpoint.signature.signed_payload", "endpoint.signature.timestamp_header",

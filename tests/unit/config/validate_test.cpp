@@ -427,3 +427,33 @@ TEST_CASE("config: secret_encoding and secret_prefix are checked and warned abou
   CHECK(r.warnings[0].key == "endpoint[0].signature.secret_prefix");
   CHECK_THAT(r.warnings[0].message, Catch::Contains("has no effect unless scheme = \"hmac\""));
 }
+
+TEST_CASE("config: rotation_ends must be a real date", "[config]") {
+  CheckCases({
+      {"not a date", kHead + "rotation_ends = \"next week\" #<\n" + kKey, "endpoint[0].rotation_ends",
+       "must be a date YYYY-MM-DD"},
+      {"no such day", kHead + "rotation_ends = \"2026-02-30\" #<\n" + kKey, "endpoint[0].rotation_ends",
+       "must be a date YYYY-MM-DD"},
+  });
+  CheckValid({kHead + "rotation_ends = \"2028-02-29\"\n" + kKey});
+}
+
+TEST_CASE("config: a passed rotation_ends with several active secrets is a warning, not before", "[config]") {
+  ::setenv("HOOKINBOX_CT_ROT_NEW", "new-secret", 1);
+  ::setenv("HOOKINBOX_CT_ROT_OLD", "old-secret", 1);
+  const std::string two = "[[endpoint]]\nname = \"demo\"\nsecrets_env = [\"HOOKINBOX_CT_ROT_NEW\", "
+                          "\"HOOKINBOX_CT_ROT_OLD\"]\nrotation_ends = \"2026-11-30\"\n" + kKey;
+  LoadResult r = Load(two);
+  REQUIRE(r.ok());
+  const int64_t nov30_noon = 1764504000000 + 365LL * 86400000;  // 2026-11-30T12:00Z
+  CHECK(CheckRotation(r.config, nov30_noon).empty());  // the last day itself is still fine
+  auto late = CheckRotation(r.config, nov30_noon + 86400000);
+  REQUIRE(late.size() == 1);
+  CHECK(late[0].key == "endpoint[0].rotation_ends");
+  CHECK_THAT(late[0].message, Catch::Contains("2 secrets are still active"));
+  CHECK_THAT(late[0].message, !Catch::Contains("old-secret"));
+
+  LoadResult one = Load(kHead + "rotation_ends = \"2020-01-01\"\n" + kKey);
+  REQUIRE(one.ok());
+  CHECK(CheckRotation(one.config, nov30_noon).empty());  // rotation finished: nothing to warn about
+}
