@@ -45,12 +45,13 @@ std::string Join(const std::vector<std::string>& names) {
 
 // The address clients reach server.listen at: a wildcard host becomes loopback.
 std::string ClientAuthority(const std::string& listen) {
-  size_t colon = listen.rfind(':');
-  std::string host = colon == std::string::npos ? listen : listen.substr(0, colon);
-  std::string port = colon == std::string::npos ? "" : listen.substr(colon);
+  auto addr = config::SplitListen(listen);
+  if (!addr) return listen;
+  std::string host = addr->host;
   if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
-  if (host == "::" || host == "[::]") host = "[::1]";
-  return host + port;
+  if (host == "::") host = "::1";
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return host + ":" + std::to_string(addr->port);
 }
 
 // `url` ("https://host:port" or a full URL) split; the hooks path is added when it has none.

@@ -1,5 +1,7 @@
 #include "config/config.h"
 
+#include <cstdlib>
+
 namespace hookinbox::config {
 
 const EndpointConfig* Config::FindEndpoint(std::string_view name) const {
@@ -14,6 +16,14 @@ const TenantConfig* EndpointConfig::FindTenant(std::string_view id) const {
     if (t.id == id) return &t;
   }
   return nullptr;
+}
+
+std::optional<ListenAddress> SplitListen(std::string_view listen) {
+  size_t colon = listen.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+  std::string_view host = listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return ListenAddress{std::string(host), std::atoi(std::string(listen.substr(colon + 1)).c_str())};
 }
 
 std::string Config::Resolve(const std::string& p) const {

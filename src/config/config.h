@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -136,6 +137,14 @@ struct EndpointConfig {
   // The tenant with this id, or nullptr.
   const TenantConfig* FindTenant(std::string_view id) const;
 };
+
+// A validated listen address split into host (brackets of an IPv6 literal
+// removed) and port. nullopt when it has no ":port" (validation reports why).
+struct ListenAddress {
+  std::string host;
+  int port = 0;
+};
+std::optional<ListenAddress> SplitListen(std::string_view listen);
 
 struct Config {
   std::string path;       // the file it was loaded from ("" when built in code)

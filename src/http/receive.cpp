@@ -41,27 +41,18 @@ Result<Target> Route(const config::Config& config, std::string_view path) {
   return Target{endpoint, tenant->id, &tenant->secrets};
 }
 
-std::string MediaType(std::string_view content_type) {
-  std::string_view type = content_type.substr(0, content_type.find(';'));
-  std::string out;
-  for (char c : type) {
-    if (!std::isspace(static_cast<unsigned char>(c))) out.push_back(static_cast<char>(std::tolower(c)));
-  }
-  return out;
-}
-
 // Checks what can be checked before reading a byte of the body.
 Status Screen(const config::Config& config, const Target& target, const httplib::Request& req) {
   // The library would inflate a compressed body before we see it, and the
   // signature is over the bytes on the wire: accept identity encoding only.
-  std::string encoding = MediaType(req.get_header_value("Content-Encoding"));
+  std::string encoding = verify::MediaTypeOf(req.get_header_value("Content-Encoding"));
   if (!encoding.empty() && encoding != "identity") {
     return Unsupported("Content-Encoding " + encoding + " is not accepted; send the body uncompressed");
   }
   if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
     return InvalidArgument("request has no body: Content-Length or chunked Transfer-Encoding required");
   }
-  std::string type = MediaType(req.get_header_value("Content-Type"));
+  std::string type = verify::MediaTypeOf(req.get_header_value("Content-Type"));
   const auto& allowed = target.endpoint->content_types;
   if (std::find(allowed.begin(), allowed.end(), type) == allowed.end()) {
     return Unsupported("content type must be one of the endpoint's content_types");
@@ -218,7 +209,7 @@ void Delivery::Receive(const httplib::ContentReader& reader) {
 
   store::NewEvent event{audit_.provider,         audit_.endpoint,   audit_.tenant_id,
                         identity->event_id,      identity->event_type, identity->payload_hash,
-                        MediaType(audit_.content_type), std::move(body).value(), audit_.received_at_ms};
+                        verify::MediaTypeOf(audit_.content_type), std::move(body).value(), audit_.received_at_ms};
   Accept(event);
 }
 

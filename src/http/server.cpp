@@ -23,15 +23,6 @@ class Listener final : public Base {
   socket_t listening_socket() const { return this->svr_sock_; }
 };
 
-bool SplitHostPort(const std::string& listen, std::string* host, int* port) {
-  size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) return false;
-  *host = listen.substr(0, colon);
-  if (host->size() >= 2 && host->front() == '[' && host->back() == ']') *host = host->substr(1, host->size() - 2);
-  *port = std::atoi(listen.c_str() + colon + 1);
-  return !host->empty();
-}
-
 socket_t ListeningSocket(httplib::Server& server) {
   if (auto* tls = dynamic_cast<Listener<httplib::SSLServer>*>(&server)) return tls->listening_socket();
   if (auto* plain = dynamic_cast<Listener<httplib::Server>*>(&server)) return plain->listening_socket();
@@ -135,9 +126,10 @@ void PublicServer::Route() {
 }
 
 Status PublicServer::Bind() {
-  if (!SplitHostPort(config_.server.listen, &host_, &port_)) {
-    return InvalidArgument("server.listen: expected host:port, got " + config_.server.listen);
-  }
+  auto listen = config::SplitListen(config_.server.listen);
+  if (!listen) return InvalidArgument("server.listen: expected host:port, got " + config_.server.listen);
+  host_ = listen->host;
+  port_ = listen->port;
   if (port_ == 0) {
     port_ = server_->bind_to_any_port(host_);
     if (port_ <= 0) return Unavailable("cannot listen on " + config_.server.listen);

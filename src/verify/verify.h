@@ -62,6 +62,10 @@ Result<EventIdentity> Identify(const config::EndpointConfig& endpoint, const Hea
 // start-up (config/ sits below verify/ and cannot call it).
 Status CheckEndpoint(const config::EndpointConfig& endpoint);
 
+// The media type of a Content-Type value: lower case, parameters and spaces
+// removed ("Application/JSON; charset=utf-8" → "application/json").
+std::string MediaTypeOf(std::string_view content_type);
+
 // True for application/json and any application/*+json media type (parameters ignored).
 bool IsJsonMediaType(std::string_view content_type);
 
