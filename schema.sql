@@ -101,3 +101,19 @@ CREATE VIEW webhook_payloads_iso AS
 SELECT id, inbox_id, delivery_id, kind, payload_hash, content_type, length(body) AS body_bytes,
        strftime('%Y-%m-%dT%H:%M:%fZ', created_at / 1000.0, 'unixepoch') AS created_at
   FROM webhook_payloads;
+
+-- migration: 2
+
+-- The events one batch delivery carried (HubSpot, SendGrid, Meta send several
+-- per POST): the delivery keeps its one webhook_deliveries row, and each event
+-- gets a row here with what became of it, so an auditor can tell which
+-- request brought (or repeated) which event.
+CREATE TABLE webhook_delivery_events (
+  delivery_id  INTEGER NOT NULL REFERENCES webhook_deliveries (id),
+  position     INTEGER NOT NULL,                -- 0-based index of the event in the batch
+  inbox_id     INTEGER NOT NULL REFERENCES webhook_inbox (id) ON DELETE CASCADE,
+  event_id     TEXT    NOT NULL,
+  outcome      TEXT    NOT NULL CHECK (outcome IN ('accepted', 'duplicate', 'conflict')),
+  PRIMARY KEY (delivery_id, position)
+) WITHOUT ROWID;
+CREATE INDEX webhook_delivery_events_inbox ON webhook_delivery_events (inbox_id);

@@ -56,7 +56,10 @@ struct WorkerConfig {  // read and validated now; the worker arrives with the wo
 
 // How a delivery proves it came from the provider ([endpoint.signature]).
 struct SignatureConfig {
-  std::string scheme = "hmac";       // hmac | token | basic | none (none needs endpoint.insecure = true)
+  // hmac | token | basic | none (none needs endpoint.insecure = true), or an
+  // asymmetric kind checked against endpoint.public_keys: ed25519 |
+  // ecdsa-p256-sha256 | rsa-sha256-cert.
+  std::string scheme = "hmac";
   std::string header = "X-Signature";  // header carrying the signature or token
   // Where the signature sits in the header value. "{signature}" marks it; for a
   // key-value list such as "t={timestamp},v1={signature}" the parts are split on
@@ -78,8 +81,17 @@ struct SignatureConfig {
   // signature.timestamp_pointer: JSON Pointer to the timestamp in the body (a
   // number or a numeric string), e.g. Linear's "/webhookTimestamp".
   std::string timestamp_pointer;
-  std::string timestamp_unit = "s";  // signature.timestamp_unit: s | ms, the unit of the received timestamp
+  std::string timestamp_unit = "s";  // signature.timestamp_unit: s | ms | iso8601, the form of the received timestamp
   int64_t tolerance_seconds = 300;   // |now - timestamp| above this is rejected (401)
+  // signature.body_kind: how the body's fields are read, by {form_sorted_kv}
+  // and by the [endpoint.key] sources: json | form (x-www-form-urlencoded) |
+  // multipart (multipart/form-data) | raw (no fields).
+  std::string body_kind = "json";
+  // signature.signature_pointer: the signature sits in the JSON body at this
+  // pointer instead of a header (Mailgun "/signature/signature").
+  std::string signature_pointer;
+  // signature.token_pointer: the body field {token} of signed_payload stands for (Mailgun "/signature/token").
+  std::string token_pointer;
 };
 
 // A key.fields entry starting with this names a header rather than a JSON Pointer.
@@ -95,6 +107,11 @@ struct KeyConfig {
   bool canonical_hash = false;         // the canonical JSON hash of the body (opt-in, last resort)
   std::string event_type_pointer;      // JSON Pointer of the event type, or
   std::string event_type_header;       // the header carrying it
+  // key.batch: the body carries several events (HubSpot, SendGrid, Meta);
+  // each element of the array at key.batch_pointer becomes its own inbox row,
+  // and the pointers above (and volatile_fields) are relative to the element.
+  bool batch = false;
+  std::string batch_pointer;           // key.batch_pointer: JSON Pointer of the events array ("" = the body)
 };
 
 // One tenant of an endpoint that has per-tenant secrets ([[endpoint.tenants]]).
@@ -131,6 +148,16 @@ struct EndpointConfig {
   // A segment "*" means every element or member at that level ("/*/attemptNumber").
   std::vector<std::string> volatile_fields;
   std::vector<TenantConfig> tenants;  // endpoint.tenants: when set, endpoint.tenant and secrets are unused
+  // Public keys for the asymmetric schemes, as the provider's dashboard shows
+  // them (SendGrid base64 DER or PEM, Discord hex, PayPal a PEM certificate),
+  // from endpoint.public_key_env / public_key_file. Any of them verifies.
+  std::vector<std::string> public_keys;
+  // endpoint.verify_token_env / verify_token_file: the token Meta's GET
+  // subscription handshake must present (hub.verify_token).
+  Secret verify_token;
+  // The provider handshake this endpoint answers instead of storing (preset
+  // data, not a TOML key): "" | slack | zoom | meta | woocommerce | discord.
+  std::string handshake;
   SignatureConfig signature;
   KeyConfig key;
 

@@ -4,6 +4,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 #include "store/database.h"
 
 namespace hookinbox::store {
@@ -109,25 +111,68 @@ Existing ReadExisting(SQLite::Database& db, const NewEvent& e) {
   return out;
 }
 
-ClaimResult ClaimInTransaction(SQLite::Database& db, const NewEvent& e, DeliveryRecord d) {
-  ClaimResult r;
-  d.http_status = 200;
-  if (int64_t id = InsertIfAbsent(db, e); id > 0) {
-    d.outcome = "accepted";
-    r = {ClaimOutcome::kAccepted, id, "received", "", 0};
-    r.delivery_id = InsertDelivery(db, d, id);
-    InsertPayload(db, e, id, r.delivery_id, "original");
-    return r;
-  }
+// Decides the claim of one key; writes the inbox row when the key is new, nothing else.
+ClaimResult ClaimKey(SQLite::Database& db, const NewEvent& e) {
+  if (int64_t id = InsertIfAbsent(db, e); id > 0) return {ClaimOutcome::kAccepted, id, "received", "", 0};
   Existing old = ReadExisting(db, e);
   if (old.id == 0) throw SQLite::Exception("claim: key vanished between insert and read", SQLITE_INTERNAL);
   bool same = old.payload_hash == e.payload_hash;
-  r = {same ? ClaimOutcome::kDuplicate : ClaimOutcome::kConflict, old.id, old.status, old.result_ref, 0};
+  return {same ? ClaimOutcome::kDuplicate : ClaimOutcome::kConflict, old.id, old.status, old.result_ref, 0};
+}
+
+// Keeps the body a claim needs: a new event's original, and a conflict's body
+// whole for investigation; a duplicate's body is the original's.
+void KeepPayload(SQLite::Database& db, const NewEvent& e, const ClaimResult& r, int64_t delivery_id) {
+  if (r.outcome == ClaimOutcome::kDuplicate) return;
+  InsertPayload(db, e, r.inbox_id, delivery_id, r.outcome == ClaimOutcome::kAccepted ? "original" : "conflict");
+}
+
+ClaimResult ClaimInTransaction(SQLite::Database& db, const NewEvent& e, DeliveryRecord d) {
+  ClaimResult r = ClaimKey(db, e);
+  d.http_status = 200;
   d.outcome = ClaimOutcomeName(r.outcome);
-  r.delivery_id = InsertDelivery(db, d, old.id);
-  // A conflict is kept whole for investigation; a duplicate's body is the original's.
-  if (!same) InsertPayload(db, e, old.id, r.delivery_id, "conflict");
+  r.delivery_id = InsertDelivery(db, d, r.inbox_id);
+  KeepPayload(db, e, r, r.delivery_id);
   return r;
+}
+
+// The delivery's outcome summarises its events: anything new makes it
+// accepted; otherwise a conflict is what an auditor must see first.
+ClaimOutcome BatchOutcome(const std::vector<ClaimResult>& results) {
+  auto any = [&](ClaimOutcome o) {
+    return std::any_of(results.begin(), results.end(), [o](const ClaimResult& r) { return r.outcome == o; });
+  };
+  if (any(ClaimOutcome::kAccepted)) return ClaimOutcome::kAccepted;
+  return any(ClaimOutcome::kConflict) ? ClaimOutcome::kConflict : ClaimOutcome::kDuplicate;
+}
+
+void InsertDeliveryEvent(SQLite::Database& db, int64_t delivery_id, size_t position, const NewEvent& e,
+                         const ClaimResult& r) {
+  SQLite::Statement st(db,
+                       "INSERT INTO webhook_delivery_events (delivery_id, position, inbox_id, event_id, outcome)"
+                       " VALUES (?,?,?,?,?)");
+  st.bind(1, static_cast<int64_t>(delivery_id));
+  st.bind(2, static_cast<int64_t>(position));
+  st.bind(3, static_cast<int64_t>(r.inbox_id));
+  st.bind(4, e.event_id);
+  st.bind(5, ClaimOutcomeName(r.outcome));
+  st.exec();
+}
+
+std::vector<ClaimResult> ClaimBatchInTransaction(SQLite::Database& db, const std::vector<NewEvent>& events,
+                                                 DeliveryRecord d) {
+  std::vector<ClaimResult> results;
+  results.reserve(events.size());
+  for (const NewEvent& e : events) results.push_back(ClaimKey(db, e));
+  d.http_status = 200;
+  d.outcome = ClaimOutcomeName(BatchOutcome(results));
+  int64_t delivery_id = InsertDelivery(db, d, 0);  // one row for the request; its events are listed apart
+  for (size_t i = 0; i < events.size(); ++i) {
+    results[i].delivery_id = delivery_id;
+    KeepPayload(db, events[i], results[i], delivery_id);
+    InsertDeliveryEvent(db, delivery_id, i, events[i], results[i]);
+  }
+  return results;
 }
 
 constexpr const char* kFloodReason = "flood: further rejections from this address this minute";
@@ -189,6 +234,16 @@ Result<ClaimResult> SqliteStore::Claim(const NewEvent& event, DeliveryRecord del
       [&](SQLite::Database& db) { result = ClaimInTransaction(db, event, delivery); });
   if (!st.ok()) return Status(st.code(), "claim: " + st.message());
   return result;
+}
+
+Result<std::vector<ClaimResult>> SqliteStore::ClaimBatch(const std::vector<NewEvent>& events,
+                                                         DeliveryRecord delivery) {
+  if (events.empty()) return InvalidArgument("claim: a batch needs at least one event");
+  std::vector<ClaimResult> results;
+  Status st = writer_->Submit(
+      [&](SQLite::Database& db) { results = ClaimBatchInTransaction(db, events, delivery); });
+  if (!st.ok()) return Status(st.code(), "claim: " + st.message());
+  return results;
 }
 
 Status SqliteStore::RecordRejected(DeliveryRecord d) {

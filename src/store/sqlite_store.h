@@ -27,6 +27,8 @@ class SqliteStore final : public Store {
   ~SqliteStore() override;
 
   Result<ClaimResult> Claim(const NewEvent& event, DeliveryRecord delivery) override;
+  Result<std::vector<ClaimResult>> ClaimBatch(const std::vector<NewEvent>& events,
+                                              DeliveryRecord delivery) override;
   Status RecordRejected(DeliveryRecord delivery) override;
   Status RecordIgnored(DeliveryRecord delivery) override;
   Status CheckWritable() override;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 
@@ -74,6 +75,13 @@ class Store {
   // Errors: Unavailable when the database is busy, full or closed (nothing
   // was written).
   virtual Result<ClaimResult> Claim(const NewEvent& event, DeliveryRecord delivery) = 0;
+
+  // Claims every event of one batch delivery in one transaction with one
+  // delivery row (its outcome: accepted when any event was new, else
+  // conflict when any conflicted, else duplicate). Results are in the order
+  // of `events`. Errors as for Claim; nothing is written on error.
+  virtual Result<std::vector<ClaimResult>> ClaimBatch(const std::vector<NewEvent>& events,
+                                                      DeliveryRecord delivery) = 0;
 
   // Records a rejected delivery. Rejections beyond kRejectedRowsPerMinute a
   // minute from one address are folded into one row per address and minute

@@ -55,6 +55,21 @@ inline constexpr size_t kMaxEventTypeBytes = 200;
 Result<EventIdentity> Identify(const config::EndpointConfig& endpoint, const HeaderView& headers,
                                std::string_view body, bool is_json);
 
+// One event of a batch delivery (key.batch): its identity and the exact bytes
+// of its element inside the delivery body (a view into that body).
+struct BatchEvent {
+  EventIdentity identity;
+  std::string_view body;
+};
+
+// Splits a batch delivery (key.batch = true) into its events: every element of
+// the array at key.batch_pointer, identified with the key's pointers and
+// volatile_fields taken relative to the element (headers as for Identify).
+// An empty array, a missing array, or any element Identify would refuse is
+// InvalidArgument naming the element's index — a batch is taken whole or not at all.
+Result<std::vector<BatchEvent>> IdentifyBatch(const config::EndpointConfig& endpoint, const HeaderView& headers,
+                                              std::string_view body);
+
 // Checks what only the verifier's parsers can tell about an endpoint that
 // config validation already accepted: that signature.format parses into a
 // shape Verify understands (a token needs a plain template) and that
