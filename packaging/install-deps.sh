@@ -18,6 +18,11 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# Node.js and npm for tests/interop (the providers' own packages, test-only).
+# A node already on the PATH is kept; otherwise Debian's (Node 18, which
+# tests/interop/run.sh refuses by name: its pinned packages need Node 20+).
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

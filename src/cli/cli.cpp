@@ -33,6 +33,8 @@ int Main(int argc, char** argv) {
   send_test->add_option("--times", send.times, "send the same delivery N times")->check(CLI::Range(1, 10000));
   send_test->add_flag("--concurrent", send.concurrent, "send the N copies at once, one thread each");
   send_test->add_flag("--insecure-tls", send.insecure_tls, "do not verify the server certificate");
+  send_test->add_option("--private-key", send.private_key,
+                        "PEM private key to sign with (ed25519, ecdsa-p256-sha256 and rsa-sha256-cert endpoints)");
   for (auto* sub : {init, check, serve, send_test}) {
     sub->fallthrough();  // -c and --json also work after the verb
   }

@@ -34,6 +34,9 @@ struct SendTestOptions {
   int times = 1;           // --times: the same delivery this many times
   bool concurrent = false;    // --concurrent: all at once, one thread each
   bool insecure_tls = false;  // --insecure-tls: skip server certificate verification
+  // --private-key: PEM private key to sign with, for endpoints whose scheme is
+  // asymmetric (hookinbox holds only the provider's public key there)
+  std::string private_key;
 };
 int RunSendTest(const SendTestOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
 

@@ -10,7 +10,8 @@ namespace hookinbox::cli {
 CheckedConfig LoadAndCheck(const std::string& path) {
   // config/ cannot include verify/, so the preset table comes in through a lookup.
   static const config::PresetLookup presets{
-      [](std::string_view name) { return verify::FindPreset(name); }, verify::PresetNames()};
+      [](std::string_view name) { return verify::FindPreset(name); }, verify::PresetNames(),
+      [](std::string_view name) { return std::string(verify::RefusedPresetReason(name)); }};
   CheckedConfig out{config::LoadFile(path, &presets), {}};
   out.errors = out.loaded.errors;
   if (!out.loaded.ok()) return out;

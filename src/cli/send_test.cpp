@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/load_config.h"
+#include "verify/public_key.h"
 #include "verify/sign.h"
 
 namespace hookinbox::cli {
@@ -138,6 +139,15 @@ std::vector<Response> SendAll(const Target& t, const verify::SignedDelivery& d, 
   return out;
 }
 
+// The bytes of `path`, or nullopt when it cannot be read.
+std::optional<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
 std::string TrimNewlines(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   return s;
@@ -206,12 +216,29 @@ int RunSendTest(const SendTestOptions& opt, const CommonOptions& common, std::os
     err << "hookinbox send-test: endpoint \"" << e->name << "\" has no tenants; drop --tenant\n";
     return kExitUsage;
   }
-  Secret secret;  // the newest non-empty one; "none" needs none
-  for (const Secret& s : *secrets) {
-    if (!s.empty()) {
-      secret = s;
-      break;
+  Secret secret;  // the newest non-empty one; "none" needs none; asymmetric: the --private-key PEM
+  if (verify::AsymmetricKind(e->signature.scheme)) {
+    // hookinbox holds only the provider's public key here (SPEC §9).
+    if (opt.private_key.empty()) {
+      err << "hookinbox send-test: endpoint \"" << e->name << "\" verifies " << e->signature.scheme
+          << " signatures with the provider's public key, which cannot sign; pass --private-key FILE, a PEM "
+             "private key whose public key the endpoint lists\n";
+      return kExitUsage;
     }
+    std::optional<std::string> pem = ReadWholeFile(opt.private_key);
+    if (!pem) {
+      err << "hookinbox send-test: cannot read --private-key " << opt.private_key << "\n";
+      return kExitUsage;
+    }
+    secret = Secret(std::move(*pem));
+  } else if (!opt.private_key.empty()) {
+    err << "hookinbox send-test: endpoint \"" << e->name << "\" signs with a shared secret (scheme "
+        << e->signature.scheme << "); --private-key is only for ed25519, ecdsa-p256-sha256 and rsa-sha256-cert\n";
+    return kExitUsage;
+  }
+  for (const Secret& s : *secrets) {
+    if (!secret.empty()) break;
+    if (!s.empty()) secret = s;
   }
   if (secret.empty() && e->signature.scheme != "none") {
     err << "hookinbox send-test: endpoint \"" << e->name << "\" has no secret to sign with\n";

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/secret.h"
@@ -92,10 +93,24 @@ struct SignatureConfig {
   std::string signature_pointer;
   // signature.token_pointer: the body field {token} of signed_payload stands for (Mailgun "/signature/token").
   std::string token_pointer;
+  // signature.url_decode: percent-escapes ("%3A") that {url} has decoded
+  // before signing, each matched case-insensitively and decoded once. HubSpot
+  // v3 decodes a documented list; empty (the default) signs the URL as is.
+  std::vector<std::string> url_decode;
+  // signature.webhook_id: what {webhook_id} in signed_payload stands for: a
+  // constant of this endpoint that the provider signs (PayPal's webhook ID).
+  std::string webhook_id;
+  // A header in which the provider names its signing algorithm (PayPal's
+  // PAYPAL-AUTH-ALGO); when set it must be present and name the scheme's own
+  // algorithm (rsa-sha256-cert: "SHA256withRSA"). Preset data, not a TOML key.
+  std::string algorithm_header;
 };
 
 // A key.fields entry starting with this names a header rather than a JSON Pointer.
 inline constexpr std::string_view kHeaderField = "header:";
+// A key.fields entry starting with this names a form field (signature.body_kind
+// form or multipart); "form:MessageSid" is the same as the pointer "/MessageSid".
+inline constexpr std::string_view kFormField = "form:";
 
 // Where the idempotency key comes from ([endpoint.key]); SPEC §2 order.
 struct KeyConfig {
@@ -150,7 +165,8 @@ struct EndpointConfig {
   std::vector<TenantConfig> tenants;  // endpoint.tenants: when set, endpoint.tenant and secrets are unused
   // Public keys for the asymmetric schemes, as the provider's dashboard shows
   // them (SendGrid base64 DER or PEM, Discord hex, PayPal a PEM certificate),
-  // from endpoint.public_key_env / public_key_file. Any of them verifies.
+  // from endpoint.public_key_env / public_key_file / public_keys_env /
+  // public_keys_file, in that order (config/secrets.cpp). Any of them verifies.
   std::vector<std::string> public_keys;
   // endpoint.verify_token_env / verify_token_file: the token Meta's GET
   // subscription handshake must present (hub.verify_token).
@@ -158,6 +174,10 @@ struct EndpointConfig {
   // The provider handshake this endpoint answers instead of storing (preset
   // data, not a TOML key): "" | slack | zoom | meta | woocommerce | discord.
   std::string handshake;
+  // Headers the provider always sends that the verifier does not read (preset
+  // data, not a TOML key): send-test adds them so the provider's own library
+  // accepts its sample (Shopify's checks X-Shopify-Shop-Domain and -API-Version).
+  std::vector<std::pair<std::string, std::string>> sample_headers;
   SignatureConfig signature;
   KeyConfig key;
 

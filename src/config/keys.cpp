@@ -27,6 +27,8 @@ SignatureConfig* Signature(const KeyTarget& t) { return &t.endpoint->signature; 
 KeyConfig* Key(const KeyTarget& t) { return &t.endpoint->key; }
 TenantConfig* Tenant(const KeyTarget& t) { return t.tenant; }
 SecretSources* EndpointSecrets(const KeyTarget& t) { return &t.sources->secrets; }
+SecretSources* EndpointPublicKeys(const KeyTarget& t) { return &t.sources->public_keys; }
+SecretSources* EndpointVerifyToken(const KeyTarget& t) { return &t.sources->verify_token; }
 SecretSources* TenantSecrets(const KeyTarget& t) { return t.tenant_sources; }
 
 template <class S>
@@ -162,6 +164,21 @@ std::vector<KeyInfo> BuildKeys() {
                      "unknown provider {value}; supported: {allowed}"));
   k.push_back(String("endpoint.tenant", Endpoint, &EndpointConfig::tenant, "tenant_id stored with each event"));
   AddSecretKeys(k, "endpoint", EndpointSecrets);
+  k.push_back(String("endpoint.public_key_env", EndpointPublicKeys, &SecretSources::env,
+                     "environment variable holding the provider's public key (asymmetric schemes): Discord hex, "
+                     "SendGrid base64 DER or PEM"));
+  k.push_back(String("endpoint.public_key_file", EndpointPublicKeys, &SecretSources::file,
+                     "file holding the provider's public key, or for rsa-sha256-cert (PayPal) the pinned PEM "
+                     "certificate; relative to the config file"));
+  k.push_back(Strings("endpoint.public_keys_env", EndpointPublicKeys, &SecretSources::envs,
+                      "several public key variables, all accepted (rotation)"));
+  k.push_back(Strings("endpoint.public_keys_file", EndpointPublicKeys, &SecretSources::files,
+                      "several public key or certificate files, all accepted (rotation)"));
+  k.push_back(String("endpoint.verify_token_env", EndpointVerifyToken, &SecretSources::env,
+                     "environment variable holding the verify token Meta's GET subscription check must present "
+                     "(hub.verify_token; provider meta)"));
+  k.push_back(String("endpoint.verify_token_file", EndpointVerifyToken, &SecretSources::file,
+                     "file holding that verify token; relative to the config file"));
   k.push_back(Int("endpoint.max_body_bytes", Endpoint, &EndpointConfig::max_body_bytes, 0, kGiB,
                   "body limit in bytes; 0 = server.max_body_bytes"));
   k.push_back(Strings("endpoint.content_types", Endpoint, &EndpointConfig::content_types,
@@ -182,7 +199,9 @@ std::vector<KeyInfo> BuildKeys() {
 
   k.push_back(Table("endpoint.signature", KeyType::kTable, "how a delivery proves it came from the provider"));
   k.push_back(String("endpoint.signature.scheme", Signature, &SignatureConfig::scheme,
-                     "hmac, token, basic or none (none needs insecure = true)", {"hmac", "token", "basic", "none"}));
+                     "hmac, token, basic or none (none needs insecure = true), or an asymmetric kind checked "
+                     "against the endpoint's public keys: ed25519, ecdsa-p256-sha256 or rsa-sha256-cert",
+                     {"hmac", "token", "basic", "none", "ed25519", "ecdsa-p256-sha256", "rsa-sha256-cert"}));
   k.push_back(String("endpoint.signature.header", Signature, &SignatureConfig::header,
                      "header carrying the signature or token"));
   k.push_back(String("endpoint.signature.format", Signature, &SignatureConfig::format,
@@ -192,33 +211,57 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(String("endpoint.signature.encoding", Signature, &SignatureConfig::encoding,
                      "encoding of the signature", {"hex", "base64"}));
   k.push_back(String("endpoint.signature.secret_encoding", Signature, &SignatureConfig::secret_encoding,
-                     "how a secret becomes HMAC key bytes (after secret_prefix is removed)",
-                     {"utf8", "base64", "hex"}));
+                     "how a secret becomes HMAC key bytes (after secret_prefix is removed); html-entities "
+                     "decodes &amp; &lt; &gt; &quot; &#039; as WooCommerce does",
+                     {"utf8", "base64", "hex", "html-entities"}));
   k.push_back(String("endpoint.signature.secret_prefix", Signature, &SignatureConfig::secret_prefix,
                      "removed from the start of a secret before decoding, e.g. \"whsec_\""));
   k.push_back(String("endpoint.signature.signed_payload", Signature, &SignatureConfig::signed_payload,
-                     "the signed bytes: {body}, with optional {timestamp}, {id}, {method} and {url}"));
+                     "the signed bytes: {body}, with optional {timestamp}, {id}, {method} and {url}; "
+                     "asymmetric schemes also {header:NAME}, {webhook_id} and {crc32} (the body's CRC-32); "
+                     "{token}: the string at token_pointer (Mailgun)"));
+  k.push_back(String("endpoint.signature.webhook_id", Signature, &SignatureConfig::webhook_id,
+                     "what {webhook_id} in signed_payload stands for: the provider's id of this webhook "
+                     "(PayPal's Webhook ID)"));
   k.push_back(String("endpoint.signature.timestamp_header", Signature, &SignatureConfig::timestamp_header,
                      "header with the signed timestamp, if any"));
   k.push_back(String("endpoint.signature.timestamp_pointer", Signature, &SignatureConfig::timestamp_pointer,
                      "JSON Pointer to the timestamp in the body (a number or numeric string), if any"));
   k.push_back(String("endpoint.signature.timestamp_unit", Signature, &SignatureConfig::timestamp_unit,
-                     "unit of the received timestamp: s or ms", {"s", "ms"}));
+                     "unit of the received timestamp: s, ms or iso8601 (RFC 3339 text, e.g. "
+                     "\"2026-11-30T17:00:00Z\")",
+                     {"s", "ms", "iso8601"}));
+  k.push_back(String("endpoint.signature.signature_pointer", Signature, &SignatureConfig::signature_pointer,
+                     "JSON Pointer to the signature inside the body instead of a header (Mailgun "
+                     "\"/signature/signature\"); signed_payload then must not contain {body}"));
+  k.push_back(String("endpoint.signature.token_pointer", Signature, &SignatureConfig::token_pointer,
+                     "JSON Pointer to the body field {token} in signed_payload stands for (Mailgun \"/signature/token\")"));
+  k.push_back(Strings("endpoint.signature.url_decode", Signature, &SignatureConfig::url_decode,
+                      "percent-escapes decoded in {url} before signing, e.g. [\"%3A\", \"%2F\"] (HubSpot v3)"));
   k.push_back(Int("endpoint.signature.tolerance_seconds", Signature, &SignatureConfig::tolerance_seconds, 1, 86400,
                   "a timestamp further than this from now is rejected"));
+  k.push_back(String("endpoint.signature.body_kind", Signature, &SignatureConfig::body_kind,
+                     "how the body's fields are read by the key and {form_sorted_kv}: json, form "
+                     "(x-www-form-urlencoded), multipart (multipart/form-data) or raw",
+                     {"json", "form", "multipart", "raw"}));
 
   k.push_back(Table("endpoint.key", KeyType::kTable, "where the idempotency key and the event type come from"));
   k.push_back(String("endpoint.key.id_header", Key, &KeyConfig::id_header, "header with the provider's event id"));
   k.push_back(String("endpoint.key.id_pointer", Key, &KeyConfig::id_pointer,
                      "JSON Pointer to the provider's event id in the body"));
   k.push_back(Strings("endpoint.key.fields", Key, &KeyConfig::fields,
-                      "parts joined with ':' in order to form the key: JSON Pointers (\"/data/id\") or headers (\"header:X-GitHub-Delivery\")"));
+                      "parts joined with ':' in order to form the key: JSON Pointers (\"/data/id\"), headers (\"header:X-GitHub-Delivery\") or form fields (\"form:MessageSid\")"));
   k.push_back(Bool("endpoint.key.canonical_hash", Key, &KeyConfig::canonical_hash,
                    "key on the hash of the canonical JSON body (last resort)"));
   k.push_back(String("endpoint.key.event_type_pointer", Key, &KeyConfig::event_type_pointer,
                      "JSON Pointer to the event type"));
   k.push_back(String("endpoint.key.event_type_header", Key, &KeyConfig::event_type_header,
                      "header with the event type"));
+  k.push_back(Bool("endpoint.key.batch", Key, &KeyConfig::batch,
+                   "the body carries several events: each element of the array at batch_pointer becomes its own "
+                   "event, and the key's pointers and volatile_fields are relative to the element"));
+  k.push_back(String("endpoint.key.batch_pointer", Key, &KeyConfig::batch_pointer,
+                     "JSON Pointer of the events array when batch = true (\"\" = the body itself)"));
 
   k.push_back(Table("endpoint.tenants", KeyType::kTableArray,
                     "per-tenant secrets; the endpoint is then POST /hooks/{name}/{tenant}"));

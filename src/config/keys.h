@@ -38,6 +38,12 @@ struct SecretSources {
 // The sources of one [[endpoint]]: its own and those of each of its [[endpoint.tenants]].
 struct EndpointSources {
   SecretSources secrets;
+  // public_key_env / public_key_file / public_keys_env / public_keys_file, read
+  // into EndpointConfig::public_keys (not secret, but resolved the same way).
+  SecretSources public_keys;
+  // verify_token_env / verify_token_file (only env and file are used), read
+  // into EndpointConfig::verify_token for Meta's GET subscription check.
+  SecretSources verify_token;
   std::vector<SecretSources> tenants;  // parallel to EndpointConfig::tenants
 };
 

@@ -148,7 +148,8 @@ class Walker {
           KeyInfo widened = info;
           widened.allowed.insert(widened.allowed.end(), presets_->names.begin(), presets_->names.end());
           if (std::find(widened.allowed.begin(), widened.allowed.end(), value.text) == widened.allowed.end()) {
-            report_.ErrorAt(at, line, widened.RejectionFor(value));
+            std::string refused = presets_->refused ? presets_->refused(value.text) : std::string();
+            report_.ErrorAt(at, line, refused.empty() ? widened.RejectionFor(value) : refused);
             return std::nullopt;
           }
         } else if (!info.allowed.empty() &&

@@ -41,6 +41,10 @@ struct PresetLookup {
   // Every name `find` knows, aliases included, for the "supported:" list of an
   // unknown provider. "generic" is always accepted and is not listed here.
   std::vector<std::string> names;
+  // Why a provider name that `find` does not know is refused on purpose
+  // ("discord-interactions"), reported instead of "unknown provider"; empty or
+  // unset: no such names.
+  std::function<std::string(std::string_view provider)> refused = nullptr;
 };
 
 // Reads and loads `path`. Relative paths inside resolve against its directory.

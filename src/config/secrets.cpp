@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 #include "common/encoding.h"
 #include "config/parsed.h"
@@ -44,6 +46,71 @@ std::string ModeText(unsigned mode) {
 
 
 
+// WooCommerce keys its HMAC with the secret after wp_specialchars_decode(…,
+// ENT_QUOTES): these entities become their characters, in one left-to-right
+// pass ("&amp;lt;" → "&lt;", not "<"); anything else is kept as written.
+std::string HtmlEntityDecode(std::string_view text) {
+  static constexpr std::pair<std::string_view, char> kEntities[] = {
+      {"&amp;", '&'},  {"&#038;", '&'}, {"&#x26;", '&'},  {"&lt;", '<'},   {"&#060;", '<'},
+      {"&gt;", '>'},   {"&#062;", '>'}, {"&quot;", '"'},  {"&#034;", '"'}, {"&#34;", '"'},
+      {"&#x22;", '"'}, {"&#039;", '\''}, {"&#39;", '\''},  {"&#x27;", '\''}};
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    bool replaced = false;
+    if (text[i] == '&') {
+      for (const auto& [entity, c] : kEntities) {
+        if (text.compare(i, entity.size(), entity) == 0) {
+          out += c;
+          i += entity.size();
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out += text[i++];
+  }
+  return out;
+}
+
+// --- Public keys of the asymmetric schemes (helper "asym") ---
+bool IsAsymmetric(const std::string& scheme) {
+  return scheme == "ed25519" || scheme == "ecdsa-p256-sha256" || scheme == "rsa-sha256-cert";
+}
+
+// What a public key of `scheme` should have been, when `text` plainly is not
+// one; "" when its form fits. Only the form: config/ has no crypto library,
+// so verify::CheckEndpoint parses the key itself at check-config and start-up.
+// Never quotes the text (a private key pasted by mistake must not reach a log).
+std::string PublicKeyFormProblem(const std::string& scheme, std::string_view text) {
+  const size_t begin = text.find_first_not_of(" \t\r\n");
+  text = begin == std::string_view::npos ? std::string_view() : text.substr(begin);
+  text = text.substr(0, text.find_last_not_of(" \t\r\n") + 1);
+  const bool pem_public = text.rfind("-----BEGIN PUBLIC KEY-----", 0) == 0;
+  if (text.find("PRIVATE KEY") != std::string_view::npos) {
+    return "a public key but a PRIVATE key: give hookinbox only the provider's public key";
+  }
+  if (scheme == "ed25519") {
+    std::optional<std::string> raw = HexDecode(text);
+    if (pem_public || (raw && raw->size() == 32)) return "";
+    return "an Ed25519 public key: expected 64 hex digits (Discord's \"Public Key\") or a PEM \"PUBLIC KEY\" block";
+  }
+  if (scheme == "ecdsa-p256-sha256") {
+    std::optional<std::string> der = Base64Decode(text);
+    if (pem_public || (der && !der->empty())) return "";
+    return "an EC P-256 public key: expected base64 of a DER SubjectPublicKeyInfo (SendGrid's verification key) "
+           "or a PEM \"PUBLIC KEY\" block";
+  }
+  if (text.rfind("-----BEGIN CERTIFICATE-----", 0) == 0) return "";
+  return "a certificate: expected a PEM \"-----BEGIN CERTIFICATE-----\" block (the provider's signing certificate, "
+         "pinned)";
+}
+
+constexpr const char* kNoPublicKey =
+    "verifies with the provider's public key: set public_key_env or public_key_file (or public_keys_env / "
+    "public_keys_file for rotation)";
+// --- end of helper "asym"'s block ---
+
 bool NeedsSecret(const SignatureConfig& s) { return s.scheme == "hmac" || s.scheme == "token" || s.scheme == "basic"; }
 
 constexpr const char* kNoSecret = "no secret: set secret_env, secret_file, secrets_env or secrets_file";
@@ -68,6 +135,20 @@ class SecretReader {
     return errors == errors_;
   }
 
+  // Reads one value from `<at>.<name>_env` or `<at>.<name>_file` (at most
+  // one may be set) into `out`, as a secret: never decoded, never printed.
+  void GatherOne(const std::string& at, const std::string& name, const SecretSources& s, std::vector<Secret>& out) {
+    key_format_ = nullptr;
+    public_scheme_ = nullptr;
+    const std::string env_key = at + "." + name + "_env";
+    const std::string file_key = at + "." + name + "_file";
+    if (p_.Has(env_key) && p_.Has(file_key)) {
+      report_.Error(file_key, "set only one of " + name + "_env and " + name + "_file");
+    }
+    if (p_.Has(env_key)) FromEnv(env_key, s.env, out);
+    if (p_.Has(file_key)) FromFile(file_key, s.file, out);
+  }
+
   // Reads the admin token to prove it resolves, then drops it: Config has no field for it yet.
   void CheckAdminToken(const AdminConfig& admin) {
     std::vector<Secret> discard;
@@ -78,6 +159,26 @@ class SecretReader {
     if (p_.Has("admin.token_env")) FromEnv("admin.token_env", admin.token_env, discard);
     // token_file was resolved against base_dir with the other paths already.
     if (p_.Has("admin.token_file")) FromFile("admin.token_file", admin.token_file, discard);
+  }
+
+  // Reads the public key sources of the endpoint at `at` into `out`, each
+  // checked for the form `scheme` needs (PublicKeyFormProblem). Public keys are
+  // not secret: a readable file draws no chmod warning. Returns false when any failed.
+  bool GatherPublicKeys(const SecretSources& s, const std::string& at, const std::string& scheme,
+                        std::vector<Secret>& out) {
+    key_format_ = nullptr;
+    public_scheme_ = &scheme;
+    size_t errors = errors_;
+    if (p_.Has(at + ".public_key_env")) FromEnv(at + ".public_key_env", s.env, out);
+    if (p_.Has(at + ".public_key_file")) FromFile(at + ".public_key_file", s.file, out);
+    for (size_t i = 0; i < s.envs.size(); ++i) {
+      FromEnv(at + ".public_keys_env[" + std::to_string(i) + "]", s.envs[i], out);
+    }
+    for (size_t i = 0; i < s.files.size(); ++i) {
+      FromFile(at + ".public_keys_file[" + std::to_string(i) + "]", s.files[i], out);
+    }
+    public_scheme_ = nullptr;
+    return errors == errors_;
   }
 
  private:
@@ -109,7 +210,7 @@ class SecretReader {
     const std::string path = p_.config.Resolve(written);
     FileContent file = ReadSmallFile(path, kMaxSecretBytes);
     if (!file.ok) {
-      Fail(key, "cannot read secret file " + path + ": " + file.error);
+      Fail(key, "cannot read " + What() + " " + path + ": " + file.error);
       return;
     }
     // Editors and `echo` add a newline; it is never part of the secret.
@@ -120,20 +221,28 @@ class SecretReader {
       bytes.pop_back();
     }
     if (bytes.empty()) {
-      Fail(key, "secret file " + path + " is empty");
+      Fail(key, What() + " " + path + " is empty");
       return;
     }
-    if ((file.mode & 077) != 0) {
+    if ((file.mode & 077) != 0 && public_scheme_ == nullptr) {
       report_.Warn(key, "secret file " + path + " is readable by group or others (mode " + ModeText(file.mode) +
                             "); run chmod 600 on it");
     }
-    Admit(key, "secret file " + path, std::move(bytes), out);
+    Admit(key, What() + " " + path, std::move(bytes), out);
   }
+
+  std::string What() const { return public_scheme_ != nullptr ? "public key file" : "secret file"; }
 
   // Stores `bytes` as a Secret, as HMAC key bytes when key_format_ says how.
   // Messages name where the secret came from and the encoding, never its bytes.
   void Admit(const std::string& key, const std::string& origin, std::string bytes, std::vector<Secret>& out) {
     Secret raw(std::move(bytes));  // wipes the text on every return path
+    if (public_scheme_ != nullptr) {
+      if (std::string problem = PublicKeyFormProblem(*public_scheme_, raw.bytes()); !problem.empty()) {
+        Fail(key, origin + " does not hold " + problem);
+        return;
+      }
+    }
     if (key_format_ == nullptr) {
       out.push_back(std::move(raw));
       return;
@@ -147,6 +256,8 @@ class SecretReader {
       key_bytes = Base64Decode(text);
     } else if (encoding == "hex") {
       key_bytes = HexDecode(text);
+    } else if (encoding == "html-entities") {
+      key_bytes = HtmlEntityDecode(text);
     } else {
       key_bytes = std::string(text);
     }
@@ -170,6 +281,7 @@ class SecretReader {
   Reporter& report_;
   size_t errors_ = 0;
   const SignatureConfig* key_format_ = nullptr;  // the endpoint being gathered, when its secrets are HMAC keys
+  const std::string* public_scheme_ = nullptr;   // the scheme whose public keys are being gathered
 };
 
 // The secret keys written directly on [[endpoint]] i, for the tenants conflict.
@@ -179,6 +291,35 @@ std::vector<std::string> EndpointSecretKeys(const Parsed& p, const std::string& 
     if (p.Has(at + name)) keys.push_back(at + name);
   }
   return keys;
+}
+
+// Fills e.public_keys for an asymmetric scheme (an error when there is none);
+// for any other scheme, configured public keys are unused and warned about.
+void ResolvePublicKeys(SecretReader& reader, EndpointConfig& e, const SecretSources& sources, const std::string& at,
+                       Reporter& report) {
+  if (!IsAsymmetric(e.signature.scheme)) {
+    if (sources.any()) report.Warn(at, "public keys are unused with signature.scheme = " + TomlQuote(e.signature.scheme));
+    return;
+  }
+  std::vector<Secret> keys;
+  if (reader.GatherPublicKeys(sources, at, e.signature.scheme, keys) && keys.empty()) {
+    report.Error(at, "no public key: signature.scheme = " + TomlQuote(e.signature.scheme) + " " + kNoPublicKey);
+  }
+  for (const Secret& k : keys) e.public_keys.emplace_back(k.bytes());
+}
+
+// Meta's GET subscription check compares hub.verify_token with this; without
+// it every check is refused (403), which is safe but worth saying at start-up.
+void ResolveVerifyToken(SecretReader& reader, EndpointConfig& e, const SecretSources& sources, const std::string& at,
+                        Reporter& report) {
+  std::vector<Secret> token;
+  reader.GatherOne(at, "verify_token", sources, token);
+  if (!token.empty()) e.verify_token = token.front();
+  if (e.handshake == "meta" && !sources.any()) {
+    report.Warn(at, "no verify_token_env or verify_token_file: Meta's GET subscription check will be refused (403)");
+  } else if (e.handshake != "meta" && sources.any()) {
+    report.Warn(at, "verify_token_env / verify_token_file are unused: only provider meta answers a GET check");
+  }
 }
 
 }  // namespace
@@ -191,13 +332,17 @@ void ResolveSecrets(Parsed& parsed, Reporter& report) {
     const EndpointSources& sources = parsed.sources[i];
     const std::string at = "endpoint[" + std::to_string(i) + "]";
     const bool needs = NeedsSecret(e.signature);
+    ResolvePublicKeys(reader, e, sources.public_keys, at, report);
+    ResolveVerifyToken(reader, e, sources.verify_token, at, report);
 
     if (e.tenants.empty()) {
       // A source that failed has its own error; "no secret" is for none configured.
       if (reader.Gather(sources.secrets, at, e.secrets, &e.signature) && needs && e.secrets.empty()) {
         report.Error(at, kNoSecret);
       }
-      if (!needs && sources.secrets.any()) report.Warn(at, "secrets are unused with signature.scheme = \"none\"");
+      if (!needs && sources.secrets.any()) {
+        report.Warn(at, "secrets are unused with signature.scheme = " + TomlQuote(e.signature.scheme));
+      }
       continue;
     }
     // With tenants, each delivery is checked against its tenant's secrets

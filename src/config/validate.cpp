@@ -6,6 +6,7 @@
 // create the TLS files after loading).
 #include <arpa/inet.h>
 
+#include <cctype>
 #include <cstring>
 #include <algorithm>
 #include <optional>
@@ -135,6 +136,9 @@ bool HasWildcardSegment(std::string_view pointer) {
   return false;
 }
 
+// "{header:NAME}" (any NAME; IsHeaderName checks it).
+bool IsHeaderPlaceholder(std::string_view ph) { return ph.rfind("{header:", 0) == 0 && ph.size() > 9; }
+
 bool HasControl(std::string_view s) {
   for (char c : s) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
@@ -257,7 +261,7 @@ class Validator {
                    s.scheme == "none" ? "deliveries to this endpoint are not authenticated (signature.scheme = \"none\")"
                                       : "insecure = true: this endpoint is marked as accepting unauthenticated deliveries");
     }
-    if ((s.scheme == "hmac" || s.scheme == "token") && s.header.empty()) {
+    if ((s.scheme == "hmac" || s.scheme == "token") && s.header.empty() && s.signature_pointer.empty()) {
       report_.Error(at + ".header", "required for scheme " + Quote(s.scheme) + ": the header carrying the signature");
     }
 
@@ -274,14 +278,28 @@ class Validator {
 
     std::vector<std::string> payload = Placeholders(s.signed_payload);
     for (const auto& ph : payload) {
-      if (ph != "{body}" && ph != "{timestamp}" && ph != "{id}" && ph != "{method}" && ph != "{url}") {
+      if (ph != "{body}" && ph != "{timestamp}" && ph != "{id}" && ph != "{method}" && ph != "{url}" &&
+          ph != "{form_sorted_kv}" && ph != "{token}" && ph != "{crc32}" && ph != "{webhook_id}" &&
+          !IsHeaderPlaceholder(ph)) {
         report_.Error(at + ".signed_payload", "unknown placeholder " + ph +
                                                   "; signed_payload may contain {body}, {timestamp}, {id}, "
                                                   "{method} and {url}");
       }
     }
-    if (Count(payload, "{body}") == 0) report_.Error(at + ".signed_payload", "must contain {body}");
+    // {form_sorted_kv} covers the body too: every form field is signed (Twilio).
+    // A signature inside the body (signature_pointer) cannot cover the body; BodySignature checks that case.
+    // {crc32} stands for the body in PayPal's signed string (a weak binding, but the one PayPal signs).
+    if (Count(payload, "{body}") == 0 && Count(payload, "{form_sorted_kv}") == 0 && Count(payload, "{crc32}") == 0 &&
+        s.signature_pointer.empty()) {
+      report_.Error(at + ".signed_payload", "must contain {body} (or {form_sorted_kv} for a form body)");
+    }
+    if (Count(payload, "{form_sorted_kv}") > 0 && s.body_kind != "form" && s.body_kind != "multipart") {
+      report_.Error(at + ".signed_payload", "uses {form_sorted_kv} but body_kind is " + Quote(s.body_kind) +
+                                                ": set body_kind = \"form\" (or \"multipart\")");
+    }
     Timestamp(s, at, format, payload);
+    BodySignature(s, at, payload);
+    UrlDecode(s, at);
     if (Count(payload, "{id}") > 0 && e.key.id_header.empty()) {
       report_.Error(at + ".signed_payload", "uses {id} but " + endpoint_at + ".key.id_header is not set");
     }
@@ -300,6 +318,44 @@ class Validator {
     }
     PublicUrl(e, endpoint_at);
     KeyEncoding(e, at);
+    Asymmetric(e, endpoint_at, payload);
+  }
+
+  // The asymmetric schemes (helper "asym") and the placeholders only they
+  // expand today: {header:NAME} and {webhook_id} (PayPal). Their public keys
+  // are read and checked with the secrets (secrets.cpp).
+  void Asymmetric(const EndpointConfig& e, const std::string& endpoint_at, const std::vector<std::string>& payload) {
+    const SignatureConfig& s = e.signature;
+    const std::string at = endpoint_at + ".signature";
+    const bool asymmetric = s.scheme == "ed25519" || s.scheme == "ecdsa-p256-sha256" || s.scheme == "rsa-sha256-cert";
+    for (const auto& ph : payload) {
+      if (IsHeaderPlaceholder(ph) && !IsHeaderName(std::string_view(ph).substr(8, ph.size() - 9))) {
+        report_.Error(at + ".signed_payload", ph + ": after \"header:\" write a header name, e.g. "
+                                                   "{header:PAYPAL-TRANSMISSION-ID}");
+      } else if (!asymmetric && (IsHeaderPlaceholder(ph) || ph == "{webhook_id}")) {
+        report_.Error(at + ".signed_payload", ph + " is supported with the asymmetric schemes (ed25519, "
+                                                   "ecdsa-p256-sha256, rsa-sha256-cert) only");
+      }
+    }
+    if (Count(payload, "{webhook_id}") > 0 && s.webhook_id.empty()) {
+      report_.Error(at + ".webhook_id",
+                    e.provider != "generic" && !p_.Has(at + ".signed_payload")
+                        ? "required for provider " + Quote(e.provider) +
+                              ", which signs it: the webhook's ID as the provider shows it (PayPal: the Webhook ID "
+                              "in the app's webhook settings)"
+                        : "signed_payload uses {webhook_id}: set webhook_id");
+    } else if (Count(payload, "{webhook_id}") == 0 && p_.Has(at + ".webhook_id")) {
+      report_.Warn(at + ".webhook_id", "has no effect: signed_payload does not use {webhook_id}");
+    }
+    if (!asymmetric) return;
+    if (s.header.empty()) {
+      report_.Error(at + ".header", "required for scheme " + Quote(s.scheme) + ": the header carrying the signature");
+    }
+    if (!e.tenants.empty()) {
+      report_.Error(endpoint_at + ".tenants", "not supported with scheme " + Quote(s.scheme) +
+                                                  ": tenants carry secrets, and this scheme verifies with the "
+                                                  "endpoint's public keys");
+    }
   }
 
   // At most one timestamp source, and a configured one must be signed.
@@ -335,6 +391,53 @@ class Validator {
     }
     if (sources.empty() && p_.Has(at + ".timestamp_unit")) {
       report_.Warn(at + ".timestamp_unit", "has no effect without a timestamp source");
+    }
+  }
+
+  // signature_pointer and token_pointer read the JSON body (Mailgun). A
+  // signature stored inside the body cannot sign that body, so {body} is
+  // refused with it; {token} needs its pointer.
+  void BodySignature(const SignatureConfig& s, const std::string& at, const std::vector<std::string>& payload) {
+    Pointer(at + ".signature_pointer", s.signature_pointer, false);
+    Pointer(at + ".token_pointer", s.token_pointer, false);
+    if (!s.signature_pointer.empty()) {
+      if (s.scheme != "hmac") {
+        report_.Error(at + ".signature_pointer", "only scheme = \"hmac\" reads the signature from the body");
+      }
+      if (s.body_kind != "json") {
+        report_.Error(at + ".signature_pointer", "reads a JSON body but body_kind is " + Quote(s.body_kind) +
+                                                     ": set body_kind = \"json\"");
+      }
+      if (Count(payload, "{body}") > 0) {
+        report_.Error(at + ".signed_payload", "must not contain {body} when the signature is inside the body "
+                                              "(signature_pointer); sign the fields the provider signs, e.g. "
+                                              "\"{timestamp}{token}\"");
+      }
+      if (payload.empty()) {
+        report_.Error(at + ".signed_payload", "signs nothing: name what the provider signs, e.g. \"{timestamp}{token}\"");
+      }
+    }
+    if (Count(payload, "{token}") > 0 && s.token_pointer.empty()) {
+      report_.Error(at + ".signed_payload", "uses {token} but token_pointer is not set (Mailgun: \"/signature/token\")");
+    }
+    if (!s.token_pointer.empty()) {
+      if (Count(payload, "{token}") == 0) report_.Warn(at + ".token_pointer", "has no effect: signed_payload has no {token}");
+      if (s.body_kind != "json") {
+        report_.Error(at + ".token_pointer", "reads a JSON body but body_kind is " + Quote(s.body_kind) +
+                                                 ": set body_kind = \"json\"");
+      }
+    }
+  }
+
+  // url_decode: each entry one percent-escape "%XX" (two hex digits).
+  void UrlDecode(const SignatureConfig& s, const std::string& at) {
+    for (size_t i = 0; i < s.url_decode.size(); ++i) {
+      const std::string& e = s.url_decode[i];
+      if (e.size() != 3 || e[0] != '%' || !std::isxdigit(static_cast<unsigned char>(e[1])) ||
+          !std::isxdigit(static_cast<unsigned char>(e[2]))) {
+        report_.Error(at + ".url_decode[" + std::to_string(i) + "]",
+                      "must be a percent-escape such as \"%3A\" (got " + Quote(e) + ")");
+      }
     }
   }
 
@@ -382,8 +485,26 @@ class Validator {
     }
     Pointer(at + ".id_pointer", k.id_pointer, false);
     Pointer(at + ".event_type_pointer", k.event_type_pointer, false);
-    Fields(at + ".fields", k.fields);
+    Fields(at + ".fields", k.fields, e.signature.body_kind);
     PointerList(endpoint_at + ".volatile_fields", e.volatile_fields, true);
+    Batch(e, at);
+  }
+
+  // A batch is split from its JSON array, so it needs JSON and an id that
+  // tells its events apart: a header id would give every event the same key.
+  void Batch(const EndpointConfig& e, const std::string& at) {
+    const KeyConfig& k = e.key;
+    if (!k.batch) {
+      if (p_.Has(at + ".batch_pointer")) report_.Warn(at + ".batch_pointer", "has no effect unless batch = true");
+      return;
+    }
+    Pointer(at + ".batch_pointer", k.batch_pointer, false);
+    if (!k.id_header.empty()) {
+      report_.Error(at + ".id_header", "a batch's events need their own ids: use id_pointer, fields or canonical_hash");
+    }
+    if (e.signature.body_kind != "json") {
+      report_.Error(at + ".batch", "a batch is a JSON array: signature.body_kind must be \"json\"");
+    }
   }
 
   // `wildcard`: a "*" segment means "every element" (volatile_fields only);
@@ -407,12 +528,20 @@ class Validator {
     }
   }
 
-  // key.fields: each a JSON Pointer or "header:<Name>" (an HTTP field-name token).
-  void Fields(const std::string& key, const std::vector<std::string>& fields) {
+  // key.fields: each a JSON Pointer, "header:<Name>" (an HTTP field-name
+  // token) or "form:<name>" (a form field; body_kind form or multipart).
+  void Fields(const std::string& key, const std::vector<std::string>& fields, const std::string& body_kind) {
     for (size_t i = 0; i < fields.size(); ++i) {
       const std::string element = key + "[" + std::to_string(i) + "]";
       const std::string& f = fields[i];
-      if (f.rfind(kHeaderField, 0) == 0) {
+      if (f.rfind(kFormField, 0) == 0) {
+        if (f.size() == kFormField.size()) {
+          report_.Error(element, Quote(f) + ": after \"form:\" write a form field name, e.g. \"form:MessageSid\"");
+        } else if (body_kind != "form" && body_kind != "multipart") {
+          report_.Error(element, Quote(f) + " reads a form field but signature.body_kind is " + Quote(body_kind) +
+                                     ": set body_kind = \"form\" or \"multipart\"");
+        }
+      } else if (f.rfind(kHeaderField, 0) == 0) {
         if (!IsHeaderName(std::string_view(f).substr(kHeaderField.size()))) {
           report_.Error(element, Quote(f) + ": after \"header:\" write a header name, e.g. "
                                             "\"header:X-GitHub-Delivery\" (letters, digits and !#$%&'*+-.^_`|~)");

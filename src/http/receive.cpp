@@ -12,6 +12,8 @@
 #include "http/request_view.h"
 #include "http/respond.h"
 #include "http/routes.h"
+#include "verify/crypto.h"
+#include "verify/handshake.h"
 #include "verify/verify.h"
 
 namespace hookinbox::http {
@@ -118,6 +120,17 @@ Status CheckEventType(const config::EndpointConfig& endpoint, const std::string&
   return Rejected("event type not accepted by this endpoint");
 }
 
+// SPEC §9: {"status":"accepted","events":[{"id":N,"event_id":"…","status":"…"},…]}.
+std::string BatchReply(const std::vector<store::NewEvent>& events, const std::vector<store::ClaimResult>& claims) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < claims.size(); ++i) {
+    list.push_back({{"id", claims[i].inbox_id},
+                    {"event_id", events[i].event_id},
+                    {"status", store::ClaimOutcomeName(claims[i].outcome)}});
+  }
+  return nlohmann::ordered_json{{"status", "accepted"}, {"events", std::move(list)}}.dump();
+}
+
 std::string ClaimReply(const store::ClaimResult& claim) {
   nlohmann::ordered_json body{{"status", store::ClaimOutcomeName(claim.outcome)}, {"id", claim.inbox_id}};
   if (claim.outcome == store::ClaimOutcome::kDuplicate) {
@@ -145,6 +158,20 @@ void DescribeTarget(const Target& target, store::DeliveryRecord* audit) {
   audit->tenant_id = target.tenant_id;
 }
 
+// cpp-httplib reads a multipart/form-data body only through its own part
+// parser: a plain reader (ReadBody, SettleBody's drain) throws
+// std::bad_function_call, and the exact bytes a signature covers are lost.
+// Its test for that type is a case-sensitive prefix match on the header
+// value, so a leading space (which MediaTypeOf and verify's boundary reader
+// trim) makes it hand over the raw bytes. The Request object is not const;
+// the library only passes it as const.
+void KeepMultipartRaw(const httplib::Request& req) {
+  auto [first, last] = req.headers.equal_range("Content-Type");
+  for (auto it = first; it != last; ++it) {
+    if (it->second.rfind("multipart/form-data", 0) == 0) const_cast<std::string&>(it->second).insert(0, " ");
+  }
+}
+
 // Whether the current thread's request already got its audit row; lets the
 // server's logger audit answers the library produced on its own.
 thread_local bool t_audited = false;
@@ -159,12 +186,22 @@ class Delivery {
   }
 
   void Receive(const httplib::ContentReader& reader);
-  void RefuseMethod();
+  void ReceiveOtherMethod();
 
  private:
+  void ReceiveBatch(const Target& target, const HeaderView& headers, std::string body);
   void Reject(const Status& status, Body body, const httplib::ContentReader* reader = nullptr);
   void Ignore();
+  void Answer(const verify::HandshakeAnswer& answer);
   void Accept(const store::NewEvent& event);
+  void AcceptBatch(const std::vector<store::NewEvent>& events);
+  // Answers a claim the store could not make.
+  void ClaimFailed(const Status& status);
+  store::NewEvent NewEvent(const verify::EventIdentity& identity, std::string body) const {
+    return {audit_.provider,   audit_.endpoint,     audit_.tenant_id,
+            identity.event_id, identity.event_type, identity.payload_hash,
+            verify::MediaTypeOf(audit_.content_type), std::move(body), audit_.received_at_ms};
+  }
   void SetTarget(const Target& target) { DescribeTarget(target, &audit_); }
   int64_t ElapsedUs() const {
     return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started_).count();
@@ -179,6 +216,7 @@ class Delivery {
 };
 
 void Delivery::Receive(const httplib::ContentReader& reader) {
+  KeepMultipartRaw(req_);
   auto target = Route(config_, req_.path);
   if (!target.ok()) return Reject(target.status(), Body::kUnread, &reader);
   SetTarget(*target);
@@ -193,9 +231,14 @@ void Delivery::Receive(const httplib::ContentReader& reader) {
   const size_t query_at = req_.target.find('?');  // the raw query, for signatures over {url}
   verify::DeliveryView view{req_.method, req_.path, headers, *body,
                             query_at == std::string::npos ? "" : std::string_view(req_.target).substr(query_at + 1)};
+  if (auto answer = verify::AnswerUnsignedHandshake(*target->endpoint, view)) return Answer(*answer);
   if (Status st = verify::Verify(*target->endpoint, *target->secrets, view, audit_.received_at_ms); !st.ok()) {
     return Reject(st, Body::kConsumed);
   }
+  if (auto answer = verify::AnswerSignedHandshake(*target->endpoint, *target->secrets, view, audit_.received_at_ms)) {
+    return Answer(*answer);
+  }
+  if (target->endpoint->key.batch) return ReceiveBatch(*target, headers, std::move(body).value());
   bool is_json = verify::IsJsonMediaType(req_.get_header_value("Content-Type"));
   auto identity = verify::Identify(*target->endpoint, headers, *body, is_json);
   if (!identity.ok()) return Reject(identity.status(), Body::kConsumed);
@@ -207,21 +250,55 @@ void Delivery::Receive(const httplib::ContentReader& reader) {
     return Reject(st, Body::kConsumed);
   }
 
-  store::NewEvent event{audit_.provider,         audit_.endpoint,   audit_.tenant_id,
-                        identity->event_id,      identity->event_type, identity->payload_hash,
-                        verify::MediaTypeOf(audit_.content_type), std::move(body).value(), audit_.received_at_ms};
-  Accept(event);
+  Accept(NewEvent(*identity, std::move(body).value()));
+}
+
+// A batch is taken whole: every element must identify, and the allow-list
+// either drops the other types (ignore_other_event_types) or refuses the batch.
+void Delivery::ReceiveBatch(const Target& target, const HeaderView& headers, std::string body) {
+  auto batch = verify::IdentifyBatch(*target.endpoint, headers, body);
+  if (!batch.ok()) return Reject(batch.status(), Body::kConsumed);
+  std::vector<store::NewEvent> events;
+  for (const verify::BatchEvent& e : *batch) {
+    if (Status st = CheckEventType(*target.endpoint, e.identity.event_type); !st.ok()) {
+      if (target.endpoint->ignore_other_event_types) continue;
+      return Reject(Rejected("batch event " + e.identity.event_id + ": " + st.message()), Body::kConsumed);
+    }
+    events.push_back(NewEvent(e.identity, std::string(e.body)));
+  }
+  if (events.empty()) return Ignore();
+  audit_.payload_hash = HexEncode(verify::Sha256(body));  // the request's own bytes; each event has its hash
+  AcceptBatch(events);
+}
+
+void Delivery::ClaimFailed(const Status& status) {
+  // Nothing was written, so nothing was promised: the provider retries.
+  log::Error("claim_failed", {{"endpoint", audit_.endpoint}, {"error", status.message()}});
+  // A busy or full database would refuse the audit row too (after another
+  // busy wait); any other failure still gets its row.
+  if (status.code() != Code::kUnavailable) {
+    Reject(status, Body::kConsumed);
+  } else {
+    ReplyError(res_, status);
+  }
+}
+
+void Delivery::AcceptBatch(const std::vector<store::NewEvent>& events) {
+  auto claims = store_.ClaimBatch(events, audit_);
+  if (!claims.ok()) {
+    ClaimFailed(claims.status());
+    return;
+  }
+  ReplyJson(res_, 200, BatchReply(events, *claims));
+  audit_.outcome = "accepted";
+  audit_.http_status = 200;
+  LogDelivery(audit_, 0, ElapsedUs());
 }
 
 void Delivery::Accept(const store::NewEvent& event) {
   auto claim = store_.Claim(event, audit_);
   if (!claim.ok()) {
-    // Nothing was written, so nothing was promised: the provider retries.
-    log::Error("claim_failed", {{"endpoint", audit_.endpoint}, {"error", claim.status().message()}});
-    // A busy or full database would refuse the audit row too (after another
-    // busy wait); any other failure still gets its row.
-    if (claim.status().code() != Code::kUnavailable) return Reject(claim.status(), Body::kConsumed);
-    ReplyError(res_, claim.status());
+    ClaimFailed(claim.status());
     return;
   }
   ReplyJson(res_, 200, ClaimReply(*claim));
@@ -230,9 +307,14 @@ void Delivery::Accept(const store::NewEvent& event) {
   LogDelivery(audit_, claim->inbox_id, ElapsedUs());
 }
 
-void Delivery::RefuseMethod() {
+void Delivery::ReceiveOtherMethod() {
   auto target = Route(config_, req_.path);
   if (target.ok()) SetTarget(*target);
+  if (target.ok() && req_.method == "GET") {
+    const size_t query_at = req_.target.find('?');
+    std::string_view query = query_at == std::string::npos ? "" : std::string_view(req_.target).substr(query_at + 1);
+    if (auto answer = verify::AnswerGetHandshake(*target->endpoint, query)) return Answer(*answer);
+  }
   // Bodies of other methods are never read here, so a request that carries
   // one ends its connection.
   bool has_body = req_.has_header("Content-Length") || req_.has_header("Transfer-Encoding");
@@ -249,6 +331,28 @@ void Delivery::Reject(const Status& status, Body body, const httplib::ContentRea
   }
   ReplyError(res_, status);
   SettleBody(req_, res_, body, reader);
+  LogDelivery(audit_, 0, ElapsedUs());
+}
+
+// A handshake is recorded like any delivery, as "ignored" when answered and
+// "rejected" when refused, and never becomes an event.
+void Delivery::Answer(const verify::HandshakeAnswer& answer) {
+  audit_.http_status = answer.http_status;
+  audit_.reason = "handshake: " + answer.what;
+  Status recorded;
+  if (answer.http_status < 300) {
+    audit_.outcome = "ignored";
+    recorded = store_.RecordIgnored(audit_);
+  } else {
+    audit_.outcome = "rejected";
+    recorded = store_.RecordRejected(audit_);
+  }
+  if (!recorded.ok() && answer.http_status < 300) {
+    ReplyError(res_, recorded);  // a handshake we cannot audit is retried by the provider
+    return;
+  }
+  res_.status = answer.http_status;
+  if (!answer.body.empty()) res_.set_content(answer.body, answer.content_type);
   LogDelivery(audit_, 0, ElapsedUs());
 }
 
@@ -272,7 +376,7 @@ void Receiver::HandlePost(const httplib::Request& req, httplib::Response& res,
 }
 
 void Receiver::HandleOtherMethod(const httplib::Request& req, httplib::Response& res) const {
-  Delivery(config_, store_, clock_, req, res).RefuseMethod();
+  Delivery(config_, store_, clock_, req, res).ReceiveOtherMethod();
 }
 
 void Receiver::AuditIfUnrecorded(const httplib::Request& req, const httplib::Response& res) const {

@@ -62,6 +62,17 @@ std::string Sha256(std::string_view data) {
   return std::string(reinterpret_cast<const char*>(out.data()), len);
 }
 
+// Bitwise, reflected polynomial 0xEDB88320: a body is hashed once per
+// delivery, so a table would buy nothing worth its 1 KiB.
+uint32_t Crc32(std::string_view data) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (unsigned char c : data) {
+    crc ^= c;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
 
 
 

@@ -7,6 +7,7 @@
 // HexEncode/Base64Encode where text is needed).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,5 +26,9 @@ std::string Hmac(HashAlg alg, std::string_view key, std::string_view data);
 
 // SHA-256 of `data`: 32 raw bytes.
 std::string Sha256(std::string_view data);
+
+// CRC-32 (IEEE 802.3, as zlib computes it) of `data`. Not a cryptographic
+// hash: PayPal signs it in place of the body (signed_payload {crc32}).
+uint32_t Crc32(std::string_view data);
 
 }  // namespace hookinbox::verify

@@ -2,7 +2,7 @@
 //
 // Steps: find the signature header and its candidates; read the timestamp
 // (from timestamp_header, a {timestamp} part or the body at timestamp_pointer,
-// in seconds or milliseconds per timestamp_unit); build the signed bytes from
+// in seconds, milliseconds or RFC 3339 per timestamp_unit); build the signed bytes from
 // the raw body, the method and the configured public URL; MAC them with every active secret and compare each decoded
 // candidate in constant time; only then apply the tolerance window. Checking
 // the window after the MAC means "timestamp outside tolerance" is only ever
@@ -13,11 +13,13 @@
 #include <string>
 
 #include "verify/crypto.h"
+#include "verify/form.h"
 #include "verify/json.h"
 #include "verify/schemes.h"
 #include "verify/signature_header.h"
 #include "verify/signed_payload.h"
 #include "verify/text.h"
+#include "verify/timestamp.h"
 
 namespace hookinbox::verify {
 
@@ -42,46 +44,74 @@ bool UsesTimestamp(const config::SignatureConfig& sig, const SignatureFormat& fo
          !format.timestamp_key.empty() || !sig.timestamp_pointer.empty();
 }
 
-// The timestamp at `pointer` in a JSON body, as text: a non-negative integer
-// or a string (checked for digits by the caller). The body is parsed here and
-// again by Identify; only endpoints with timestamp_pointer pay for it.
-std::optional<std::string> TimestampFromBody(std::string_view body, const std::string& pointer) {
-  Result<nlohmann::json> doc = ParseJson(body);
-  if (!doc.ok()) return std::nullopt;
-  const nlohmann::json* v = FindPointer(*doc, pointer);
-  if (v == nullptr) return std::nullopt;
-  if (v->is_string()) return std::string(TrimSpaces(v->get_ref<const std::string&>()));
-  if (v->is_number_unsigned()) return std::to_string(v->get<uint64_t>());
-  return std::nullopt;  // negative, fractional or not a number
-}
+// Fields of a JSON body that the signature check reads (timestamp_pointer,
+// token_pointer, signature_pointer). The body is parsed at most once here, on
+// first use, and again by Identify; only endpoints with such pointers pay for it.
+class BodyFields {
+ public:
+  explicit BodyFields(std::string_view body) : body_(body) {}
+
+  // The value at `pointer` as text: a string (trimmed) or, unless
+  // `strings_only`, a non-negative integer; nullopt when the body is not JSON,
+  // the value is absent, negative, fractional or of another type.
+  std::optional<std::string> Text(const std::string& pointer, bool strings_only = false) {
+    if (!parsed_) {
+      parsed_ = true;
+      if (Result<nlohmann::json> doc = ParseJson(body_); doc.ok()) doc_ = std::move(doc).value();
+    }
+    if (!doc_) return std::nullopt;
+    const nlohmann::json* v = FindPointer(*doc_, pointer);
+    if (v == nullptr) return std::nullopt;
+    if (v->is_string()) return std::string(TrimSpaces(v->get_ref<const std::string&>()));
+    if (v->is_number_unsigned() && !strings_only) return std::to_string(v->get<uint64_t>());
+    return std::nullopt;
+  }
+
+ private:
+  std::string_view body_;
+  bool parsed_ = false;
+  std::optional<nlohmann::json> doc_;
+};
 
 // The timestamp as received (what a {timestamp} placeholder signs), from the one configured source.
 std::optional<std::string> FindTimestamp(const config::SignatureConfig& sig, const DeliveryView& d,
-                                         const SignatureHeader& parsed) {
+                                         const SignatureHeader& parsed, BodyFields& fields) {
   if (!sig.timestamp_header.empty()) {
     auto v = d.headers.Get(sig.timestamp_header);
     return v ? std::optional(std::string(TrimSpaces(*v))) : std::nullopt;
   }
-  if (!sig.timestamp_pointer.empty()) return TimestampFromBody(d.body, sig.timestamp_pointer);
+  if (!sig.timestamp_pointer.empty()) return fields.Text(sig.timestamp_pointer);
   return parsed.timestamp ? std::optional(std::string(*parsed.timestamp)) : std::nullopt;
+}
+
+// The received timestamp as a number: seconds for unit "s", milliseconds for
+// "ms" and "iso8601" (RFC 3339 text, e.g. Zendesk's "2026-11-30T17:00:00Z").
+std::optional<int64_t> ParseTimestamp(std::string_view text, const std::string& unit) {
+  return unit == "iso8601" ? ParseRfc3339Millis(text) : ParseUnixTime(text);
 }
 
 // Tolerance 0 disables the window (providers.md, "tolerance_seconds"). In
 // seconds the comparison is in whole seconds, as the providers compute it; in
-// milliseconds (HubSpot, Linear, Zoho Payments) it is exact.
+// milliseconds (HubSpot, Linear, Zoho Payments, and RFC 3339 times) it is exact.
 bool WithinTolerance(int64_t ts, bool in_ms, int64_t now_ms, int64_t tolerance_seconds) {
   if (tolerance_seconds <= 0) return true;
   const int64_t now = in_ms ? now_ms : now_ms / 1000;
   const int64_t window = in_ms ? tolerance_seconds * 1000 : tolerance_seconds;
-  // ts is non-negative (digits only) and now is a real clock, so the difference cannot overflow.
+  // ts is non-negative (digits only) or an RFC 3339 time no earlier than year
+  // 0000, and now is a real clock, so the difference cannot overflow.
   int64_t diff = now - ts;
   return (diff < 0 ? -diff : diff) <= window;
 }
 
 // The received signatures as raw bytes; undecodable candidates are dropped.
-std::vector<std::string> DecodeCandidates(const std::vector<std::string_view>& candidates, bool base64) {
+// A hex candidate may carry the algorithm as a label ("sha256=<hex>", which
+// Mollie may send; providers.md): `label` ("sha256=") is dropped first. Hex
+// never contains '=', so this only turns a malformed value into a checked one.
+std::vector<std::string> DecodeCandidates(const std::vector<std::string_view>& candidates, bool base64,
+                                          std::string_view label) {
   std::vector<std::string> out;
   for (std::string_view c : candidates) {
+    if (!base64 && StartsWithIgnoreCase(c, label)) c.remove_prefix(label.size());
     std::optional<std::string> raw = base64 ? Base64Decode(c) : HexDecode(c);
     if (raw && !raw->empty()) out.push_back(std::move(*raw));
   }
@@ -102,13 +132,18 @@ bool AnyMacMatches(HashAlg alg, const std::vector<Secret>& secrets, std::string_
 
 // {url}: the configured public URL, never the Host header, plus the received
 // query when there is one (the provider signs the URL it called).
-std::string SignedUrl(const config::EndpointConfig& e, const DeliveryView& d) {
-  return d.query.empty() ? e.public_url : e.public_url + "?" + std::string(d.query);
+// signature.url_decode names percent-escapes the provider decodes before
+// signing (HubSpot v3); they are decoded here the same way.
+// `public_url` is endpoint.public_url or one of its DefaultPortVariants.
+std::string SignedUrl(const config::EndpointConfig& e, std::string_view public_url, const DeliveryView& d) {
+  std::string url(public_url);
+  if (!d.query.empty()) url += "?" + std::string(d.query);
+  return e.signature.url_decode.empty() ? url : DecodeEscapes(url, e.signature.url_decode);
 }
 
 // The bytes that were signed, or Unauthenticated/Internal explaining why not.
 Result<std::string> SignedBytes(const config::EndpointConfig& e, const DeliveryView& d,
-                                std::optional<std::string_view> ts) {
+                                std::optional<std::string_view> ts, BodyFields& fields, std::string_view public_url) {
   const config::SignatureConfig& sig = e.signature;
   std::optional<std::string_view> id;
   if (TemplateUses(sig.signed_payload, "{id}")) {
@@ -119,9 +154,25 @@ Result<std::string> SignedBytes(const config::EndpointConfig& e, const DeliveryV
   std::string url;
   if (TemplateUses(sig.signed_payload, "{url}")) {
     if (e.public_url.empty()) return Internal("signed_payload uses {url} but public_url is not set");
-    url = SignedUrl(e, d);
+    url = SignedUrl(e, public_url, d);
   }
-  Result<std::string> payload = ExpandSignedPayload(sig.signed_payload, {d.body, ts, id, d.method, url});
+  std::string form_kv;
+  if (TemplateUses(sig.signed_payload, "{form_sorted_kv}")) {
+    Result<std::string> kv = FormKvForSigning(sig.body_kind, d.headers, d.body, d.query);
+    if (!kv.ok()) return kv.status();
+    form_kv = std::move(kv).value();
+  }
+  std::optional<std::string> token;
+  if (TemplateUses(sig.signed_payload, "{token}")) {
+    if (sig.token_pointer.empty()) return Internal("signed_payload uses {token} but signature.token_pointer is not set");
+    token = fields.Text(sig.token_pointer, /*strings_only=*/true);
+    if (!token || token->empty()) return Unauthenticated("missing signed token");
+  }
+  std::optional<std::string_view> token_view;
+  if (token) token_view = *token;
+  SignedParts parts{d.body, ts, id, d.method, url, token_view};
+  parts.form_sorted_kv = form_kv;
+  Result<std::string> payload = ExpandSignedPayload(sig.signed_payload, parts);
   if (!payload.ok()) return Internal(payload.status().message());
   return payload;
 }
@@ -134,28 +185,48 @@ Status VerifyHmac(const config::EndpointConfig& endpoint, const std::vector<Secr
   std::optional<HashAlg> alg = ParseHashAlg(sig.algorithm);
   if (!alg) return Internal("unknown signature.algorithm");
   if (sig.encoding != "hex" && sig.encoding != "base64") return Internal("unknown signature.encoding");
-  if (sig.timestamp_unit != "s" && sig.timestamp_unit != "ms") return Internal("unknown signature.timestamp_unit");
+  if (sig.timestamp_unit != "s" && sig.timestamp_unit != "ms" && sig.timestamp_unit != "iso8601") {
+    return Internal("unknown signature.timestamp_unit");
+  }
   Result<SignatureFormat> format = ParseSignatureFormat(sig.format);
   if (!format.ok()) return Internal(format.status().message());
   if (!HasUsableSecret(secrets)) return Internal("endpoint has no secret");
 
-  std::optional<std::string_view> value = d.headers.Get(sig.header);
+  // The signature is in a header, or in the JSON body at signature_pointer
+  // (Mailgun); either way it is read through the same format.
+  BodyFields fields(d.body);
+  std::optional<std::string> value;
+  if (!sig.signature_pointer.empty()) {
+    value = fields.Text(sig.signature_pointer, /*strings_only=*/true);
+  } else if (std::optional<std::string_view> h = d.headers.Get(sig.header)) {
+    value = std::string(*h);
+  }
   if (!value || TrimSpaces(*value).empty()) return Unauthenticated("missing signature");
   Result<SignatureHeader> parsed = ParseSignatureHeader(*format, *value);
   if (!parsed.ok()) return parsed.status();
 
   const bool uses_ts = UsesTimestamp(sig, *format);
-  std::optional<std::string> ts_text = uses_ts ? FindTimestamp(sig, d, *parsed) : std::nullopt;
-  std::optional<int64_t> ts = ts_text ? ParseUnixTime(*ts_text) : std::nullopt;
+  std::optional<std::string> ts_text = uses_ts ? FindTimestamp(sig, d, *parsed, fields) : std::nullopt;
+  std::optional<int64_t> ts = ts_text ? ParseTimestamp(*ts_text, sig.timestamp_unit) : std::nullopt;
   if (uses_ts && !ts) return Unauthenticated("missing or malformed timestamp");
 
   // The exact text received is what was signed, so it goes in unparsed.
-  Result<std::string> payload = SignedBytes(endpoint, d, ts_text);
+  Result<std::string> payload = SignedBytes(endpoint, d, ts_text, fields, endpoint.public_url);
   if (!payload.ok()) return payload.status();
-  std::vector<std::string> received = DecodeCandidates(parsed->signatures, sig.encoding == "base64");
+  std::vector<std::string> received =
+      DecodeCandidates(parsed->signatures, sig.encoding == "base64", sig.algorithm + "=");
   if (received.empty()) return Unauthenticated("malformed signature");
-  if (!AnyMacMatches(*alg, secrets, *payload, received)) return Unauthenticated("signature mismatch");
-  if (uses_ts && !WithinTolerance(*ts, sig.timestamp_unit == "ms", now_ms, sig.tolerance_seconds)) {
+  bool matched = AnyMacMatches(*alg, secrets, *payload, received);
+  // The same URL with its default port spelled the other way (Twilio signs
+  // either; twilio-node tries both). Only tried after a mismatch.
+  if (!matched && TemplateUses(sig.signed_payload, "{url}")) {
+    for (const std::string& url : DefaultPortVariants(endpoint.public_url)) {
+      Result<std::string> alt = SignedBytes(endpoint, d, ts_text, fields, url);
+      if (alt.ok() && AnyMacMatches(*alg, secrets, *alt, received)) matched = true;
+    }
+  }
+  if (!matched) return Unauthenticated("signature mismatch");
+  if (uses_ts && !WithinTolerance(*ts, sig.timestamp_unit != "s", now_ms, sig.tolerance_seconds)) {
     return Unauthenticated("timestamp outside tolerance");
   }
   return Status::Ok();

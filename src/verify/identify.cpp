@@ -3,7 +3,9 @@
 //
 // The key comes from exactly one configured source, in SPEC §2 order: a
 // header, a JSON Pointer, a composite of JSON Pointers and "header:<Name>"
-// parts (GitHub's hook id + delivery id), or the canonical hash.
+// parts (GitHub's hook id + delivery id), or the canonical hash. With
+// signature.body_kind form or multipart the body's fields stand in for the
+// JSON document (verify/form.h), and hashes are of the raw bytes.
 // A configured source that yields nothing valid is an error, never a reason to
 // try the next source: silently switching sources would give one event two
 // keys and break deduplication.
@@ -11,6 +13,8 @@
 #include <string>
 
 #include "verify/crypto.h"
+#include "verify/form.h"
+#include "verify/identity.h"
 #include "verify/json.h"
 #include "verify/text.h"
 #include "verify/verify.h"
@@ -85,7 +89,10 @@ Result<std::string> IdFromFields(const json* doc, const HeaderView& headers, con
       id += text;
       continue;
     }
-    const std::string& pointer = part;
+    // "form:Name" is the pointer "/Name" into the fields' object (one segment).
+    const std::string pointer = part.rfind(config::kFormField, 0) == 0
+                                    ? FormFieldPointer(part.substr(config::kFormField.size()))
+                                    : part;
     if (doc == nullptr) return InvalidArgument("body is not JSON; key field " + pointer + " needs JSON");
     const json* v = FindPointer(*doc, pointer);
     if (v == nullptr) return InvalidArgument("event id missing (no value at key field " + pointer + ")");
@@ -137,17 +144,35 @@ std::string PayloadHash(const std::vector<std::string>& volatile_fields, std::st
 
 Result<EventIdentity> Identify(const config::EndpointConfig& endpoint, const HeaderView& headers, std::string_view body,
                                bool is_json) {
-  const config::KeyConfig& key = endpoint.key;
-  if (!HasKeySource(key)) return InvalidArgument("endpoint has no key source");
+  if (!HasKeySource(endpoint.key)) return InvalidArgument("endpoint has no key source");
   std::optional<json> doc;
   if (is_json) {
     Result<json> parsed = ParseJson(body);
     if (!parsed.ok()) return parsed.status();
     doc = std::move(parsed).value();
-  } else if (NeedsJson(key)) {
+  } else if (IsFormBodyKind(endpoint.signature.body_kind)) {
+    // Form fields become a flat JSON object, so "/MessageSid" names a field.
+    // The payload hash stays over the raw bytes: volatile_fields are JSON-only.
+    Result<std::vector<FormField>> fields = ReadFormFields(endpoint.signature.body_kind, headers, body);
+    if (!fields.ok()) return fields.status();
+    json form = FormFieldsAsJson(*fields);
+    Result<EventIdentity> out = IdentifyParsed(endpoint, headers, body, &form);
+    if (out.ok()) {
+      out->payload_hash = HexEncode(Sha256(body));
+      if (IdFromHash(endpoint.key)) out->event_id = "sha256:" + out->payload_hash;  // the hash of what was received
+    }
+    return out;
+  } else if (NeedsJson(endpoint.key)) {
     return InvalidArgument("body is not JSON; the endpoint's key needs JSON");
   }
-  json* d = doc ? &*doc : nullptr;
+  return IdentifyParsed(endpoint, headers, body, doc ? &*doc : nullptr);
+}
+
+Result<EventIdentity> IdentifyParsed(const config::EndpointConfig& endpoint, const HeaderView& headers,
+                                     std::string_view body, nlohmann::json* d) {
+  const config::KeyConfig& key = endpoint.key;
+  if (!HasKeySource(key)) return InvalidArgument("endpoint has no key source");
+  if (d == nullptr && NeedsJson(key)) return InvalidArgument("body is not JSON; the endpoint's key needs JSON");
 
   EventIdentity out;
   Result<std::string> type = EventType(key, headers, d);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,5 +42,11 @@ const nlohmann::json* FindPointer(const nlohmann::json& doc, std::string_view po
 // attemptNumber from each element of a batch array), so a member literally
 // named "*" cannot be removed by itself.
 void RemovePointers(nlohmann::json& doc, const std::vector<std::string>& pointers);
+
+// The exact bytes of each element of the array at `pointer` in `text`, which
+// must be JSON that ParseJson accepted: views into `text`, so a batch's events
+// are stored as the provider sent them, never re-serialised. nullopt when the
+// pointer names no array. (json_raw.cpp)
+std::optional<std::vector<std::string_view>> RawArrayElements(std::string_view text, std::string_view pointer);
 
 }  // namespace hookinbox::verify

@@ -4,11 +4,9 @@
 // providers is what this file says. Facts (headers, formats, algorithms,
 // signed bytes, timestamps, ids, event types, volatile fields) come from
 // /work/shared/providers.md; where it marks one unverified, the comment on
-// the row says which documented or SDK behaviour was chosen. Only providers
-// the generic verifier can express today (HMAC with the knobs of
-// config::SignatureConfig, token, basic) have a row: batch bodies,
-// handshakes, form bodies, signatures inside the body, asymmetric keys and
-// ISO-8601 timestamps (Zendesk) need verifier work first.
+// the row says which documented or SDK behaviour was chosen. Each row is
+// expressed with the generic knobs of config::SignatureConfig and KeyConfig
+// (plus the handshake name); helpers' rows are grouped in marked blocks.
 #include "verify/registry.h"
 
 // Rows are designated initializers that name only what a provider sets; every
@@ -50,6 +48,183 @@ EndpointConfig StandardWebhooks(const std::string& prefix) {
                   {.id_header = prefix + "id", .event_type_pointer = "/type"});
 }
 
+// --- Form bodies, unsigned and Basic presets (helper "form"; docs/providers.md) ---
+EndpointConfig WithTypes(EndpointConfig e, std::vector<std::string> content_types) {
+  e.content_types = std::move(content_types);
+  return e;
+}
+
+void AddFormPresets(std::vector<Preset>& t) {
+  // Twilio: HMAC-SHA1 (base64) of the configured URL followed by the form
+  // fields sorted by name (twilio-node getExpectedTwilioSignature); the
+  // endpoint must set public_url. JSON bodies carry bodySHA256 in the query.
+  // I-Twilio-Idempotency-Token is unverified (providers.md), so the key is the
+  // resource SID + status of a messaging status callback; voice and incoming
+  // SMS need a key override (docs/providers.md).
+  t.push_back({{"twilio"},
+               WithTypes(Endpoint({.header = "X-Twilio-Signature",
+                                   .algorithm = "sha1",
+                                   .encoding = "base64",
+                                   .signed_payload = "{url}{form_sorted_kv}",
+                                   .body_kind = "form"},
+                                  {.fields = {"form:MessageSid", "form:MessageStatus"},
+                                   .event_type_pointer = "/MessageStatus"}),
+                         {"application/x-www-form-urlencoded", "application/json"})});
+  // Jotform signs nothing: scheme "none", which config validation accepts
+  // only with endpoint.insecure = true — the explicit opt-in.
+  t.push_back({{"jotform"},
+               WithTypes(Endpoint({.scheme = "none", .body_kind = "multipart"},
+                                  {.fields = {"form:formID", "form:submissionID"}}),
+                         {"multipart/form-data"})});
+  // Mollie next-gen (JSON events). Classic webhooks (form "id=tr_…", unsigned)
+  // name a resource, not an event, and are deliberately not keyed on.
+  t.push_back({{"mollie"},
+               Endpoint({.header = "X-Mollie-Signature"}, {.id_pointer = "/id", .event_type_pointer = "/type"})});
+  // WooCommerce: no event id; hook id + topic + resource id + modification
+  // time. The secret is HTML-entity decoded before use (wp_specialchars_decode).
+  // The unsigned creation ping is a form body, answered by the handshake.
+  EndpointConfig woo = WithTypes(Endpoint({.header = "X-WC-Webhook-Signature",
+                                           .encoding = "base64",
+                                           .secret_encoding = "html-entities"},
+                                          {.fields = {"header:X-WC-Webhook-ID", "header:X-WC-Webhook-Topic", "/id",
+                                                      "/date_modified_gmt"},
+                                           .event_type_header = "X-WC-Webhook-Topic"}),
+                                 {"application/json", "application/x-www-form-urlencoded"});
+  woo.handshake = "woocommerce";
+  t.push_back({{"woocommerce"}, std::move(woo)});
+  // Postmark: Basic credentials in the webhook URL; secret = "user:password".
+  t.push_back({{"postmark"},
+               Endpoint({.scheme = "basic"}, {.fields = {"/MessageID", "/RecordType"}, .event_type_pointer = "/RecordType"})});
+  // Pipedrive webhooks v2: Basic auth; no delivery id, so the meta block's
+  // webhook, entity, action and time. Attempt counters change per retry.
+  t.push_back({{"pipedrive"},
+               Endpoint({.scheme = "basic"},
+                        {.fields = {"/meta/webhook_id", "/meta/entity_id", "/meta/action", "/meta/timestamp"},
+                         .event_type_pointer = "/meta/entity"},
+                        {"/meta/attempt", "/retry"})});
+}
+// --- end of helper "form"'s block ---
+
+// --- Presets that need the newer generic knobs (helper "b2"; docs/providers.md) ---
+// HubSpot v3 decodes these percent-escapes in the request URI before signing
+// (HubSpot "Validating requests"; the list as HubSpot-based verifiers apply it).
+const std::vector<std::string> kHubSpotUrlDecode = {"%3A", "%2F", "%3F", "%40", "%21", "%24",
+                                                    "%27", "%28", "%29", "%2A", "%2C", "%3B"};
+
+void AddKnobPresets(std::vector<Preset>& t) {
+  // Zendesk: the timestamp header is RFC 3339 ("2021-03-25T05:09:27Z" in
+  // Zendesk's "Anatomy of a webhook request"). Keyed on the invocation id: it
+  // is in every request, trigger webhooks included (their bodies are the
+  // user's own and carry no /id), and Zendesk lists retries as attempts of one
+  // invocation. Event webhooks' /type is the event type; absent for triggers.
+  t.push_back({{"zendesk"},
+               Endpoint({.header = "X-Zendesk-Webhook-Signature",
+                         .encoding = "base64",
+                         .signed_payload = "{timestamp}{body}",
+                         .timestamp_header = "X-Zendesk-Webhook-Signature-Timestamp",
+                         .timestamp_unit = "iso8601"},
+                        {.id_header = "X-Zendesk-Webhook-Invocation-Id", .event_type_pointer = "/type"})});
+  // Mailgun: the signature, its timestamp and token are inside the body and
+  // sign only "{timestamp}{token}", not the event data (docs/providers.md
+  // explains what that leaves open). /signature changes per attempt.
+  t.push_back({{"mailgun"},
+               Endpoint({.header = "",
+                         .signed_payload = "{timestamp}{token}",
+                         .timestamp_pointer = "/signature/timestamp",
+                         .signature_pointer = "/signature/signature",
+                         .token_pointer = "/signature/token"},
+                        {.id_pointer = "/event-data/id", .event_type_pointer = "/event-data/event"},
+                        {"/signature"})});
+  // Zoom: no event id; event + event_ts (ms) + object id, which meeting,
+  // webinar, recording and user events carry. url_validation is answered by the handshake.
+  EndpointConfig zoom = Endpoint({.header = "x-zm-signature",
+                                  .format = "v0={signature}",
+                                  .signed_payload = "v0:{timestamp}:{body}",
+                                  .timestamp_header = "x-zm-request-timestamp"},
+                                 {.fields = {"/event", "/event_ts", "/payload/object/id"}, .event_type_pointer = "/event"});
+  zoom.handshake = "zoom";
+  t.push_back({{"zoom"}, std::move(zoom)});
+  // HubSpot v3: a batch (the body is an array of events, each keyed on
+  // subscriptionId:eventId); attemptNumber grows on each retry. The endpoint
+  // must set public_url, since the URL is signed.
+  t.push_back({{"hubspot"},
+               Endpoint({.header = "X-HubSpot-Signature-v3",
+                         .encoding = "base64",
+                         .signed_payload = "{method}{url}{body}{timestamp}",
+                         .timestamp_header = "X-HubSpot-Request-Timestamp",
+                         .timestamp_unit = "ms",
+                         .url_decode = kHubSpotUrlDecode},
+                        {.fields = {"/subscriptionId", "/eventId"},
+                         .event_type_pointer = "/subscriptionType",
+                         .batch = true,
+                         .batch_pointer = ""},
+                        {"/attemptNumber"})});
+  // Meta (Facebook, Instagram, WhatsApp): entries carry no event id, so each
+  // entry of /entry is keyed on its canonical hash; its type is the first
+  // change's field. The GET subscription check is answered by the handshake.
+  EndpointConfig meta = Endpoint({.header = "X-Hub-Signature-256", .format = "sha256={signature}"},
+                                 {.canonical_hash = true,
+                                  .event_type_pointer = "/changes/0/field",
+                                  .batch = true,
+                                  .batch_pointer = "/entry"});
+  meta.handshake = "meta";
+  t.push_back({{"meta", "facebook", "instagram", "whatsapp"}, std::move(meta)});
+}
+// --- end of helper "b2"'s block ---
+
+// --- Asymmetric presets: Discord, SendGrid, PayPal (helper "asym"; docs/providers.md) ---
+void AddAsymmetricPresets(std::vector<Preset>& t) {
+  // Discord webhook events (not interactions, see kRefused): Ed25519 over
+  // timestamp + body with the application's public key (hex). The envelope
+  // {version, application_id, type, event: {type, timestamp, data}} carries no
+  // event id, so the key is the canonical hash of the body; /type 0 is the
+  // PING, answered by the handshake. Tolerance: Discord states none; 300 s.
+  EndpointConfig discord = Endpoint({.scheme = "ed25519",
+                                     .header = "X-Signature-Ed25519",
+                                     .signed_payload = "{timestamp}{body}",
+                                     .timestamp_header = "X-Signature-Timestamp"},
+                                    {.canonical_hash = true, .event_type_pointer = "/event/type"});
+  discord.handshake = "discord";
+  t.push_back({{"discord"}, std::move(discord)});
+  // SendGrid signed Event Webhook: ECDSA P-256/SHA-256, DER signature in
+  // base64, over timestamp + body; the body is an array of events, each keyed
+  // on its sg_event_id. Tolerance: SendGrid states none; 300 s.
+  t.push_back({{"sendgrid"},
+               Endpoint({.scheme = "ecdsa-p256-sha256",
+                         .header = "X-Twilio-Email-Event-Webhook-Signature",
+                         .encoding = "base64",
+                         .signed_payload = "{timestamp}{body}",
+                         .timestamp_header = "X-Twilio-Email-Event-Webhook-Timestamp"},
+                        {.id_pointer = "/sg_event_id", .event_type_pointer = "/event", .batch = true,
+                         .batch_pointer = ""})});
+  // PayPal: SHA256withRSA over "transmission id|transmission time|webhook
+  // id|CRC-32 of the body", checked offline against a pinned certificate
+  // (PAYPAL-CERT-URL is never fetched). The endpoint sets signature.webhook_id.
+  // The transmission time is checked with the usual 300 s (each retry is a new
+  // transmission, signed afresh). /id is the event id, the same on retries.
+  t.push_back({{"paypal"},
+               Endpoint({.scheme = "rsa-sha256-cert",
+                         .header = "PAYPAL-TRANSMISSION-SIG",
+                         .encoding = "base64",
+                         .signed_payload = "{header:PAYPAL-TRANSMISSION-ID}|{timestamp}|{webhook_id}|{crc32}",
+                         .timestamp_header = "PAYPAL-TRANSMISSION-TIME",
+                         .timestamp_unit = "iso8601",
+                         .algorithm_header = "PAYPAL-AUTH-ALGO"},
+                        {.id_pointer = "/id", .event_type_pointer = "/event_type"})});
+}
+
+// Provider names that are refused on purpose, with the reason config loading reports.
+struct Refused {
+  std::string_view name;
+  std::string_view reason;
+};
+constexpr Refused kRefused[] = {
+    {"discord-interactions",
+     "Discord interactions need a synchronous answer within 3 s; hookinbox stores and answers later — use "
+     "provider = \"discord\" for webhook events"},
+};
+// --- end of helper "asym"'s block ---
+
 std::vector<Preset> BuildTable() {
   std::vector<Preset> t;
   // Stripe: the secret is used as written, "whsec_" included; v0 parts are skipped.
@@ -79,6 +254,9 @@ std::vector<Preset> BuildTable() {
   t.push_back({{"shopify"},
                Endpoint({.header = "X-Shopify-Hmac-Sha256", .encoding = "base64"},
                         {.id_header = "X-Shopify-Webhook-Id", .event_type_header = "X-Shopify-Topic"})});
+  // Always sent by Shopify, checked by @shopify/shopify-api, unused by us.
+  t.back().endpoint.sample_headers = {{"X-Shopify-Shop-Domain", "example.myshopify.com"},
+                                      {"X-Shopify-API-Version", "2025-07"}};
   // Slack Events API. Guide: reject beyond 5 minutes either way (chosen over
   // Bolt's past-only check). The event type is the inner /event/type.
   t.push_back({{"slack"},
@@ -87,6 +265,7 @@ std::vector<Preset> BuildTable() {
                          .signed_payload = "v0:{timestamp}:{body}",
                          .timestamp_header = "X-Slack-Request-Timestamp"},
                         {.id_pointer = "/event_id", .event_type_pointer = "/event/type"})});
+  t.back().endpoint.handshake = "slack";  // url_verification is answered, not stored
   t.push_back({{"standard-webhooks", "standardwebhooks"}, StandardWebhooks("webhook-")});
   // Svix's own deliveries, and Clerk and Resend, which send through Svix.
   t.push_back({{"svix", "clerk", "resend"}, StandardWebhooks("svix-")});
@@ -155,6 +334,9 @@ std::vector<Preset> BuildTable() {
                          .signed_payload = "{timestamp}.{body}",
                          .timestamp_unit = "ms"},
                         {.id_pointer = "/event_id", .event_type_pointer = "/event_type"})});
+  AddFormPresets(t);
+  AddKnobPresets(t);
+  AddAsymmetricPresets(t);
   for (Preset& p : t) p.endpoint.provider = p.names.front();
   return t;
 }
@@ -173,6 +355,13 @@ const config::EndpointConfig* FindPreset(std::string_view name) {
     }
   }
   return nullptr;
+}
+
+std::string_view RefusedPresetReason(std::string_view name) {
+  for (const Refused& r : kRefused) {
+    if (r.name == name) return r.reason;
+  }
+  return {};
 }
 
 std::vector<std::string> PresetNames() {

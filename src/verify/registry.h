@@ -20,6 +20,11 @@ namespace hookinbox::verify {
 // The pointer stays valid for the life of the program.
 const config::EndpointConfig* FindPreset(std::string_view name);
 
+// Why `name` is refused as a provider although hookinbox knows it (e.g.
+// "discord-interactions", which needs an answer hookinbox cannot give), for
+// config loading to report; empty for every other name. Thread-safe.
+std::string_view RefusedPresetReason(std::string_view name);
+
 // Every preset name and alias, in table order ("generic" is not a preset).
 std::vector<std::string> PresetNames();
 

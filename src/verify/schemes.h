@@ -29,6 +29,12 @@ Status VerifyToken(const config::SignatureConfig& sig, const std::vector<Secret>
 // scheme = "basic": "Authorization: Basic base64(user:pass)"; each secret is "user:pass".
 Status VerifyBasic(const std::vector<Secret>& secrets, const DeliveryView& delivery);
 
+// scheme = ed25519 | ecdsa-p256-sha256 | rsa-sha256-cert: the signature
+// verifies under one of endpoint.public_keys (verify/public_key.h says which
+// key text each kind accepts), over signed_payload, within the tolerance.
+// The endpoint's secrets are not used.
+Status VerifyAsymmetric(const config::EndpointConfig& endpoint, const DeliveryView& delivery, int64_t now_ms);
+
 // True when some non-empty secret equals `presented`, compared in constant time
 // over SHA-256 digests so neither content nor length leaks through timing.
 bool MatchesAnySecret(std::string_view presented, const std::vector<Secret>& secrets);

@@ -6,9 +6,12 @@
 #include <optional>
 
 #include "verify/crypto.h"
+#include "verify/form.h"
 #include "verify/json.h"
+#include "verify/public_key.h"
 #include "verify/signature_header.h"
 #include "verify/signed_payload.h"
+#include "verify/timestamp.h"
 
 namespace hookinbox::verify {
 
@@ -27,6 +30,12 @@ std::string RandomUuid() {
 
 int64_t InUnit(const config::SignatureConfig& sig, int64_t now_ms) {
   return sig.timestamp_unit == "ms" ? now_ms : now_ms / 1000;
+}
+
+// The current time as the endpoint's timestamp_unit writes it: RFC 3339 text
+// for "iso8601" (Zendesk), else the decimal number of seconds or milliseconds.
+std::string NowText(const config::SignatureConfig& sig, int64_t now_ms) {
+  return sig.timestamp_unit == "iso8601" ? FormatRfc3339Utc(now_ms / 1000) : std::to_string(InUnit(sig, now_ms));
 }
 
 // Sets `value` at `pointer`, creating objects on the way; a malformed pointer
@@ -51,7 +60,7 @@ std::string TimestampText(const config::SignatureConfig& sig, std::string_view b
       }
     }
   }
-  return std::to_string(InUnit(sig, now_ms));
+  return NowText(sig, now_ms);
 }
 
 // The signature header value: `signature` placed as `format` says.
@@ -76,6 +85,33 @@ std::optional<std::string> AddIdHeaders(const config::KeyConfig& key, SignedDeli
   return id;
 }
 
+// The body field {token} stands for (Mailgun's /signature/token), nullopt when
+// signed_payload has no {token}. SampleBody puts one there; a caller's own body must have it.
+Result<std::optional<std::string>> TokenFromBody(const config::SignatureConfig& sig, std::string_view body) {
+  if (!TemplateUses(sig.signed_payload, "{token}")) return std::optional<std::string>();
+  if (Result<json> doc = ParseJson(body); doc.ok()) {
+    if (const json* v = FindPointer(*doc, sig.token_pointer); v != nullptr && v->is_string()) {
+      return std::optional<std::string>(v->get<std::string>());
+    }
+  }
+  return InvalidArgument("the body has no string at signature.token_pointer " + sig.token_pointer);
+}
+
+// Writes the signature into the JSON body at signature_pointer (Mailgun). The
+// body is re-serialised, which is safe only because such a signature never
+// covers {body} (config validation refuses that combination).
+Status PutSignatureInBody(const config::SignatureConfig& sig, const std::string& value, SignedDelivery& out) {
+  Result<json> doc = ParseJson(out.body);
+  if (!doc.ok()) return InvalidArgument("signature.signature_pointer needs a JSON object body");
+  SetAt(*doc, sig.signature_pointer, value);
+  const json* placed = FindPointer(*doc, sig.signature_pointer);
+  if (placed == nullptr || !placed->is_string()) {
+    return InvalidArgument("cannot place the signature at " + sig.signature_pointer);
+  }
+  out.body = doc->dump();
+  return Status::Ok();
+}
+
 Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t now_ms, std::string_view method,
                 std::string_view url, const std::optional<std::string>& id, SignedDelivery& out) {
   const config::SignatureConfig& sig = e.signature;
@@ -92,17 +128,96 @@ Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t n
   }
   std::optional<std::string_view> id_view;
   if (id) id_view = *id;
-  Result<std::string> payload = ExpandSignedPayload(sig.signed_payload, {out.body, ts, id_view, method, url});
+  const std::string signed_url = sig.url_decode.empty() ? std::string(url) : DecodeEscapes(url, sig.url_decode);
+  Result<std::optional<std::string>> token = TokenFromBody(sig, out.body);
+  if (!token.ok()) return token.status();
+  std::optional<std::string_view> token_view;
+  if (*token) token_view = **token;
+  std::string form_kv;
+  if (TemplateUses(sig.signed_payload, "{form_sorted_kv}")) {
+    MapHeaders sent;
+    for (const auto& [name, value] : out.headers) sent.Set(name, value);
+    Result<std::string> kv = FormKvForSigning(sig.body_kind, sent, out.body, "");
+    if (!kv.ok()) return InvalidArgument("the body is not a " + sig.body_kind + " body");
+    form_kv = std::move(kv).value();
+  }
+  SignedParts parts{out.body, ts, id_view, method, signed_url, token_view};
+  parts.form_sorted_kv = form_kv;
+  Result<std::string> payload = ExpandSignedPayload(sig.signed_payload, parts);
   if (!payload.ok()) return payload.status();
   const std::string mac = Hmac(*alg, secret.bytes(), *payload);
   const std::string encoded = sig.encoding == "base64" ? Base64Encode(mac) : HexEncode(mac);
+  if (!sig.signature_pointer.empty()) return PutSignatureInBody(sig, FormatSignature(*format, encoded, ts), out);
   out.headers.emplace_back(sig.header, FormatSignature(*format, encoded, ts));
   return Status::Ok();
+}
+
+// The asymmetric schemes (helper "asym"): `private_pem` is the PEM private
+// key send-test was given (--private-key). Besides the signature, the headers
+// the verifier reads are sent as the provider sends them: the timestamp, the
+// algorithm name, and a fresh id for each {header:NAME} (PayPal's
+// PAYPAL-TRANSMISSION-ID) that no other step has set.
+Status SignAsymmetric(const config::EndpointConfig& e, KeyKind kind, const Secret& private_pem, int64_t now_ms,
+                      std::string_view method, std::string_view url, const std::optional<std::string>& id,
+                      SignedDelivery& out) {
+  const config::SignatureConfig& sig = e.signature;
+  if (sig.encoding != "hex" && sig.encoding != "base64") return InvalidArgument("unknown signature.encoding");
+  Result<SignatureFormat> format = ParseSignatureFormat(sig.format);
+  if (!format.ok()) return format.status();
+  const std::string ts = TimestampText(sig, out.body, now_ms);
+  if (!sig.timestamp_header.empty()) out.headers.emplace_back(sig.timestamp_header, ts);
+  if (!sig.algorithm_header.empty()) out.headers.emplace_back(sig.algorithm_header, std::string(AlgorithmName(kind)));
+  MapHeaders sent;
+  for (const auto& [name, value] : out.headers) sent.Set(name, value);
+  for (std::string_view name : HeaderPlaceholders(sig.signed_payload)) {
+    if (sent.Get(name)) continue;
+    out.headers.emplace_back(std::string(name), RandomUuid());
+    sent.Set(std::string(name), out.headers.back().second);
+  }
+  if (TemplateUses(sig.signed_payload, "{id}") && !id) {
+    return InvalidArgument("signed_payload uses {id} but key.id_header is not set");
+  }
+  SignedParts parts{out.body, ts, std::nullopt, method, url, std::nullopt};
+  if (id) parts.id = *id;
+  parts.headers = &sent;
+  if (!sig.webhook_id.empty()) parts.webhook_id = sig.webhook_id;
+  Result<std::string> payload = ExpandSignedPayload(sig.signed_payload, parts);
+  if (!payload.ok()) return payload.status();
+  Result<std::string> signature = SignWithPrivateKey(kind, private_pem.bytes(), *payload);
+  if (!signature.ok()) return InvalidArgument("--private-key: " + signature.status().message());
+  const std::string encoded = sig.encoding == "base64" ? Base64Encode(*signature) : HexEncode(*signature);
+  out.headers.emplace_back(sig.header, FormatSignature(*format, encoded, ts));
+  return Status::Ok();
+}
+
+// A batch sample (key.batch): two events in the array at key.batch_pointer,
+// each with its own ids at the key's pointers (relative to the element) and
+// `event_type`, so the split yields two distinct rows (HubSpot, Meta).
+std::string BatchSampleBody(const config::EndpointConfig& e, std::string_view event_type) {
+  json events = json::array();
+  for (int n = 1; n <= 2; ++n) {
+    json element = json::object();
+    const std::string suffix = RandomHex(12);
+    SetAt(element, e.key.id_pointer, "evt_test_" + suffix);
+    int part = 0;
+    for (const std::string& field : e.key.fields) {
+      if (!IsHeaderField(field)) SetAt(element, field, "test_" + std::to_string(++part) + "_" + suffix);
+    }
+    SetAt(element, e.key.event_type_pointer, std::string(event_type));
+    element["data"] = {{"hookinbox", "send-test"}, {"endpoint", e.name}, {"n", n}, {"nonce", suffix}};
+    events.push_back(std::move(element));
+  }
+  if (e.key.batch_pointer.empty()) return events.dump();
+  json doc = json::object();
+  SetAt(doc, e.key.batch_pointer, std::move(events));
+  return doc.dump();
 }
 
 }  // namespace
 
 std::string SampleBody(const config::EndpointConfig& e, std::string_view event_type, int64_t now_ms) {
+  if (e.key.batch) return BatchSampleBody(e, event_type);
+  if (IsFormBodyKind(e.signature.body_kind)) return SampleFormBody(e, event_type, "test_" + RandomHex(12));
   json doc = json::object();
   const std::string suffix = RandomHex(12);
   SetAt(doc, e.key.id_pointer, "evt_test_" + suffix);
@@ -111,8 +226,19 @@ std::string SampleBody(const config::EndpointConfig& e, std::string_view event_t
     if (!IsHeaderField(field)) SetAt(doc, field, "test_" + std::to_string(++part) + "_" + suffix);
   }
   SetAt(doc, e.key.event_type_pointer, std::string(event_type));
-  SetAt(doc, e.signature.timestamp_pointer, InUnit(e.signature, now_ms));
+  if (e.signature.timestamp_unit == "iso8601") {
+    SetAt(doc, e.signature.timestamp_pointer, NowText(e.signature, now_ms));
+  } else {
+    SetAt(doc, e.signature.timestamp_pointer, InUnit(e.signature, now_ms));
+  }
+  SetAt(doc, e.signature.token_pointer, RandomHex(25));  // Mailgun: a random 50-character token
   if (!doc.contains("data")) doc["data"] = {{"hookinbox", "send-test"}, {"endpoint", e.name}};
+  // A body keyed on its own hash must differ per run, or a second send-test is a duplicate.
+  if (e.key.canonical_hash && doc["data"].is_object()) doc["data"]["nonce"] = suffix;
+  if (e.handshake == "discord") {  // a webhook event (type 1), not the PING (type 0) the handshake answers
+    doc["version"] = 1;
+    doc["type"] = 1;
+  }
   return doc.dump();
 }
 
@@ -121,10 +247,12 @@ Result<SignedDelivery> SignDelivery(const config::EndpointConfig& e, const Secre
                                     std::string_view event_type) {
   SignedDelivery out;
   out.body = std::move(body);
-  out.headers.emplace_back("Content-Type",
-                           e.content_types.empty() ? std::string("application/json") : e.content_types.front());
+  out.headers.emplace_back("Content-Type", FormContentType(e.content_types.empty() ? std::string("application/json")
+                                                                                   : e.content_types.front(),
+                                                           out.body));
   std::optional<std::string> id = AddIdHeaders(e.key, out);
   if (!e.key.event_type_header.empty()) out.headers.emplace_back(e.key.event_type_header, std::string(event_type));
+  for (const auto& header : e.sample_headers) out.headers.push_back(header);
 
   const config::SignatureConfig& sig = e.signature;
   if (sig.scheme == "hmac") {
@@ -136,6 +264,8 @@ Result<SignedDelivery> SignDelivery(const config::EndpointConfig& e, const Secre
     out.headers.emplace_back(sig.header, FormatSignature(*format, secret.bytes(), ""));
   } else if (sig.scheme == "basic") {
     out.headers.emplace_back("Authorization", "Basic " + Base64Encode(secret.bytes()));
+  } else if (std::optional<KeyKind> kind = AsymmetricKind(sig.scheme)) {
+    if (Status st = SignAsymmetric(e, *kind, secret, now_ms, method, url_for_signing, id, out); !st.ok()) return st;
   } else if (sig.scheme != "none") {
     return InvalidArgument("unknown signature scheme");
   }

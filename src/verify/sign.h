@@ -39,7 +39,8 @@ struct SignedDelivery {
 std::string SampleBody(const config::EndpointConfig& endpoint, std::string_view event_type, int64_t now_ms);
 
 // Signs `body` for `endpoint` with `secret` (HMAC key bytes as config/ resolved
-// them; the token or "user:pass" for those schemes) at `now_ms`. `method` and
+// them; the token or "user:pass" for those schemes; for the asymmetric schemes
+// the PEM private key matching the endpoint's public key) at `now_ms`. `method` and
 // `url_for_signing` fill {method} and {url}. Header ids (key.id_header and
 // "header:" fields) get fresh UUID-like values; key.event_type_header gets
 // `event_type`. InvalidArgument when the endpoint's configuration cannot be

@@ -11,7 +11,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "common/headers.h"
 #include "common/status.h"
 
 namespace hookinbox::verify {
@@ -23,13 +25,33 @@ struct SignedParts {
   std::optional<std::string_view> id;
   std::optional<std::string_view> method;
   std::optional<std::string_view> url;
+  std::optional<std::string_view> token = std::nullopt;  // {token}: a body field (Mailgun), signature.token_pointer
+  // {form_sorted_kv}: the form fields sorted by name, name then value, no
+  // separators (Twilio; verify/form.h FormSortedKv). Defaulted so positional
+  // initialisers above need not spell it.
+  std::optional<std::string_view> form_sorted_kv = std::nullopt;
+  // {header:NAME}: the received header NAME (PayPal's PAYPAL-TRANSMISSION-ID);
+  // nullptr = no headers, so {header:…} has no value.
+  const HeaderView* headers = nullptr;
+  // {webhook_id}: signature.webhook_id, a constant of the endpoint the provider signs (PayPal).
+  std::optional<std::string_view> webhook_id = std::nullopt;
+  // {crc32} needs no field: the CRC-32 of `body` as unsigned decimal (PayPal).
 };
 
 // True when `tmpl` contains `placeholder` (e.g. "{timestamp}").
 bool TemplateUses(std::string_view tmpl, std::string_view placeholder);
 
+// The header names of the {header:NAME} placeholders in `tmpl`, in order
+// (views into `tmpl`), so a verifier can say which header a delivery lacks.
+std::vector<std::string_view> HeaderPlaceholders(std::string_view tmpl);
+
 // `tmpl` with each placeholder replaced. InvalidArgument for an unknown
 // placeholder, an unclosed '{', or a placeholder whose value is nullopt.
 Result<std::string> ExpandSignedPayload(std::string_view tmpl, const SignedParts& parts);
+
+// `url` with each percent-escape listed in `escapes` ("%3A", any case)
+// replaced by its character, in one left-to-right pass (a decoded '%' never
+// starts a new escape); other escapes stay as they are. For signature.url_decode.
+std::string DecodeEscapes(std::string_view url, const std::vector<std::string>& escapes);
 
 }  // namespace hookinbox::verify

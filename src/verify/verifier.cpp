@@ -2,6 +2,7 @@
 // and CheckEndpoint(), the start-up check of everything Verify and Identify
 // will later trust the configuration to get right.
 #include "verify/crypto.h"
+#include "verify/public_key.h"
 #include "verify/schemes.h"
 #include "verify/signature_header.h"
 #include "verify/signed_payload.h"
@@ -23,8 +24,38 @@ Status CheckSignature(const config::EndpointConfig& e) {
                ? Status::Ok()
                : InvalidArgument("signature.format: a token needs a template such as \"Bearer {signature}\"");
   }
-  Result<std::string> expanded = ExpandSignedPayload(sig.signed_payload, {"", "", "", "", ""});
+  SignedParts every{"", "", "", "", "", ""};
+  every.form_sorted_kv = "";
+  Result<std::string> expanded = ExpandSignedPayload(sig.signed_payload, every);
   return expanded.ok() ? Status::Ok() : expanded.status();
+}
+
+// Every header present, with an empty value: for expanding {header:NAME} at start-up.
+class AnyHeaders final : public HeaderView {
+ public:
+  std::optional<std::string_view> Get(std::string_view) const override { return std::string_view(); }
+};
+
+// An asymmetric endpoint: its format and signed_payload, and every public key
+// parsed (which also fills the key cache, so the first delivery does not pay).
+Status CheckAsymmetric(const config::EndpointConfig& e, KeyKind kind) {
+  const config::SignatureConfig& sig = e.signature;
+  Result<SignatureFormat> format = ParseSignatureFormat(sig.format);
+  if (!format.ok()) return format.status();
+  AnyHeaders headers;
+  SignedParts every{"", "", "", "", "", std::nullopt};
+  every.headers = &headers;
+  every.webhook_id = "";
+  Result<std::string> expanded = ExpandSignedPayload(sig.signed_payload, every);
+  if (!expanded.ok()) return expanded.status();
+  for (size_t i = 0; i < e.public_keys.size(); ++i) {
+    if (Status st = CheckPublicKey(kind, e.public_keys[i]); !st.ok()) {
+      return InvalidArgument("public key " + std::to_string(i + 1) + " of " + std::to_string(e.public_keys.size()) +
+                             " (public_key_env, public_key_file, public_keys_env, public_keys_file, in that order) "
+                             "is not " + DescribeKey(kind) + ": " + st.message());
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -40,9 +71,13 @@ Status Verify(const config::EndpointConfig& endpoint, const std::vector<Secret>&
     // validation bug fails closed instead of opening the endpoint.
     return endpoint.insecure ? Status::Ok() : Unauthenticated("endpoint accepts no unsigned deliveries");
   }
+  if (AsymmetricKind(scheme)) return VerifyAsymmetric(endpoint, delivery, now_ms);
   return Internal("unknown signature scheme");
 }
 
-Status CheckEndpoint(const config::EndpointConfig& endpoint) { return CheckSignature(endpoint); }
+Status CheckEndpoint(const config::EndpointConfig& endpoint) {
+  if (std::optional<KeyKind> kind = AsymmetricKind(endpoint.signature.scheme)) return CheckAsymmetric(endpoint, *kind);
+  return CheckSignature(endpoint);
+}
 
 }  // namespace hookinbox::verify

@@ -72,9 +72,11 @@ Result<std::vector<BatchEvent>> IdentifyBatch(const config::EndpointConfig& endp
 
 // Checks what only the verifier's parsers can tell about an endpoint that
 // config validation already accepted: that signature.format parses into a
-// shape Verify understands (a token needs a plain template) and that
-// signed_payload expands. InvalidArgument naming the key. For check-config and
-// start-up (config/ sits below verify/ and cannot call it).
+// shape Verify understands (a token needs a plain template), that
+// signed_payload expands, and for the asymmetric schemes that every public key
+// parses as the scheme's kind (which also caches it for Verify; public_key.h).
+// InvalidArgument naming the key. For check-config and start-up (config/ sits
+// below verify/ and cannot call it).
 Status CheckEndpoint(const config::EndpointConfig& endpoint);
 
 // The media type of a Content-Type value: lower case, parameters and spaces

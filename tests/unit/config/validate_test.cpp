@@ -172,7 +172,7 @@ TEST_CASE("config: signature scheme, algorithm and encoding are checked", "[conf
   const std::string sig = kHead + "[endpoint.signature]\n";
   CheckCases({
       {"unknown scheme", sig + "scheme = \"rsa\" #<\n" + kKey, "endpoint[0].signature.scheme",
-       "must be one of hmac, token, basic, none (got \"rsa\")"},
+       "must be one of hmac, token, basic, none, ed25519, ecdsa-p256-sha256, rsa-sha256-cert (got \"rsa\")"},
       {"none without insecure", sig + "scheme = \"none\" #<\n" + kKey, "endpoint[0].signature.scheme",
        "set insecure = true"},
       {"md5", sig + "algorithm = \"md5\" #<\n" + kKey, "endpoint[0].signature.algorithm",
@@ -376,7 +376,7 @@ TEST_CASE("config: at most one timestamp source, and it must be signed", "[confi
        "endpoint[0].signature.timestamp_pointer", "only allowed in volatile_fields"},
       {"an unknown unit", sig + "timestamp_header = \"X-T\"\ntimestamp_unit = \"us\" #<\n"
                                "signed_payload = \"{timestamp}.{body}\"\n" + kKey,
-       "endpoint[0].signature.timestamp_unit", "must be one of s, ms (got \"us\")"},
+       "endpoint[0].signature.timestamp_unit", "must be one of s, ms, iso8601 (got \"us\")"},
       {"a header timestamp is not signed by {body} alone",
        sig + "timestamp_header = \"X-T\"\nsigned_payload = \"{body}\" #<\n" + kKey,
        "endpoint[0].signature.signed_payload", "a timestamp is configured but not signed"},
@@ -418,7 +418,7 @@ TEST_CASE("config: secret_encoding and secret_prefix are checked and warned abou
   const std::string sig = kHead + "[endpoint.signature]\n";
   CheckCases({
       {"an unknown encoding", sig + "secret_encoding = \"base32\" #<\n" + kKey,
-       "endpoint[0].signature.secret_encoding", "must be one of utf8, base64, hex (got \"base32\")"},
+       "endpoint[0].signature.secret_encoding", "must be one of utf8, base64, hex, html-entities (got \"base32\")"},
   });
   LoadResult r = Load(sig + "scheme = \"token\"\nheader = \"X-Token\"\nsecret_prefix = \"whsec_\" #<\n" + kKey);
   INFO(Dump(r.errors));

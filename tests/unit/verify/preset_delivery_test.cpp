@@ -260,15 +260,22 @@ std::vector<Case> Cases() {
 
 }  // namespace
 
+// Presets whose deliveries are tested in a file of their own.
+const std::set<std::string> kCoveredElsewhere = {
+    "twilio", "jotform", "mollie", "woocommerce", "postmark", "pipedrive",  // form_presets_test.cpp
+    "zendesk", "mailgun", "zoom", "hubspot", "meta", "facebook", "instagram", "whatsapp",  // knob_presets_test.cpp
+    "discord", "sendgrid", "paypal",  // asymmetric_test.cpp
+};
+
 TEST_CASE("preset table: every name loads and every name is covered by a delivery case", "[verify]") {
   std::set<std::string> covered;
   for (const Case& c : Cases()) covered.insert(c.provider);
   for (const std::string& name : PresetNames()) {
     INFO(name);
-    CHECK(covered.count(name) == 1);
+    CHECK(covered.count(name) + kCoveredElsewhere.count(name) == 1);
     CHECK(FindPreset(name) != nullptr);
   }
-  CHECK(covered.size() == PresetNames().size());
+  CHECK(covered.size() + kCoveredElsewhere.size() == PresetNames().size());
   CHECK(FindPreset("generic") == nullptr);
   CHECK(FindPreset("Stripe") == nullptr);  // names are exact
 }

@@ -19,7 +19,8 @@ namespace hookinbox::verify::test {
 inline constexpr const char* kSecretVar = "HOOKINBOX_VT_PRESET_SECRET";
 
 inline const config::PresetLookup& Presets() {
-  static const config::PresetLookup lookup{[](std::string_view n) { return FindPreset(n); }, PresetNames()};
+  static const config::PresetLookup lookup{[](std::string_view n) { return FindPreset(n); }, PresetNames(),
+                                           [](std::string_view n) { return std::string(RefusedPresetReason(n)); }};
   return lookup;
 }
 

@@ -53,9 +53,9 @@ TEST_CASE("preset github: one delivery GUID from two hooks gives two keys", "[ve
 }
 
 TEST_CASE("preset config: unknown provider lists exactly the presets that exist", "[verify]") {
-  config::LoadResult r = LoadPreset("hubspot", "s");
+  config::LoadResult r = LoadPreset("nosuch", "s");
   REQUIRE(!r.ok());
-  std::string expected = "unknown provider \"hubspot\"; supported: generic";
+  std::string expected = "unknown provider \"nosuch\"; supported: generic";
   for (const std::string& n : PresetNames()) expected += ", " + n;
   const config::Problem* p = nullptr;
   for (const auto& e : r.errors) {
@@ -64,10 +64,6 @@ TEST_CASE("preset config: unknown provider lists exactly the presets that exist"
   REQUIRE(p != nullptr);
   CHECK(p->line == 3);
   CHECK(p->message == expected);
-  for (const char* left_out : {"hubspot", "meta", "sendgrid", "discord", "paypal", "twilio", "mailgun", "zoom",
-                               "woocommerce", "jotform", "mollie", "postmark", "pipedrive", "zendesk"}) {
-    CHECK_THAT(p->message, !Catch::Contains(std::string(", ") + left_out));
-  }
 }
 
 TEST_CASE("preset square: without public_url the config is refused at that key", "[verify]") {

@@ -1,0 +1,153 @@
+// Provider handshakes (SPEC §9): each provider's proof-of-ownership or
+// liveness request, recognised by its documented shape and answered the way
+// that provider expects. Nothing here stores anything; the receive path
+// records the request as an "ignored" delivery and never as an event.
+#include "verify/handshake.h"
+
+#include <cctype>
+#include <optional>
+
+#include "common/secret.h"
+#include "verify/crypto.h"
+#include "verify/json.h"
+#include "verify/text.h"
+
+namespace hookinbox::verify {
+namespace {
+
+// A challenge we echo is reflected into our answer: only short printable
+// ASCII is echoed (providers send digits or base64url-like tokens).
+constexpr size_t kMaxChallengeBytes = 512;
+
+bool IsEchoable(std::string_view s) {
+  if (s.empty() || s.size() > kMaxChallengeBytes) return false;
+  for (unsigned char c : s) {
+    if (c < 0x21 || c > 0x7e) return false;
+  }
+  return true;
+}
+
+HandshakeAnswer Json(std::string what, const nlohmann::json& body) {
+  return {200, "application/json", body.dump(), std::move(what)};
+}
+
+HandshakeAnswer Refuse(int status, std::string what, std::string reason) {
+  return {status, "application/json", nlohmann::json{{"error", reason}}.dump(), std::move(what)};
+}
+
+// The string at `pointer`, or nullopt.
+std::optional<std::string> StringAt(const nlohmann::json& doc, std::string_view pointer) {
+  const nlohmann::json* v = FindPointer(doc, pointer);
+  if (v == nullptr || !v->is_string()) return std::nullopt;
+  return v->get<std::string>();
+}
+
+// Slack Events API: {"type":"url_verification","challenge":"…"} → the challenge as text.
+std::optional<HandshakeAnswer> Slack(const nlohmann::json& doc) {
+  if (StringAt(doc, "/type") != "url_verification") return std::nullopt;
+  std::optional<std::string> challenge = StringAt(doc, "/challenge");
+  if (!challenge || !IsEchoable(*challenge)) {
+    return Refuse(400, "slack url_verification", "url_verification without a usable challenge");
+  }
+  return HandshakeAnswer{200, "text/plain", *challenge, "slack url_verification"};
+}
+
+// Zoom: {"event":"endpoint.url_validation","payload":{"plainToken":"…"}} →
+// {"plainToken":…,"encryptedToken": hex HMAC-SHA256(secret token, plainToken)}.
+std::optional<HandshakeAnswer> Zoom(const config::EndpointConfig& endpoint, const std::vector<Secret>& secrets,
+                                    const DeliveryView& delivery, int64_t now_ms, const nlohmann::json& doc) {
+  if (StringAt(doc, "/event") != "endpoint.url_validation") return std::nullopt;
+  std::optional<std::string> plain = StringAt(doc, "/payload/plainToken");
+  if (!plain || !IsEchoable(*plain)) {
+    return Refuse(400, "zoom endpoint.url_validation", "endpoint.url_validation without a usable plainToken");
+  }
+  // Zoom proves ownership with the secret it signed this request with: during
+  // a rotation that is whichever configured secret verifies it.
+  for (const Secret& secret : secrets) {
+    if (!Verify(endpoint, {secret}, delivery, now_ms).ok()) continue;
+    std::string encrypted = HexEncode(Hmac(HashAlg::kSha256, secret.bytes(), *plain));
+    return Json("zoom endpoint.url_validation", {{"plainToken", *plain}, {"encryptedToken", encrypted}});
+  }
+  return Refuse(401, "zoom endpoint.url_validation", "no secret verifies the validation request");
+}
+
+// Discord webhook events: type 0 is PING, answered 204 with no body
+// (discord.com/developers/docs/events/webhook-events). An interactions PING
+// (type 1 without an event) gets {"type":1} as SPEC §9 says; any other
+// interaction needs a synchronous answer hookinbox cannot give.
+std::optional<HandshakeAnswer> Discord(const nlohmann::json& doc) {
+  const nlohmann::json* type = FindPointer(doc, "/type");
+  if (type == nullptr || !type->is_number_integer()) return std::nullopt;
+  if (*type == 0) return HandshakeAnswer{204, "", "", "discord ping"};
+  if (FindPointer(doc, "/event") != nullptr) return std::nullopt;  // type 1 with an event: a webhook event
+  if (*type == 1) return Json("discord interactions ping", {{"type", 1}});
+  return Refuse(400, "discord interaction",
+                "Discord interactions need a synchronous answer; point only webhook events at hookinbox");
+}
+
+// One application/x-www-form-urlencoded pair list, split but not decoded:
+// the handshakes below only compare or echo values that need no decoding
+// (a decoded form is verify/form.h's job).
+std::optional<std::string_view> RawFormValue(std::string_view form, std::string_view name) {
+  while (!form.empty()) {
+    size_t amp = form.find('&');
+    std::string_view pair = form.substr(0, amp);
+    size_t eq = pair.find('=');
+    if (pair.substr(0, eq) == name) return eq == std::string_view::npos ? "" : pair.substr(eq + 1);
+    if (amp == std::string_view::npos) break;
+    form.remove_prefix(amp + 1);
+  }
+  return std::nullopt;
+}
+
+bool AllDigits(std::string_view s) {
+  if (s.empty() || s.size() > 20) return false;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<HandshakeAnswer> AnswerSignedHandshake(const config::EndpointConfig& endpoint,
+                                                     const std::vector<Secret>& secrets,
+                                                     const DeliveryView& delivery, int64_t now_ms) {
+  const std::string& kind = endpoint.handshake;
+  if (kind != "slack" && kind != "zoom" && kind != "discord") return std::nullopt;
+  Result<nlohmann::json> doc = ParseJson(delivery.body);
+  if (!doc.ok() || !doc->is_object()) return std::nullopt;  // not a handshake; Identify reports the body
+  if (kind == "slack") return Slack(*doc);
+  if (kind == "zoom") return Zoom(endpoint, secrets, delivery, now_ms, *doc);
+  return Discord(*doc);
+}
+
+std::optional<HandshakeAnswer> AnswerUnsignedHandshake(const config::EndpointConfig& endpoint,
+                                                       const DeliveryView& delivery) {
+  if (endpoint.handshake != "woocommerce") return std::nullopt;
+  // WooCommerce's creation ping: exactly "webhook_id=<n>", form-encoded, unsigned.
+  if (MediaTypeOf(delivery.headers.Get("Content-Type").value_or("")) != "application/x-www-form-urlencoded") {
+    return std::nullopt;
+  }
+  if (delivery.headers.Get(endpoint.signature.header)) return std::nullopt;  // signed: a real delivery
+  std::optional<std::string_view> id = RawFormValue(delivery.body, "webhook_id");
+  if (!id || !AllDigits(*id) || delivery.body.find('&') != std::string_view::npos) return std::nullopt;
+  return HandshakeAnswer{200, "application/json", R"({"status":"ok"})", "woocommerce ping"};
+}
+
+std::optional<HandshakeAnswer> AnswerGetHandshake(const config::EndpointConfig& endpoint, std::string_view query) {
+  if (endpoint.handshake != "meta") return std::nullopt;
+  const char* what = "meta hub.challenge";
+  if (RawFormValue(query, "hub.mode") != "subscribe") return Refuse(400, what, "hub.mode must be subscribe");
+  std::optional<std::string_view> challenge = RawFormValue(query, "hub.challenge");
+  if (!challenge || !IsEchoable(*challenge) || challenge->find('%') != std::string_view::npos) {
+    return Refuse(400, what, "hub.challenge missing or not echoable");
+  }
+  std::optional<std::string_view> token = RawFormValue(query, "hub.verify_token");
+  if (endpoint.verify_token.empty() || !token || !ConstantTimeEqual(*token, endpoint.verify_token.bytes())) {
+    return Refuse(403, what, "hub.verify_token does not match the endpoint's verify token");
+  }
+  return HandshakeAnswer{200, "text/plain", std::string(*challenge), what};
+}
+
+}  // namespace hookinbox::verify

@@ -1,0 +1,117 @@
+// The signature knobs for RFC 3339 timestamps, signatures inside the body
+// (Mailgun) and URL decoding (HubSpot): how the loader reads them and what
+// validation refuses, each refusal naming the key.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "config/load.h"
+#include "config_test_util.h"
+
+using namespace hookinbox::config;
+using hookinbox::config::test::Dump;
+using hookinbox::config::test::Find;
+using hookinbox::config::test::kEndpoint;
+using hookinbox::config::test::Load;
+
+namespace {
+
+// kEndpoint with a [endpoint.signature] table holding `lines`.
+LoadResult WithSignature(const std::string& lines) { return Load(kEndpoint + "[endpoint.signature]\n" + lines); }
+
+// A Mailgun-shaped generic endpoint; `extra` lines are added to its signature table.
+LoadResult BodySigned(const std::string& extra = "") {
+  return Load(
+      "[[endpoint]]\nname = \"mg\"\nsecret_env = \"HOOKINBOX_CT_BASE_SECRET\"\n"
+      "[endpoint.signature]\n"
+      "signature_pointer = \"/signature/signature\"\n"
+      "token_pointer = \"/signature/token\"\n"
+      "timestamp_pointer = \"/signature/timestamp\"\n"
+      "signed_payload = \"{timestamp}{token}\"\n" +
+      extra + "[endpoint.key]\nid_pointer = \"/event-data/id\"\n");
+}
+
+}  // namespace
+
+TEST_CASE("config: timestamp_unit accepts iso8601 and still refuses other units", "[config]") {
+  LoadResult ok = WithSignature(
+      "timestamp_header = \"X-Ts\"\nsigned_payload = \"{timestamp}{body}\"\ntimestamp_unit = \"iso8601\"\n");
+  INFO(Dump(ok.errors));
+  REQUIRE(ok.ok());
+  CHECK(ok.config.endpoints.at(0).signature.timestamp_unit == "iso8601");
+
+  LoadResult bad = WithSignature(
+      "timestamp_header = \"X-Ts\"\nsigned_payload = \"{timestamp}{body}\"\ntimestamp_unit = \"rfc3339\"\n");
+  const Problem* p = Find(bad.errors, "endpoint[0].signature.timestamp_unit");
+  REQUIRE(p != nullptr);
+  CHECK(p->message.find("iso8601") != std::string::npos);
+}
+
+TEST_CASE("config: a signature inside the body loads without a header and signs its fields", "[config]") {
+  LoadResult r = BodySigned("header = \"\"\n");
+  INFO(Dump(r.errors) + Dump(r.warnings));
+  REQUIRE(r.ok());
+  CHECK(r.warnings.empty());
+  const SignatureConfig& s = r.config.endpoints.at(0).signature;
+  CHECK(s.signature_pointer == "/signature/signature");
+  CHECK(s.token_pointer == "/signature/token");
+}
+
+TEST_CASE("config: a signature inside the body cannot sign {body}", "[config]") {
+  LoadResult direct = Load(
+      "[[endpoint]]\nname = \"mg\"\nsecret_env = \"HOOKINBOX_CT_BASE_SECRET\"\n"
+      "[endpoint.signature]\nsignature_pointer = \"/sig\"\nsigned_payload = \"{body}\"\n"
+      "[endpoint.key]\nid_pointer = \"/id\"\n");
+  const Problem* p = Find(direct.errors, "endpoint[0].signature.signed_payload");
+  REQUIRE(p != nullptr);
+  CHECK(p->message.find("must not contain {body}") != std::string::npos);
+}
+
+TEST_CASE("config: signature_pointer and token_pointer need a JSON body and valid pointers", "[config]") {
+  SECTION("form body") {
+    LoadResult r = BodySigned("body_kind = \"form\"\n");
+    CHECK(Find(r.errors, "endpoint[0].signature.signature_pointer") != nullptr);
+    CHECK(Find(r.errors, "endpoint[0].signature.token_pointer") != nullptr);
+  }
+  SECTION("malformed pointer") {
+    LoadResult r = Load(
+        "[[endpoint]]\nname = \"mg\"\nsecret_env = \"HOOKINBOX_CT_BASE_SECRET\"\n"
+        "[endpoint.signature]\nsignature_pointer = \"signature\"\nsigned_payload = \"{timestamp}\"\n"
+        "timestamp_pointer = \"/ts\"\n[endpoint.key]\nid_pointer = \"/id\"\n");
+    CHECK(Find(r.errors, "endpoint[0].signature.signature_pointer") != nullptr);
+  }
+  SECTION("only hmac reads a signature from the body") {
+    LoadResult r = Load(
+        "[[endpoint]]\nname = \"mg\"\nsecret_env = \"HOOKINBOX_CT_BASE_SECRET\"\n"
+        "[endpoint.signature]\nscheme = \"token\"\nsignature_pointer = \"/sig\"\n"
+        "[endpoint.key]\nid_pointer = \"/id\"\n");
+    CHECK(Find(r.errors, "endpoint[0].signature.signature_pointer") != nullptr);
+  }
+}
+
+TEST_CASE("config: {token} needs token_pointer; a token_pointer nothing signs is a warning", "[config]") {
+  LoadResult missing = WithSignature("signed_payload = \"{token}{body}\"\n");
+  const Problem* p = Find(missing.errors, "endpoint[0].signature.signed_payload");
+  REQUIRE(p != nullptr);
+  CHECK(p->message.find("token_pointer") != std::string::npos);
+
+  LoadResult unused = WithSignature("token_pointer = \"/token\"\n");
+  INFO(Dump(unused.errors));
+  CHECK(unused.ok());
+  CHECK(Find(unused.warnings, "endpoint[0].signature.token_pointer") != nullptr);
+}
+
+TEST_CASE("config: url_decode takes percent-escapes only", "[config]") {
+  LoadResult ok = WithSignature("url_decode = [\"%3A\", \"%2f\"]\n");
+  INFO(Dump(ok.errors));
+  REQUIRE(ok.ok());
+  CHECK(ok.config.endpoints.at(0).signature.url_decode == std::vector<std::string>{"%3A", "%2f"});
+
+  for (const char* bad : {"3A", "%3", "%GZ", "%3A%2F", ":"}) {
+    LoadResult r = WithSignature(std::string("url_decode = [\"%3A\", \"") + bad + "\"]\n");
+    INFO(bad);
+    const Problem* p = Find(r.errors, "endpoint[0].signature.url_decode[1]");
+    REQUIRE(p != nullptr);
+    CHECK(p->message.find("percent-escape") != std::string::npos);
+  }
+}
