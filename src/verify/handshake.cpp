@@ -9,20 +9,24 @@
 
 #include "common/secret.h"
 #include "verify/crypto.h"
+#include "verify/form.h"
 #include "verify/json.h"
 #include "verify/text.h"
 
 namespace hookinbox::verify {
 namespace {
 
-// A challenge we echo is reflected into our answer: only short printable
-// ASCII is echoed (providers send digits or base64url-like tokens).
+// A challenge we echo is reflected into our answer: only short tokens of
+// letters, digits and "-_.~+/=" are echoed (providers send digits or
+// base64/base64url tokens), so an answer can never carry markup or a header.
 constexpr size_t kMaxChallengeBytes = 512;
 
 bool IsEchoable(std::string_view s) {
   if (s.empty() || s.size() > kMaxChallengeBytes) return false;
   for (unsigned char c : s) {
-    if (c < 0x21 || c > 0x7e) return false;
+    if (!std::isalnum(c) && std::string_view("-_.~+/=").find(static_cast<char>(c)) == std::string_view::npos) {
+      return false;
+    }
   }
   return true;
 }
@@ -85,17 +89,10 @@ std::optional<HandshakeAnswer> Discord(const nlohmann::json& doc) {
                 "Discord interactions need a synchronous answer; point only webhook events at hookinbox");
 }
 
-// One application/x-www-form-urlencoded pair list, split but not decoded:
-// the handshakes below only compare or echo values that need no decoding
-// (a decoded form is verify/form.h's job).
-std::optional<std::string_view> RawFormValue(std::string_view form, std::string_view name) {
-  while (!form.empty()) {
-    size_t amp = form.find('&');
-    std::string_view pair = form.substr(0, amp);
-    size_t eq = pair.find('=');
-    if (pair.substr(0, eq) == name) return eq == std::string_view::npos ? "" : pair.substr(eq + 1);
-    if (amp == std::string_view::npos) break;
-    form.remove_prefix(amp + 1);
+// The value of the first field `name` in a decoded form list, or nullopt.
+std::optional<std::string> FieldValue(const std::vector<FormField>& fields, std::string_view name) {
+  for (const FormField& f : fields) {
+    if (f.name == name) return f.value;
   }
   return std::nullopt;
 }
@@ -130,20 +127,22 @@ std::optional<HandshakeAnswer> AnswerUnsignedHandshake(const config::EndpointCon
     return std::nullopt;
   }
   if (delivery.headers.Get(endpoint.signature.header)) return std::nullopt;  // signed: a real delivery
-  std::optional<std::string_view> id = RawFormValue(delivery.body, "webhook_id");
-  if (!id || !AllDigits(*id) || delivery.body.find('&') != std::string_view::npos) return std::nullopt;
+  Result<std::vector<FormField>> form = ParseUrlEncoded(delivery.body);
+  if (!form.ok() || form->size() != 1 || (*form)[0].name != "webhook_id" || !AllDigits((*form)[0].value)) {
+    return std::nullopt;
+  }
   return HandshakeAnswer{200, "application/json", R"({"status":"ok"})", "woocommerce ping"};
 }
 
 std::optional<HandshakeAnswer> AnswerGetHandshake(const config::EndpointConfig& endpoint, std::string_view query) {
   if (endpoint.handshake != "meta") return std::nullopt;
   const char* what = "meta hub.challenge";
-  if (RawFormValue(query, "hub.mode") != "subscribe") return Refuse(400, what, "hub.mode must be subscribe");
-  std::optional<std::string_view> challenge = RawFormValue(query, "hub.challenge");
-  if (!challenge || !IsEchoable(*challenge) || challenge->find('%') != std::string_view::npos) {
-    return Refuse(400, what, "hub.challenge missing or not echoable");
-  }
-  std::optional<std::string_view> token = RawFormValue(query, "hub.verify_token");
+  Result<std::vector<FormField>> params = ParseUrlEncoded(query);
+  if (!params.ok()) return Refuse(400, what, "query string is not valid form encoding");
+  if (FieldValue(*params, "hub.mode") != "subscribe") return Refuse(400, what, "hub.mode must be subscribe");
+  std::optional<std::string> challenge = FieldValue(*params, "hub.challenge");
+  if (!challenge || !IsEchoable(*challenge)) return Refuse(400, what, "hub.challenge missing or not echoable");
+  std::optional<std::string> token = FieldValue(*params, "hub.verify_token");
   if (endpoint.verify_token.empty() || !token || !ConstantTimeEqual(*token, endpoint.verify_token.bytes())) {
     return Refuse(403, what, "hub.verify_token does not match the endpoint's verify token");
   }

@@ -177,6 +177,14 @@ TEST_CASE("handshake: Meta's GET echoes hub.challenge only for the right verify 
   CHECK(AnswerGetHandshake(e, "hub.mode=subscribe&hub.verify_token=meta-verify-1")->http_status == 400);
   CHECK(AnswerGetHandshake(e, "hub.mode=subscribe&hub.challenge=%3Cscript%3E&hub.verify_token=meta-verify-1")
             ->http_status == 400);
+  CHECK(AnswerGetHandshake(e, "hub.mode=subscribe&hub.challenge=a%0d%0aSet-Cookie:x&hub.verify_token=meta-verify-1")
+            ->http_status == 400);
+  CHECK(AnswerGetHandshake(e, "hub.mode=subscribe&hub.challenge=1&hub.verify_token=bad%zz")->http_status == 400);
+  // The query is decoded: a token with reserved characters matches in its encoded form.
+  auto spaced = WithHandshake("meta");
+  spaced.verify_token = Secret("my token&more");
+  CHECK(AnswerGetHandshake(spaced, "hub.mode=subscribe&hub.challenge=42&hub.verify_token=my+token%26more")->body ==
+        "42");
 
   auto unset = WithHandshake("meta");  // no verify token configured: nobody passes
   CHECK(AnswerGetHandshake(unset, "hub.mode=subscribe&hub.challenge=1&hub.verify_token=")->http_status == 403);
