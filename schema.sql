@@ -117,3 +117,68 @@ CREATE TABLE webhook_delivery_events (
   PRIMARY KEY (delivery_id, position)
 ) WITHOUT ROWID;
 CREATE INDEX webhook_delivery_events_inbox ON webhook_delivery_events (inbox_id);
+
+-- migration: 3
+
+-- The worker's leases. A claim sets next_attempt_at = lease_until for a
+-- 'processing' row (and a renewal moves both), so the partial index
+-- webhook_inbox_due answers "what is due" for all three claimable states —
+-- waiting rows by their next attempt, processing rows by their lease expiry —
+-- with one range scan.
+
+-- One row per processing attempt, written when the event is claimed
+-- (outcome NULL while in flight) and closed when the attempt ends. 'lost':
+-- the lease expired and another worker took the event; 'released': the
+-- worker gave it back at shutdown. `error` is short and never holds the
+-- payload or a secret.
+CREATE TABLE webhook_attempts (
+  id           INTEGER PRIMARY KEY,
+  inbox_id     INTEGER NOT NULL REFERENCES webhook_inbox (id) ON DELETE CASCADE,
+  attempt      INTEGER NOT NULL,                -- attempt_count after the claim (restarts at 1 after a replay)
+  worker       TEXT    NOT NULL,                -- the lease owner
+  started_at   INTEGER NOT NULL,
+  finished_at  INTEGER,
+  outcome      TEXT    CHECK (outcome IN ('completed', 'retryable_failed', 'dead_lettered', 'unknown',
+                                          'released', 'lost')),
+  http_status  INTEGER,
+  exit_code    INTEGER,
+  error        TEXT
+);
+CREATE INDEX webhook_attempts_inbox ON webhook_attempts (inbox_id, id);
+-- Attempts still in flight, for closing them when their event is reclaimed or released.
+CREATE INDEX webhook_attempts_open ON webhook_attempts (inbox_id) WHERE outcome IS NULL;
+
+-- What a person (or a script) did to an event: replay and resolve. Who did
+-- it, when, the state before and after, and why.
+CREATE TABLE webhook_event_actions (
+  id           INTEGER PRIMARY KEY,
+  inbox_id     INTEGER NOT NULL REFERENCES webhook_inbox (id) ON DELETE CASCADE,
+  at           INTEGER NOT NULL,
+  actor        TEXT    NOT NULL,                -- "cli:<os user>", later "admin:<name>"
+  action       TEXT    NOT NULL CHECK (action IN ('replay', 'resolve')),
+  from_status  TEXT    NOT NULL,
+  to_status    TEXT    NOT NULL,
+  result_ref   TEXT,                            -- resolve: the given reference; replay: the one it replaced
+  note         TEXT
+);
+CREATE INDEX webhook_event_actions_inbox ON webhook_event_actions (inbox_id, id);
+
+CREATE VIEW webhook_attempts_iso AS
+SELECT id, inbox_id, attempt, worker,
+       strftime('%Y-%m-%dT%H:%M:%fZ', started_at / 1000.0, 'unixepoch')  AS started_at,
+       strftime('%Y-%m-%dT%H:%M:%fZ', finished_at / 1000.0, 'unixepoch') AS finished_at,
+       outcome, http_status, exit_code, error
+  FROM webhook_attempts;
+
+CREATE VIEW webhook_event_actions_iso AS
+SELECT id, inbox_id, strftime('%Y-%m-%dT%H:%M:%fZ', at / 1000.0, 'unixepoch') AS at,
+       actor, action, from_status, to_status, result_ref, note
+  FROM webhook_event_actions;
+
+-- migration: 4
+
+-- Unsigned provider pings (WooCommerce) are answered 200 and recorded as
+-- 'ignored' without proof of origin; they share the rejections' per-address
+-- budget, which counts them through this index.
+CREATE INDEX webhook_deliveries_ignored_by_addr ON webhook_deliveries (remote_addr, received_at)
+  WHERE outcome = 'ignored';

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a module includes a header from a peer or a higher layer
-# (STYLE.md "Dependency rule"): common <- config <- {verify, store} <- http <- cli.
+# (STYLE.md "Dependency rule"): common <- config <- {verify, store} <- http <- cli;
+# worker sits beside store and uses verify/ only for its crypto (never store/ or http/).
 set -uo pipefail
 src="$(dirname "$0")/../src"
 declare -A allowed=(
@@ -8,6 +9,7 @@ declare -A allowed=(
   [config]="common config"
   [verify]="common config verify"
   [store]="common config store"
+  [worker]="common config verify worker"
   [http]="common config verify store http"
   [cli]="common config verify store http cli"
 )

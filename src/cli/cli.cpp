@@ -35,7 +35,27 @@ int Main(int argc, char** argv) {
   send_test->add_flag("--insecure-tls", send.insecure_tls, "do not verify the server certificate");
   send_test->add_option("--private-key", send.private_key,
                         "PEM private key to sign with (ed25519, ecdsa-p256-sha256 and rsa-sha256-cert endpoints)");
-  for (auto* sub : {init, check, serve, send_test}) {
+  EventsOptions ev;
+  auto* events = app.add_subcommand("events", "list, show, replay or resolve stored events");
+  events->require_subcommand(1);
+  auto* ev_list = events->add_subcommand("list", "events newest first");
+  ev_list->add_option("--status", ev.status, "only events in this state (received, processing, completed, …)");
+  ev_list->add_option("--endpoint", ev.endpoint, "only events of this endpoint");
+  ev_list->add_option("--limit", ev.limit, "at most N events (default 50)")->check(CLI::Range(1, 1000));
+  auto* ev_show = events->add_subcommand("show", "one event with its deliveries, attempts and actions");
+  ev_show->add_option("ID", ev.ids, "event id")->required()->expected(1);
+  ev_show->add_flag("--payload", ev.payload, "also print the stored payload");
+  auto* ev_replay = events->add_subcommand("replay", "put dead_lettered, unknown or completed events back to received");
+  ev_replay->add_option("ID", ev.ids, "event ids")->required();
+  ev_replay->add_option("--note", ev.note, "why (kept in the audit row)");
+  auto* ev_resolve = events->add_subcommand("resolve", "close an unknown event as completed or dead_lettered");
+  ev_resolve->add_option("ID", ev.ids, "event id")->required()->expected(1);
+  ev_resolve->add_option("--as", ev.as, "completed or dead_lettered")
+      ->required()
+      ->check(CLI::IsMember({"completed", "dead_lettered"}));
+  ev_resolve->add_option("--result-ref", ev.result_ref, "the downstream's reference (for completed)");
+  ev_resolve->add_option("--note", ev.note, "why (kept in the audit row)");
+  for (auto* sub : {init, check, serve, send_test, events, ev_list, ev_show, ev_replay, ev_resolve}) {
     sub->fallthrough();  // -c and --json also work after the verb
   }
 
@@ -54,6 +74,10 @@ int Main(int argc, char** argv) {
   if (check->parsed()) return RunCheckConfig(common, std::cout, std::cerr);
   if (serve->parsed()) return RunServe(common, std::cout, std::cerr);
   if (send_test->parsed()) return RunSendTest(send, common, std::cout, std::cerr);
+  if (ev_list->parsed()) return RunEventsList(ev, common, std::cout, std::cerr);
+  if (ev_show->parsed()) return RunEventsShow(ev, common, std::cout, std::cerr);
+  if (ev_replay->parsed()) return RunEventsReplay(ev, common, std::cout, std::cerr);
+  if (ev_resolve->parsed()) return RunEventsResolve(ev, common, std::cout, std::cerr);
   return kExitUsage;
 }
 

@@ -2,8 +2,10 @@
 // without spawning a process. Each returns an exit code (cli.h).
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace hookinbox::cli {
 
@@ -39,6 +41,23 @@ struct SendTestOptions {
   std::string private_key;
 };
 int RunSendTest(const SendTestOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
+
+// `hookinbox events list|show|replay|resolve` (events.cpp): read and act on
+// stored events in the config's database, also while the server runs.
+struct EventsOptions {
+  std::string status;        // list --status
+  std::string endpoint;      // list --endpoint
+  int limit = 50;            // list --limit
+  std::vector<int64_t> ids;  // show ID (one), replay ID…, resolve ID (one)
+  bool payload = false;      // show --payload: include the stored body
+  std::string as;            // resolve --as completed|dead_lettered
+  std::string result_ref;    // resolve --result-ref
+  std::string note;          // replay/resolve --note
+};
+int RunEventsList(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
+int RunEventsShow(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
+int RunEventsReplay(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
+int RunEventsResolve(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
 
 // "hookinbox 0.1.0 (SQLite 3.40.1, OpenSSL 3.0.19 …)"
 std::string VersionLine();

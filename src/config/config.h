@@ -136,6 +136,30 @@ struct TenantConfig {
   std::vector<Secret> secrets;  // from tenants.secret_env / secret_file / secrets_env / secrets_file
 };
 
+// [endpoint.action]: what the worker does with each stored event (SPEC §6, §9
+// "Worker and actions"). type "" = no action: events stay `received`.
+struct ActionConfig {
+  std::string type;                    // action.type: "" (none) | "http" | "exec"
+  std::string url;                     // action.url: http(s) URL the body is POSTed to (type http)
+  // action.command: argv, no shell, no PATH search (type exec); [0] is made
+  // absolute against the config file's directory when loading.
+  std::vector<std::string> command;
+  // action.timeout_ms: exec: the whole command; http: each phase (connect,
+  // each write, each read). Past it a sent attempt's outcome is unknown.
+  int64_t timeout_ms = 10000;
+  // action.idempotent_target: the target honours Idempotency-Key, so an attempt
+  // whose answer was lost is retried; false makes it `unknown` (never retried).
+  bool idempotent_target = false;
+  // Resolved from action.forward_secret_env / forward_secret_file (a Standard
+  // Webhooks "whsec_<base64>" secret, or any other text used as-is): the HMAC
+  // key bytes that sign forwards, already decoded.
+  Secret forward_secret;
+  int concurrency = 0;                 // action.concurrency: events in flight at once; 0 = max(1, worker.threads / 2)
+  std::string result_ref_header;       // action.result_ref_header: response header holding the result (e.g. "Location")
+  std::string result_ref_pointer;      // action.result_ref_pointer: JSON Pointer into a JSON answer (e.g. "/id")
+  std::string ca_file;                 // action.ca_file: PEM CA bundle for an https url; "" = the system CAs
+};
+
 struct EndpointConfig {
   std::string name;                    // endpoint.name: the {endpoint} of POST /hooks/{endpoint}
   std::string provider = "generic";    // endpoint.provider: "generic" or a preset name (verify/registry.cpp)
@@ -180,6 +204,7 @@ struct EndpointConfig {
   std::vector<std::pair<std::string, std::string>> sample_headers;
   SignatureConfig signature;
   KeyConfig key;
+  ActionConfig action;
 
   // The tenant with this id, or nullptr.
   const TenantConfig* FindTenant(std::string_view id) const;
@@ -209,6 +234,10 @@ struct Config {
   // Effective body limit of an endpoint.
   int64_t MaxBodyBytes(const EndpointConfig& e) const {
     return e.max_body_bytes > 0 ? e.max_body_bytes : server.max_body_bytes;
+  }
+  // Effective action.concurrency of an endpoint (SPEC §9): half the worker threads, at least 1, unless set.
+  int ActionConcurrency(const EndpointConfig& e) const {
+    return e.action.concurrency > 0 ? e.action.concurrency : (worker.threads / 2 > 1 ? worker.threads / 2 : 1);
   }
 };
 

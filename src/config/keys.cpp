@@ -29,6 +29,8 @@ TenantConfig* Tenant(const KeyTarget& t) { return t.tenant; }
 SecretSources* EndpointSecrets(const KeyTarget& t) { return &t.sources->secrets; }
 SecretSources* EndpointPublicKeys(const KeyTarget& t) { return &t.sources->public_keys; }
 SecretSources* EndpointVerifyToken(const KeyTarget& t) { return &t.sources->verify_token; }
+ActionConfig* Action(const KeyTarget& t) { return &t.endpoint->action; }
+SecretSources* ActionForwardSecret(const KeyTarget& t) { return &t.sources->forward_secret; }
 SecretSources* TenantSecrets(const KeyTarget& t) { return t.tenant_sources; }
 
 template <class S>
@@ -262,6 +264,38 @@ std::vector<KeyInfo> BuildKeys() {
                    "event, and the key's pointers and volatile_fields are relative to the element"));
   k.push_back(String("endpoint.key.batch_pointer", Key, &KeyConfig::batch_pointer,
                      "JSON Pointer of the events array when batch = true (\"\" = the body itself)"));
+
+  // [endpoint.action] (worker issue, group "actions").
+  k.push_back(Table("endpoint.action", KeyType::kTable,
+                    "what the worker does with each stored event; without it events stay received"));
+  k.push_back(String("endpoint.action.type", Action, &ActionConfig::type,
+                     "http (POST the event to url) or exec (run command); absent = no action", {"", "http", "exec"},
+                     "must be \"http\" or \"exec\" (got {value}); leave type out for no action"));
+  k.push_back(String("endpoint.action.url", Action, &ActionConfig::url,
+                     "http: the http:// or https:// URL the original body is POSTed to; redirects are not followed"));
+  k.push_back(Strings("endpoint.action.command", Action, &ActionConfig::command,
+                      "exec: argv, run without a shell or PATH search; the first element is absolute or relative "
+                      "to the config file"));
+  k.push_back(Int("endpoint.action.timeout_ms", Action, &ActionConfig::timeout_ms, 1, 3600000,
+                  "exec: the whole command; http: connect and each read or write; past it a sent attempt is "
+                  "unknown (or retried when idempotent_target)"));
+  k.push_back(Bool("endpoint.action.idempotent_target", Action, &ActionConfig::idempotent_target,
+                   "the target deduplicates by Idempotency-Key, so an attempt whose answer was lost is retried "
+                   "instead of becoming unknown"));
+  k.push_back(String("endpoint.action.forward_secret_env", ActionForwardSecret, &SecretSources::env,
+                     "http: environment variable holding the Standard Webhooks secret (whsec_<base64>) that signs "
+                     "every forward"));
+  k.push_back(String("endpoint.action.forward_secret_file", ActionForwardSecret, &SecretSources::file,
+                     "http: file holding that secret; relative to the config file"));
+  k.push_back(Int("endpoint.action.concurrency", Action, &ActionConfig::concurrency, 0, 1024,
+                  "most events of this endpoint in flight at once; 0 = half of worker.threads, at least 1"));
+  k.push_back(String("endpoint.action.result_ref_header", Action, &ActionConfig::result_ref_header,
+                     "http: response header whose value is stored as result_ref, e.g. \"Location\""));
+  k.push_back(String("endpoint.action.result_ref_pointer", Action, &ActionConfig::result_ref_pointer,
+                     "http: JSON Pointer into a JSON answer whose value is stored as result_ref, e.g. \"/id\""));
+  k.push_back(String("endpoint.action.ca_file", Action, &ActionConfig::ca_file,
+                     "http: PEM CA bundle that verifies an https url; empty = the system CAs; relative to the "
+                     "config file"));
 
   k.push_back(Table("endpoint.tenants", KeyType::kTableArray,
                     "per-tenant secrets; the endpoint is then POST /hooks/{name}/{tenant}"));

@@ -44,6 +44,9 @@ struct EndpointSources {
   // verify_token_env / verify_token_file (only env and file are used), read
   // into EndpointConfig::verify_token for Meta's GET subscription check.
   SecretSources verify_token;
+  // action.forward_secret_env / action.forward_secret_file (only env and file
+  // are used), read into EndpointConfig::action.forward_secret.
+  SecretSources forward_secret;
   std::vector<SecretSources> tenants;  // parallel to EndpointConfig::tenants
 };
 

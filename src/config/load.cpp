@@ -262,6 +262,10 @@ void ResolvePaths(Config& c) {
   c.server.tls_key = c.Resolve(c.server.tls_key);
   c.storage.path = c.Resolve(c.storage.path);
   c.admin.token_file = c.Resolve(c.admin.token_file);
+  for (EndpointConfig& e : c.endpoints) {
+    if (!e.action.ca_file.empty()) e.action.ca_file = c.Resolve(e.action.ca_file);
+    if (!e.action.command.empty() && !e.action.command[0].empty()) e.action.command[0] = c.Resolve(e.action.command[0]);
+  }
 }
 
 void SortByLine(std::vector<Problem>& problems) {

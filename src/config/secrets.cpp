@@ -322,6 +322,43 @@ void ResolveVerifyToken(SecretReader& reader, EndpointConfig& e, const SecretSou
   }
 }
 
+// [endpoint.action] forward secret (group "actions"). Read as a Standard
+// Webhooks secret: an optional "whsec_" prefix, then base64, decoded here
+// once, the way the Standard Webhooks libraries the downstream uses read the
+// same text. Required for type = "http": without it a forward cannot be told
+// from a forgery by anyone who can reach the downstream URL.
+void ResolveForwardSecret(SecretReader& reader, EndpointConfig& e, const SecretSources& sources,
+                          const std::string& at, Reporter& report) {
+  const std::string action_at = at + ".action";
+  std::vector<Secret> read;
+  reader.GatherOne(action_at, "forward_secret", sources, read);
+  if (e.action.type != "http") {
+    if (sources.any()) {
+      report.Warn(action_at, "forward_secret_env / forward_secret_file are unused: only type = \"http\" signs forwards");
+    }
+    return;
+  }
+  if (read.empty()) {
+    if (!sources.any()) {
+      report.Error(action_at, "type = \"http\" needs forward_secret_env or forward_secret_file: the downstream verifies "
+                              "each forward with it (Standard Webhooks), so nobody else who can reach the url can "
+                              "forge an event; generate one with: echo whsec_$(openssl rand -base64 32)");
+    }
+    return;
+  }
+  std::string_view text = read.front().bytes();
+  const std::string key = at + ".action." + (sources.env.empty() ? "forward_secret_file" : "forward_secret_env");
+  if (text.substr(0, 6) == "whsec_") text.remove_prefix(6);
+  std::optional<std::string> bytes = Base64Decode(text);
+  if (!bytes || bytes->empty()) {
+    report.Error(key, "the forward secret is not a Standard Webhooks secret: write whsec_ followed by base64 "
+                      "(e.g. from: echo whsec_$(openssl rand -base64 32))");
+  } else {
+    e.action.forward_secret = Secret(std::move(*bytes));
+  }
+  if (bytes) std::fill(bytes->begin(), bytes->end(), '\0');
+}
+
 }  // namespace
 
 void ResolveSecrets(Parsed& parsed, Reporter& report) {
@@ -334,6 +371,7 @@ void ResolveSecrets(Parsed& parsed, Reporter& report) {
     const bool needs = NeedsSecret(e.signature);
     ResolvePublicKeys(reader, e, sources.public_keys, at, report);
     ResolveVerifyToken(reader, e, sources.verify_token, at, report);
+    ResolveForwardSecret(reader, e, sources.forward_secret, at, report);
 
     if (e.tenants.empty()) {
       // A source that failed has its own error; "no secret" is for none configured.

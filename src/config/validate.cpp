@@ -5,8 +5,10 @@
 // the file system (CheckFiles does, separately, because `init` and `serve`
 // create the TLS files after loading).
 #include <arpa/inet.h>
+#include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <algorithm>
 #include <optional>
@@ -233,6 +235,55 @@ class Validator {
     Signature(e, at);
     Key(e, at);
     Lists(e, at);
+    Action(e, at);
+  }
+
+  // [endpoint.action] (group "actions"). The forward secret is checked where
+  // it is read (secrets.cpp); the program and ca_file by CheckFiles.
+  void Action(const EndpointConfig& e, const std::string& endpoint_at) {
+    const ActionConfig& a = e.action;
+    const std::string at = endpoint_at + ".action";
+    if (a.type.empty()) {
+      if (p_.Has(at)) report_.Warn(at, "has no type: events of this endpoint stay received (set type = \"http\" or \"exec\")");
+      return;
+    }
+    if (a.type == "http") {
+      const bool https = a.url.rfind("https://", 0) == 0;
+      const size_t host_at = https ? 8 : 7;
+      if (a.url.empty()) {
+        report_.Error(at + ".type", "type = \"http\" needs url, e.g. url = \"http://127.0.0.1:9000/payments\"");
+      } else if ((!https && a.url.rfind("http://", 0) != 0) || a.url.size() <= host_at || a.url[host_at] == '/' ||
+                 HasControl(a.url) || a.url.find(' ') != std::string::npos) {
+        report_.Error(at + ".url", Quote(a.url) + " is not an http:// or https:// URL with a host");
+      }
+      if (!a.ca_file.empty() && !https) report_.Warn(at + ".ca_file", "unused: url is not https://");
+      if (!a.command.empty()) report_.Warn(at + ".command", "unused with type = \"http\"");
+      if (!a.result_ref_header.empty() && !a.result_ref_pointer.empty()) {
+        report_.Error(at + ".result_ref_pointer", "set only one of result_ref_header and result_ref_pointer");
+      }
+      if (!a.result_ref_header.empty() && !IsHeaderName(a.result_ref_header)) {
+        report_.Error(at + ".result_ref_header", Quote(a.result_ref_header) + " is not a header name");
+      }
+      if (auto problem = PointerProblem(a.result_ref_pointer); !problem.empty()) {
+        report_.Error(at + ".result_ref_pointer", problem);
+      }
+      return;
+    }
+    // exec
+    if (a.command.empty() || a.command[0].empty()) {
+      report_.Error(at + (p_.Has(at + ".command") ? ".command" : ".type"), "type = \"exec\" needs command, an argv array such as [\"/usr/local/bin/handle\", \"--flag\"]");
+    }
+    for (size_t i = 0; i < a.command.size(); ++i) {
+      if (a.command[i].find('\0') != std::string::npos) {
+        report_.Error(at + ".command[" + std::to_string(i) + "]", "must not contain a NUL character");
+      }
+    }
+    if (!a.url.empty()) report_.Warn(at + ".url", "unused with type = \"exec\"");
+    for (const char* unused : {"result_ref_header", "result_ref_pointer", "ca_file"}) {
+      if (p_.Has(at + "." + unused)) {
+        report_.Warn(at + "." + unused, "unused with type = \"exec\" (its result_ref comes from a JSON last stdout line)");
+      }
+    }
   }
 
   void Tenants(const EndpointConfig& e, const std::string& at) {
@@ -603,6 +654,17 @@ std::vector<Problem> CheckFiles(const Config& config) {
   if (!config.server.plain_http) {
     if (!config.server.tls_cert.empty()) CheckReadable("server.tls_cert", config.server.tls_cert, out);
     if (!config.server.tls_key.empty()) CheckReadable("server.tls_key", config.server.tls_key, out);
+  }
+  for (size_t i = 0; i < config.endpoints.size(); ++i) {
+    const ActionConfig& a = config.endpoints[i].action;
+    const std::string at = "endpoint[" + std::to_string(i) + "].action";
+    if (a.type == "http" && !a.ca_file.empty()) CheckReadable(at + ".ca_file", a.ca_file, out);
+    // No PATH search: command[0] was made absolute against the config file's directory.
+    if (a.type == "exec" && !a.command.empty() && !a.command[0].empty() && ::access(a.command[0].c_str(), X_OK) != 0) {
+      out.push_back(Problem{at + ".command", 0,
+                            "cannot run " + a.command[0] + ": " + std::strerror(errno) +
+                                " (no PATH search: write an absolute path or one relative to the config file)"});
+    }
   }
   return out;
 }

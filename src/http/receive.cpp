@@ -192,7 +192,8 @@ class Delivery {
   void ReceiveBatch(const Target& target, const HeaderView& headers, std::string body);
   void Reject(const Status& status, Body body, const httplib::ContentReader* reader = nullptr);
   void Ignore();
-  void Answer(const verify::HandshakeAnswer& answer);
+  // `authenticated`: the request proved its origin (a signature or Meta's verify token).
+  void Answer(const verify::HandshakeAnswer& answer, bool authenticated);
   void Accept(const store::NewEvent& event);
   void AcceptBatch(const std::vector<store::NewEvent>& events);
   // Answers a claim the store could not make.
@@ -231,12 +232,12 @@ void Delivery::Receive(const httplib::ContentReader& reader) {
   const size_t query_at = req_.target.find('?');  // the raw query, for signatures over {url}
   verify::DeliveryView view{req_.method, req_.path, headers, *body,
                             query_at == std::string::npos ? "" : std::string_view(req_.target).substr(query_at + 1)};
-  if (auto answer = verify::AnswerUnsignedHandshake(*target->endpoint, view)) return Answer(*answer);
+  if (auto answer = verify::AnswerUnsignedHandshake(*target->endpoint, view)) return Answer(*answer, false);
   if (Status st = verify::Verify(*target->endpoint, *target->secrets, view, audit_.received_at_ms); !st.ok()) {
     return Reject(st, Body::kConsumed);
   }
   if (auto answer = verify::AnswerSignedHandshake(*target->endpoint, *target->secrets, view, audit_.received_at_ms)) {
-    return Answer(*answer);
+    return Answer(*answer, true);
   }
   if (target->endpoint->key.batch) return ReceiveBatch(*target, headers, std::move(body).value());
   bool is_json = verify::IsJsonMediaType(req_.get_header_value("Content-Type"));
@@ -313,7 +314,7 @@ void Delivery::ReceiveOtherMethod() {
   if (target.ok() && req_.method == "GET") {
     const size_t query_at = req_.target.find('?');
     std::string_view query = query_at == std::string::npos ? "" : std::string_view(req_.target).substr(query_at + 1);
-    if (auto answer = verify::AnswerGetHandshake(*target->endpoint, query)) return Answer(*answer);
+    if (auto answer = verify::AnswerGetHandshake(*target->endpoint, query)) return Answer(*answer, true);  // 2xx only with the verify token
   }
   // Bodies of other methods are never read here, so a request that carries
   // one ends its connection.
@@ -336,13 +337,13 @@ void Delivery::Reject(const Status& status, Body body, const httplib::ContentRea
 
 // A handshake is recorded like any delivery, as "ignored" when answered and
 // "rejected" when refused, and never becomes an event.
-void Delivery::Answer(const verify::HandshakeAnswer& answer) {
+void Delivery::Answer(const verify::HandshakeAnswer& answer, bool authenticated) {
   audit_.http_status = answer.http_status;
   audit_.reason = "handshake: " + answer.what;
   Status recorded;
   if (answer.http_status < 300) {
     audit_.outcome = "ignored";
-    recorded = store_.RecordIgnored(audit_);
+    recorded = authenticated ? store_.RecordIgnored(audit_) : store_.RecordUnverifiedAnswer(audit_);
   } else {
     audit_.outcome = "rejected";
     recorded = store_.RecordRejected(audit_);

@@ -177,20 +177,45 @@ std::vector<ClaimResult> ClaimBatchInTransaction(SQLite::Database& db, const std
 
 constexpr const char* kFloodReason = "flood: further rejections from this address this minute";
 
-// Rejections are counted from the table itself, inside the same transaction,
-// so a rolled-back batch cannot leave a count or a folding row behind.
-void RecordOrFold(SQLite::Database& db, DeliveryRecord d) {
+struct MinuteRows {
+  int64_t count = 0;
+  int64_t fold_id = 0;  // the row folding the rest of the minute, 0 when none yet
+};
+
+// Rows of one outcome from d's address in d's minute. `sql` names the outcome
+// as a literal so SQLite can use that outcome's partial index.
+MinuteRows CountMinute(SQLite::Database& db, const char* sql, const DeliveryRecord& d) {
   int64_t minute_start = d.received_at_ms - d.received_at_ms % 60000;
-  SQLite::Statement rows(db,
-                         "SELECT count(*), max(CASE WHEN reason = ? THEN id END) FROM webhook_deliveries"
-                         " WHERE outcome = 'rejected' AND remote_addr IS ? AND received_at >= ? AND received_at < ?");
+  SQLite::Statement rows(db, sql);
   rows.bind(1, kFloodReason);
   BindText(rows, 2, d.remote_addr);
   rows.bind(3, static_cast<int64_t>(minute_start));
   rows.bind(4, static_cast<int64_t>(minute_start + 60000));
   rows.executeStep();
-  int64_t count = rows.getColumn(0).getInt64();
-  int64_t fold_id = rows.getColumn(1).isNull() ? 0 : rows.getColumn(1).getInt64();
+  return {rows.getColumn(0).getInt64(), rows.getColumn(1).isNull() ? 0 : rows.getColumn(1).getInt64()};
+}
+
+// Rejections (and unauthenticated answers, outcome 'ignored') are counted
+// from the table itself, inside the same transaction, so a rolled-back batch
+// cannot leave a count or a folding row behind. An unsigned ping counts the
+// address's rejections and pings of the minute (it is as cheap to send as
+// junk); a rejection counts rejections only, so pings never hide one.
+void RecordOrFold(SQLite::Database& db, DeliveryRecord d) {
+  MinuteRows rows = CountMinute(db,
+                                "SELECT count(*), max(CASE WHEN reason = ? THEN id END) FROM webhook_deliveries"
+                                " WHERE outcome = 'rejected' AND remote_addr IS ? AND received_at >= ? AND received_at < ?",
+                                d);
+  if (d.outcome == "ignored") {
+    MinuteRows ignored = CountMinute(db,
+                                     "SELECT count(*), max(CASE WHEN reason = ? THEN id END) FROM webhook_deliveries"
+                                     " WHERE outcome = 'ignored' AND remote_addr IS ? AND received_at >= ?"
+                                     " AND received_at < ?",
+                                     d);
+    rows.count += ignored.count;
+    if (rows.fold_id == 0) rows.fold_id = ignored.fold_id;
+  }
+  const int64_t count = rows.count;
+  const int64_t fold_id = rows.fold_id;
   if (count < kRejectedRowsPerMinute) {
     InsertDelivery(db, d, 0);
   } else if (fold_id > 0) {
@@ -220,13 +245,22 @@ const char* ClaimOutcomeName(ClaimOutcome o) {
 Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& options) {
   auto db = OpenDatabase(options.path, OpenOptions{options.busy_timeout_ms, true});
   if (!db.ok()) return db.status();
+  // The reader opens after the writer's connection has migrated the schema.
+  auto reader = OpenDatabase(options.path, OpenOptions{options.busy_timeout_ms, false});
+  if (!reader.ok()) return reader.status();
   auto writer = std::make_unique<Writer>(std::move(db).value(), options.max_batch);
-  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(writer)));
+  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(writer), std::move(reader).value()));
 }
 
 SqliteStore::~SqliteStore() { Close(); }
 
-void SqliteStore::Close() { writer_->Stop(); }
+void SqliteStore::Close() {
+  {
+    std::lock_guard<std::mutex> lock(reader_mu_);
+    reader_.reset();
+  }
+  writer_->Stop();
+}
 
 Result<ClaimResult> SqliteStore::Claim(const NewEvent& event, DeliveryRecord delivery) {
   ClaimResult result;
@@ -248,6 +282,11 @@ Result<std::vector<ClaimResult>> SqliteStore::ClaimBatch(const std::vector<NewEv
 
 Status SqliteStore::RecordRejected(DeliveryRecord d) {
   d.outcome = "rejected";
+  return writer_->Submit([&d](SQLite::Database& db) { RecordOrFold(db, d); });
+}
+
+Status SqliteStore::RecordUnverifiedAnswer(DeliveryRecord d) {
+  d.outcome = "ignored";
   return writer_->Submit([&d](SQLite::Database& db) { RecordOrFold(db, d); });
 }
 

@@ -2,14 +2,20 @@
 //
 // Owns: the claim statement (one INSERT … ON CONFLICT DO NOTHING RETURNING —
 // never SELECT-then-INSERT), payload rows and delivery-audit rows, all written
-// through the single Writer (group commit). Knows nothing of HTTP.
+// through the single Writer (group commit). Also the WorkQueue: leases and
+// transitions go through the same Writer; reads (NextDueAt, GetEvent,
+// ListEvents) use a second, read-only connection. Knows nothing of HTTP.
 #pragma once
 
+#include <SQLiteCpp/Database.h>
+
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 
 #include "store/store.h"
+#include "store/work_queue.h"
 #include "store/writer.h"
 
 namespace hookinbox::store {
@@ -20,7 +26,7 @@ struct SqliteOptions {
   int max_batch = 256;         // most operations in one commit
 };
 
-class SqliteStore final : public Store {
+class SqliteStore final : public Store, public WorkQueue {
  public:
   // Opens the file, applies migrations and starts the writer thread.
   static Result<std::unique_ptr<SqliteStore>> Open(const SqliteOptions& options);
@@ -31,15 +37,32 @@ class SqliteStore final : public Store {
                                               DeliveryRecord delivery) override;
   Status RecordRejected(DeliveryRecord delivery) override;
   Status RecordIgnored(DeliveryRecord delivery) override;
+  Status RecordUnverifiedAnswer(DeliveryRecord delivery) override;
   Status CheckWritable() override;
   void Close() override;
+
+  // WorkQueue (sqlite_work_queue.cpp, sqlite_event_queries.cpp).
+  Result<std::optional<ClaimedEvent>> ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
+                                               const std::vector<std::string>& excluded_endpoints) override;
+  Status RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) override;
+  Status Finish(const AttemptResult& result) override;
+  Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms) override;
+  Result<std::optional<int64_t>> NextDueAt() override;
+  Status Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) override;
+  Status Resolve(int64_t id, const std::string& as, const std::string& result_ref, const std::string& note,
+                 const std::string& actor, int64_t now_ms) override;
+  Result<EventDetail> GetEvent(int64_t id, bool with_payload) override;
+  Result<EventPage> ListEvents(const EventFilter& filter) override;
 
   Writer& writer() { return *writer_; }  // for fault-injection tests
 
  private:
-  explicit SqliteStore(std::unique_ptr<Writer> writer) : writer_(std::move(writer)) {}
+  SqliteStore(std::unique_ptr<Writer> writer, std::unique_ptr<SQLite::Database> reader)
+      : writer_(std::move(writer)), reader_(std::move(reader)) {}
 
   std::unique_ptr<Writer> writer_;
+  std::mutex reader_mu_;                      // serialises use of reader_
+  std::unique_ptr<SQLite::Database> reader_;  // guarded by reader_mu_; null after Close()
 };
 
 }  // namespace hookinbox::store

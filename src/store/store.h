@@ -92,6 +92,12 @@ class Store {
   // event (its type is not in the endpoint's allow-list). Never folded.
   virtual Status RecordIgnored(DeliveryRecord delivery) = 0;
 
+  // Records a request answered 2xx without authentication and not stored (an
+  // unsigned provider ping, e.g. WooCommerce's): outcome ignored, but folded
+  // like rejections — counted together with the address's rejections that
+  // minute — so anyone able to send the ping cannot fill the disk with it.
+  virtual Status RecordUnverifiedAnswer(DeliveryRecord delivery) = 0;
+
   // Ok when the database accepts a write transaction now (for /readyz).
   virtual Status CheckWritable() = 0;
 

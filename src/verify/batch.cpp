@@ -40,6 +40,12 @@ Result<std::vector<BatchEvent>> IdentifyBatch(const config::EndpointConfig& endp
   std::vector<BatchEvent> events;
   events.reserve(raw->size());
   for (size_t i = 0; i < raw->size(); ++i) {
+    // A member named twice on the path: the parser kept the last, the raw walk
+    // found the first. Refused, so no event is stored with another's bytes.
+    Result<nlohmann::json> element = ParseJson((*raw)[i]);
+    if (!element.ok() || *element != (*array)[i]) {
+      return InvalidArgument("batch: a member on the path to " + Where(key) + " is named more than once");
+    }
     Result<EventIdentity> identity = IdentifyParsed(endpoint, headers, (*raw)[i], &(*array)[i]);
     if (!identity.ok()) {
       return Status(identity.status().code(), "batch event " + std::to_string(i) + ": " + identity.status().message());

@@ -258,6 +258,11 @@ Result<std::string> FormKvForSigning(std::string_view body_kind, const HeaderVie
       return std::string();
     }
   }
+  // A JSON body is covered only through bodySHA256 (Twilio); read as a form it
+  // would be signed as whatever fields its text happens to decode into.
+  if (IsJsonMediaType(headers.Get("Content-Type").value_or(""))) {
+    return Unauthenticated("a JSON body must be signed through bodySHA256");
+  }
   Result<std::vector<FormField>> fields = ReadFormFields(body_kind, headers, body);
   if (!fields.ok()) return Unauthenticated("malformed form body");
   return FormSortedKv(std::move(fields).value());

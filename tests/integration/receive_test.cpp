@@ -262,14 +262,17 @@ TEST_CASE("receive: a database locked by another process gives 503, nothing writ
   server.Start();
   // An admin's sqlite3 session holding a write transaction.
   // .timeout: its BEGIN waits out the probe below instead of failing on it.
-  FILE* admin = ::popen(("sqlite3 -cmd '.timeout 10000' " + inst.db_path() + " > /dev/null").c_str(), "w");
+  // -bail: "locked" is printed only once BEGIN IMMEDIATE and the INSERT succeeded.
+  const std::string admin_out = inst.dir() + "/admin.out";
+  FILE* admin = ::popen(("sqlite3 -bail -cmd '.timeout 10000' " + inst.db_path() + " > " + admin_out + " 2>&1").c_str(), "w");
   REQUIRE(admin != nullptr);
-  std::fputs("BEGIN IMMEDIATE;\nINSERT INTO webhook_deliveries (received_at, outcome, http_status) VALUES (0, 'rejected', 0);\n", admin);
+  std::fputs("BEGIN IMMEDIATE;\nINSERT INTO webhook_deliveries (received_at, outcome, http_status) VALUES (0, 'rejected', 0);\n"
+             "SELECT 'locked';\n", admin);
   std::fflush(admin);
-  // Wait until the lock is really held: a writer from outside must now fail.
-  REQUIRE(PollUntil([&] { return RunCommand("sqlite3 -cmd '.timeout 0' " + inst.db_path() +
-                                            " 'BEGIN IMMEDIATE; ROLLBACK;' 2>&1").exit_code != 0; },
+  REQUIRE(PollUntil([&] { return RunCommand("cat " + admin_out).out.find("locked") != std::string::npos; },
                     std::chrono::seconds(10)));
+  // And a writer from outside must now fail.
+  REQUIRE(RunCommand("sqlite3 -cmd '.timeout 0' " + inst.db_path() + " 'BEGIN IMMEDIATE; ROLLBACK;' 2>&1").exit_code != 0);
   auto busy = server.PostSigned("/hooks/demo", R"({"id":"evt_locked","type":"t"})");
   CHECK(busy.status == 503);
   CHECK(busy.headers["Retry-After"] == "5");

@@ -36,6 +36,10 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
       "endpoint.key", "endpoint.key.id_header", "endpoint.key.id_pointer", "endpoint.key.fields",
       "endpoint.key.canonical_hash", "endpoint.key.event_type_pointer", "endpoint.key.event_type_header",
       "endpoint.key.batch", "endpoint.key.batch_pointer",
+      "endpoint.action", "endpoint.action.type", "endpoint.action.url", "endpoint.action.command",
+      "endpoint.action.timeout_ms", "endpoint.action.idempotent_target", "endpoint.action.forward_secret_env",
+      "endpoint.action.forward_secret_file", "endpoint.action.concurrency", "endpoint.action.result_ref_header",
+      "endpoint.action.result_ref_pointer", "endpoint.action.ca_file",
       "endpoint.tenants", "endpoint.tenants.id", "endpoint.tenants.secret_env", "endpoint.tenants.secret_file",
       "endpoint.tenants.secrets_env", "endpoint.tenants.secrets_file",
   };
@@ -92,7 +96,7 @@ TEST_CASE("keys: defaults are read from the structs of config.h", "[config]") {
     REQUIRE(k != nullptr);
     CHECK(k->default_value == c.value);
   }
-  CHECK(FindKey("endpoint.action") == nullptr);
+  CHECK(FindKey("endpoint.business_key") == nullptr);
   CHECK(FindKey("endpoint[0].name") == nullptr);
 }
 

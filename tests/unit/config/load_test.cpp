@@ -300,8 +300,8 @@ TEST_CASE("config: unknown key is an error naming key and line", "[config]") {
       {"typo in [server] gets a suggestion", "[server]\nlistn = \"0.0.0.0:1\" #<\n" + kEndpoint, "server.listn",
        "unknown key; did you mean \"listen\"?"},
       {"inside [[endpoint]]", head + "retries = 3 #<\n" + key, "endpoint[0].retries", "unknown key"},
-      {"[endpoint.action] is not supported yet", kEndpoint + "[endpoint.action] #<\ntype = \"http\"\n",
-       "endpoint[0].action", "unknown key"},
+      {"inside [endpoint.action]", kEndpoint + "[endpoint.action]\ntype = \"exec\"\ncommand = [\"/bin/true\"]\nretries = 3 #<\n",
+       "endpoint[0].action.retries", "unknown key"},
       {"in the second endpoint's tenant",
        kEndpoint + "[[endpoint]]\nname = \"b\"\n" + key +
            "[[endpoint.tenants]]\nid = \"t\"\nsecret_env = \"HOOKINBOX_CT_BASE_SECRET\"\nsecrt_file = \"x\" #<\n",

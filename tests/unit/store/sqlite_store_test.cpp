@@ -181,3 +181,23 @@ TEST_CASE("store: a database locked by another process gives Unavailable after t
   other.exec("ROLLBACK");
   CHECK(s.Claim(SampleEvent("evt_1"), SampleDelivery()).ok());
 }
+
+TEST_CASE("deliveries: unsigned pings answered 200 share the rejections' budget and fold", "[store]") {
+  StoreFixture f;
+  auto d = SampleDelivery();
+  d.http_status = 200;
+  d.reason = "handshake: woocommerce ping";
+  for (int i = 0; i < store::kRejectedRowsPerMinute + 25; ++i) REQUIRE(f.store->RecordUnverifiedAnswer(d).ok());
+  CHECK(f.Count("SELECT count(*) FROM webhook_deliveries") == store::kRejectedRowsPerMinute + 1);
+  CHECK(f.Count("SELECT count(*) FROM webhook_deliveries WHERE outcome = 'ignored'") ==
+        store::kRejectedRowsPerMinute + 1);
+  CHECK(f.Count("SELECT request_count FROM webhook_deliveries WHERE reason LIKE 'flood%'") == 25);
+  // Rejections keep their own count: pings cannot push a rejection out of the audit.
+  auto r = SampleDelivery();
+  r.http_status = 401;
+  REQUIRE(f.store->RecordRejected(r).ok());
+  CHECK(f.Count("SELECT count(*) FROM webhook_deliveries") == store::kRejectedRowsPerMinute + 2);
+  // Authenticated ignored deliveries are never folded.
+  REQUIRE(f.store->RecordIgnored(d).ok());
+  CHECK(f.Count("SELECT count(*) FROM webhook_deliveries") == store::kRejectedRowsPerMinute + 3);
+}

@@ -5,7 +5,6 @@
 // verify::Hmac) and checked with Verify and Identify.
 #include <catch2/catch.hpp>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <functional>
 #include <string>
@@ -16,6 +15,7 @@
 #include "verify/registry.h"
 #include "verify/sign.h"
 #include "verify/verify.h"
+#include "support/openssl_hmac.h"
 
 using namespace hookinbox;
 using namespace hookinbox::verify;
@@ -27,13 +27,7 @@ constexpr int64_t kNow = 1767225600;
 constexpr const char* kTwilioUrl = "https://hooks.example.com/hooks/twilio";
 constexpr const char* kForm = "application/x-www-form-urlencoded";
 
-std::string Mac(const EVP_MD* md, std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(md, key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()), data.size(),
-       out, &len);
-  return std::string(reinterpret_cast<const char*>(out), len);
-}
+std::string Mac(const EVP_MD* md, std::string_view key, std::string_view data) { return testing::OpensslHmac(md, key, data); }
 
 MapHeaders With(const std::string& content_type, const Headers& headers) {
   MapHeaders m;
@@ -127,6 +121,17 @@ TEST_CASE("preset twilio: a JSON body is covered by bodySHA256 in the signed URL
   Result<EventIdentity> id = Identify(e, h, body, true);
   REQUIRE(id.ok());
   CHECK(id->event_id == "SM1:sent");
+
+  // Without bodySHA256 a JSON body is not read as form fields: nothing would cover its bytes.
+  const std::string kv_of_json = "{\"MessageSid\":\"SM1\",\"MessageStatus\":\"sent\"}";
+  MapHeaders unhashed = With("application/json",
+                             {{"X-Twilio-Signature", Base64Encode(Mac(EVP_sha1(), "twilio-auth-token",
+                                                                      std::string(kTwilioUrl) + kv_of_json))}});
+  CHECK(Check(e, unhashed, body, "").code() == Code::kUnauthenticated);
+  CHECK(Check(e, With("application/json", {{"X-Twilio-Signature", Base64Encode(Mac(EVP_sha1(), "twilio-auth-token",
+                                                                                   kTwilioUrl))}}),
+              body, "")
+            .code() == Code::kUnauthenticated);
 }
 
 TEST_CASE("preset twilio: without public_url the config is refused at that key", "[verify]") {

@@ -165,8 +165,10 @@ TEST_CASE("form signing: bodySHA256 in the query stands for the body", "[verify]
   Result<std::string> wrong = FormKvForSigning("form", h, body + " ", "bodySHA256=" + hash);
   CHECK(wrong.status().code() == Code::kUnauthenticated);
   CHECK(wrong.status().message() == "body hash mismatch");
-  CHECK(FormKvForSigning("form", h, "b=2&a=1", "").value() == "a1b2");
-  CHECK(FormKvForSigning("form", h, "a=%zz", "").status().message() == "malformed form body");
+  CHECK(FormKvForSigning("form", h, body, "").status().message() == "a JSON body must be signed through bodySHA256");
+  MapHeaders form{{"Content-Type", "application/x-www-form-urlencoded"}};
+  CHECK(FormKvForSigning("form", form, "b=2&a=1", "").value() == "a1b2");
+  CHECK(FormKvForSigning("form", form, "a=%zz", "").status().message() == "malformed form body");
 }
 
 TEST_CASE("form signing: default-port variants of a URL", "[verify]") {

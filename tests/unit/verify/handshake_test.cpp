@@ -2,13 +2,13 @@
 // provider expects, and never mistaken for (or hiding) a real delivery.
 #include <catch2/catch.hpp>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <string>
 
 #include "common/encoding.h"
 #include "common/headers.h"
 #include "verify/handshake.h"
+#include "support/openssl_hmac.h"
 
 using namespace hookinbox;
 using namespace hookinbox::verify;
@@ -18,11 +18,7 @@ namespace {
 constexpr int64_t kNowS = 1764511200;
 
 std::string HmacHex(const std::string& key, const std::string& data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
-       data.size(), out, &len);
-  return HexEncode(std::string(reinterpret_cast<char*>(out), len));
+  return HexEncode(testing::OpensslHmac(EVP_sha256(), key, data));
 }
 
 config::EndpointConfig ZoomLike(std::vector<std::string> secrets) {

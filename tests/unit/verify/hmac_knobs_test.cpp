@@ -6,26 +6,21 @@
 // with OpenSSL's HMAC() directly, so none of them trusts our own Hmac().
 #include <catch2/catch.hpp>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <cstdlib>
 
 #include "config/load.h"
 #include "verify/crypto.h"
 #include "verify/verify.h"
+#include "support/openssl_hmac.h"
 
 using namespace hookinbox;
 using namespace hookinbox::verify;
 
 namespace {
 
-// HMAC-SHA256 through OpenSSL's one-shot API, independent of verify/crypto.cpp.
 std::string OpensslHmacSha256(std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
-       data.size(), out, &len);
-  return std::string(reinterpret_cast<const char*>(out), len);
+  return testing::OpensslHmac(EVP_sha256(), key, data);
 }
 
 std::vector<Secret> Secrets(std::initializer_list<const char*> s) {

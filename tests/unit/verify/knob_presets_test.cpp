@@ -7,7 +7,6 @@
 // presets are checked with Verify only; splitting a batch is tested with batch.cpp.
 #include <catch2/catch.hpp>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <string>
 
@@ -18,6 +17,7 @@
 #include "verify/sign.h"
 #include "verify/signed_payload.h"
 #include "verify/verify.h"
+#include "support/openssl_hmac.h"
 
 using namespace hookinbox;
 using namespace hookinbox::verify;
@@ -28,11 +28,7 @@ namespace {
 constexpr int64_t kNow = 1767225600;  // 2026-01-01T00:00:00Z, in seconds
 
 std::string OpensslHmac(std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
-       data.size(), out, &len);
-  return std::string(reinterpret_cast<const char*>(out), len);
+  return testing::OpensslHmac(EVP_sha256(), key, data);
 }
 std::string Hex(std::string_view key, std::string_view data) { return HexEncode(OpensslHmac(key, data)); }
 std::string B64(std::string_view key, std::string_view data) { return Base64Encode(OpensslHmac(key, data)); }

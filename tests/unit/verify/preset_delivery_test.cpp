@@ -5,7 +5,6 @@
 // (never verify::Hmac), and checked with Verify and Identify.
 #include <catch2/catch.hpp>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <cstdlib>
 #include <functional>
@@ -16,6 +15,7 @@
 #include "preset_test_util.h"
 #include "verify/registry.h"
 #include "verify/verify.h"
+#include "support/openssl_hmac.h"
 
 using namespace hookinbox;
 using namespace hookinbox::verify;
@@ -26,13 +26,7 @@ namespace {
 constexpr int64_t kNow = 1767225600;  // 2026-01-01T00:00:00Z, in seconds
 constexpr const char* kSquareUrl = "https://hooks.example.com/hooks/square";
 
-std::string OpensslHmac(const EVP_MD* md, std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(md, key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()), data.size(),
-       out, &len);
-  return std::string(reinterpret_cast<const char*>(out), len);
-}
+using testing::OpensslHmac;
 std::string HexSha256(std::string_view key, std::string_view data) { return HexEncode(OpensslHmac(EVP_sha256(), key, data)); }
 std::string B64Sha256(std::string_view key, std::string_view data) {
   return Base64Encode(OpensslHmac(EVP_sha256(), key, data));

@@ -1,0 +1,209 @@
+// `hookinbox events list|show|replay|resolve`: the operator's view of stored
+// events and the two things a person may do to one (SPEC §4, §7).
+//
+// The database is the one the config names; it is opened like the server
+// opens it (busy_timeout, WAL), so these verbs work while `serve` runs — the
+// server's writes and ours take turns on SQLite's write lock. The actor in
+// audit rows is "cli:" + the OS user. The payload is printed only with
+// `show --payload`.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/load_config.h"
+#include "common/clock.h"
+#include "store/sqlite_store.h"
+
+namespace hookinbox::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string Actor() {
+  if (const passwd* pw = ::getpwuid(::geteuid()); pw != nullptr && pw->pw_name != nullptr) {
+    return std::string("cli:") + pw->pw_name;
+  }
+  return "cli:uid" + std::to_string(::geteuid());
+}
+
+// Opens the config's database; nullptr (with the reason on err) on failure.
+std::unique_ptr<store::SqliteStore> OpenStore(const CommonOptions& common, std::ostream& err) {
+  std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
+  CheckedConfig checked = LoadAndCheck(path);
+  if (!checked.loaded.ok()) {
+    PrintProblems(checked, path, err);
+    err << "hookinbox events: cannot use " << path << " (see `hookinbox check-config`)\n";
+    return nullptr;
+  }
+  const auto& storage = checked.loaded.config.storage;
+  auto opened = store::SqliteStore::Open({storage.path, storage.busy_timeout_ms, storage.max_batch});
+  if (!opened.ok()) {
+    err << "hookinbox events: " << opened.status().message() << "\n";
+    return nullptr;
+  }
+  return std::move(opened).value();
+}
+
+json Time(int64_t ms) {
+  if (ms == 0) return nullptr;
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  ::gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[40];
+  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms % 1000));
+  return out;
+}
+
+json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+json OrNull(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
+
+json ToJson(const store::EventRow& e) {
+  return {{"id", e.id}, {"provider", e.provider}, {"endpoint", e.endpoint}, {"tenant_id", e.tenant_id},
+          {"event_id", e.event_id}, {"event_type", OrNull(e.event_type)}, {"payload_hash", e.payload_hash},
+          {"status", e.status}, {"attempt_count", e.attempt_count}, {"lease_owner", OrNull(e.lease_owner)},
+          {"lease_until", Time(e.lease_until_ms)}, {"next_attempt_at", Time(e.next_attempt_at_ms)},
+          {"received_at", Time(e.received_at_ms)}, {"completed_at", Time(e.completed_at_ms)},
+          {"result_ref", OrNull(e.result_ref)}, {"last_error", OrNull(e.last_error)}};
+}
+
+json ToJson(const store::EventDetail& d) {
+  json out = {{"event", ToJson(d.event)}, {"deliveries", json::array()}, {"attempts", json::array()},
+              {"actions", json::array()}};
+  for (const auto& x : d.deliveries) {
+    out["deliveries"].push_back({{"id", x.id}, {"received_at", Time(x.received_at_ms)},
+                                 {"remote_addr", OrNull(x.remote_addr)}, {"outcome", x.outcome},
+                                 {"http_status", x.http_status}, {"reason", OrNull(x.reason)},
+                                 {"content_type", OrNull(x.content_type)}, {"body_bytes", x.body_bytes},
+                                 {"user_agent", OrNull(x.user_agent)}});
+  }
+  for (const auto& a : d.attempts) {
+    out["attempts"].push_back({{"id", a.id}, {"attempt", a.attempt}, {"worker", a.worker},
+                               {"started_at", Time(a.started_at_ms)}, {"finished_at", Time(a.finished_at_ms)},
+                               {"outcome", OrNull(a.outcome)}, {"http_status", OrNull(a.http_status)},
+                               {"exit_code", OrNull(a.exit_code)}, {"error", OrNull(a.error)}});
+  }
+  for (const auto& a : d.actions) {
+    out["actions"].push_back({{"id", a.id}, {"at", Time(a.at_ms)}, {"actor", a.actor}, {"action", a.action},
+                              {"from_status", a.from_status}, {"to_status", a.to_status},
+                              {"result_ref", OrNull(a.result_ref)}, {"note", OrNull(a.note)}});
+  }
+  if (d.has_payload) out["payload"] = {{"content_type", OrNull(d.content_type)}, {"body", d.payload}};
+  return out;
+}
+
+// Bodies need not be UTF-8: replace invalid bytes instead of throwing.
+std::string Dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); }
+
+std::string Str(const json& v) { return v.is_null() ? "-" : v.is_string() ? v.get<std::string>() : v.dump(); }
+
+void PrintEventLine(const store::EventRow& e, std::ostream& out) {
+  out << e.id << "  " << e.status << "  " << e.endpoint << "  " << e.event_id << "  "
+      << (e.event_type.empty() ? "-" : e.event_type) << "  attempts=" << e.attempt_count << "  "
+      << Str(Time(e.received_at_ms)) << "\n";
+}
+
+void PrintDetail(const store::EventDetail& d, std::ostream& out) {
+  json j = ToJson(d);
+  for (const auto& [key, value] : j["event"].items()) out << key << ": " << Str(value) << "\n";
+  for (const char* section : {"deliveries", "attempts", "actions"}) {
+    out << section << ": " << j[section].size() << "\n";
+    for (const auto& row : j[section]) {
+      out << " ";
+      for (const auto& [key, value] : row.items()) {
+        if (!value.is_null()) out << " " << key << "=" << Str(value);
+      }
+      out << "\n";
+    }
+  }
+  if (d.has_payload) {
+    out << "payload (" << (d.content_type.empty() ? "no content type" : d.content_type) << "):\n"
+        << d.payload << "\n";
+  }
+}
+
+int Fail(const Status& st, std::ostream& err) {
+  err << "hookinbox events: " << st.message() << "\n";
+  return st.code() == Code::kInvalidArgument ? kExitUsage : kExitFailure;
+}
+
+}  // namespace
+
+int RunEventsList(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err) {
+  auto store = OpenStore(common, err);
+  if (!store) return kExitFailure;
+  store::EventFilter filter;
+  filter.status = options.status;
+  filter.endpoint = options.endpoint;
+  filter.limit = options.limit;
+  auto page = store->ListEvents(filter);
+  if (!page.ok()) return Fail(page.status(), err);
+  if (common.json) {
+    json list = json::array();
+    for (const auto& e : page->events) list.push_back(ToJson(e));
+    json next = page->next_before_id ? json(page->next_before_id) : json(nullptr);
+    out << Dump({{"events", list}, {"next_before_id", next}}) << "\n";
+    return kExitOk;
+  }
+  if (page->events.empty()) out << "no events\n";
+  for (const auto& e : page->events) PrintEventLine(e, out);
+  if (page->next_before_id) out << "(more: older events have ids below " << page->next_before_id << ")\n";
+  return kExitOk;
+}
+
+int RunEventsShow(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err) {
+  auto store = OpenStore(common, err);
+  if (!store) return kExitFailure;
+  auto detail = store->GetEvent(options.ids.at(0), options.payload);
+  if (!detail.ok()) return Fail(detail.status(), err);
+  if (common.json) {
+    out << Dump(ToJson(*detail)) << "\n";
+  } else {
+    PrintDetail(*detail, out);
+  }
+  return kExitOk;
+}
+
+int RunEventsReplay(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err) {
+  auto store = OpenStore(common, err);
+  if (!store) return kExitFailure;
+  const std::string actor = Actor();
+  int code = kExitOk;
+  json results = json::array();
+  for (int64_t id : options.ids) {
+    Status st = store->Replay(id, actor, options.note, SystemClock().NowMs());
+    results.push_back({{"id", id}, {"ok", st.ok()}, {"error", st.ok() ? json(nullptr) : json(st.message())}});
+    if (st.ok()) {
+      if (!common.json) out << id << ": replayed (now received)\n";
+    } else {
+      code = kExitFailure;
+      err << "hookinbox events: " << st.message() << "\n";
+    }
+  }
+  if (common.json) out << Dump({{"results", results}}) << "\n";
+  return code;
+}
+
+int RunEventsResolve(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err) {
+  auto store = OpenStore(common, err);
+  if (!store) return kExitFailure;
+  int64_t id = options.ids.at(0);
+  Status st = store->Resolve(id, options.as, options.result_ref, options.note, Actor(), SystemClock().NowMs());
+  if (!st.ok()) return Fail(st, err);
+  if (common.json) {
+    out << Dump({{"id", id}, {"ok", true}, {"status", options.as}}) << "\n";
+  } else {
+    out << id << ": resolved as " << options.as << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace hookinbox::cli

@@ -1,0 +1,190 @@
+// The WorkQueue's reads on SQLite: NextDueAt for the worker's bounded wait,
+// GetEvent and ListEvents for the CLI (and later the admin API). They use the
+// store's read-only connection, so they never wait for the writer's queue and
+// see only committed rows (WAL snapshot per statement).
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <mutex>
+
+#include "store/database.h"
+#include "store/sqlite_store.h"
+
+namespace hookinbox::store {
+namespace {
+
+std::string Text(const SQLite::Column& c) { return c.isNull() ? "" : c.getString(); }
+int64_t Time(const SQLite::Column& c) { return c.isNull() ? 0 : c.getInt64(); }
+std::optional<int> OptInt(const SQLite::Column& c) {
+  return c.isNull() ? std::nullopt : std::optional<int>(c.getInt());
+}
+
+constexpr const char* kEventColumns =
+    "id, provider, endpoint, tenant_id, event_id, event_type, payload_hash, status, attempt_count, lease_owner,"
+    " lease_until, next_attempt_at, received_at, completed_at, result_ref, last_error";
+
+EventRow ReadEventRow(SQLite::Statement& st) {
+  EventRow e;
+  e.id = st.getColumn(0).getInt64();
+  e.provider = Text(st.getColumn(1));
+  e.endpoint = Text(st.getColumn(2));
+  e.tenant_id = Text(st.getColumn(3));
+  e.event_id = Text(st.getColumn(4));
+  e.event_type = Text(st.getColumn(5));
+  e.payload_hash = Text(st.getColumn(6));
+  e.status = Text(st.getColumn(7));
+  e.attempt_count = st.getColumn(8).getInt();
+  e.lease_owner = Text(st.getColumn(9));
+  e.lease_until_ms = Time(st.getColumn(10));
+  e.next_attempt_at_ms = Time(st.getColumn(11));
+  e.received_at_ms = Time(st.getColumn(12));
+  e.completed_at_ms = Time(st.getColumn(13));
+  e.result_ref = Text(st.getColumn(14));
+  e.last_error = Text(st.getColumn(15));
+  return e;
+}
+
+std::vector<DeliveryRow> ReadDeliveries(SQLite::Database& db, int64_t id) {
+  // A batch delivery's row has no inbox_id; its events are listed in webhook_delivery_events.
+  SQLite::Statement st(db,
+                       "SELECT id, received_at, remote_addr, outcome, reason, content_type, user_agent, http_status,"
+                       " body_bytes FROM webhook_deliveries WHERE inbox_id = ?1"
+                       " OR id IN (SELECT delivery_id FROM webhook_delivery_events WHERE inbox_id = ?1) ORDER BY id");
+  st.bind(1, static_cast<int64_t>(id));
+  std::vector<DeliveryRow> out;
+  while (st.executeStep()) {
+    DeliveryRow d;
+    d.id = st.getColumn(0).getInt64();
+    d.received_at_ms = Time(st.getColumn(1));
+    d.remote_addr = Text(st.getColumn(2));
+    d.outcome = Text(st.getColumn(3));
+    d.reason = Text(st.getColumn(4));
+    d.content_type = Text(st.getColumn(5));
+    d.user_agent = Text(st.getColumn(6));
+    d.http_status = st.getColumn(7).getInt();
+    d.body_bytes = Time(st.getColumn(8));
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<AttemptRow> ReadAttempts(SQLite::Database& db, int64_t id) {
+  SQLite::Statement st(db,
+                       "SELECT id, attempt, worker, started_at, finished_at, outcome, http_status, exit_code, error"
+                       " FROM webhook_attempts WHERE inbox_id = ? ORDER BY id");
+  st.bind(1, static_cast<int64_t>(id));
+  std::vector<AttemptRow> out;
+  while (st.executeStep()) {
+    AttemptRow a;
+    a.id = st.getColumn(0).getInt64();
+    a.attempt = st.getColumn(1).getInt();
+    a.worker = Text(st.getColumn(2));
+    a.started_at_ms = Time(st.getColumn(3));
+    a.finished_at_ms = Time(st.getColumn(4));
+    a.outcome = Text(st.getColumn(5));
+    a.http_status = OptInt(st.getColumn(6));
+    a.exit_code = OptInt(st.getColumn(7));
+    a.error = Text(st.getColumn(8));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::vector<ActionRow> ReadActions(SQLite::Database& db, int64_t id) {
+  SQLite::Statement st(db,
+                       "SELECT id, at, actor, action, from_status, to_status, result_ref, note"
+                       " FROM webhook_event_actions WHERE inbox_id = ? ORDER BY id");
+  st.bind(1, static_cast<int64_t>(id));
+  std::vector<ActionRow> out;
+  while (st.executeStep()) {
+    out.push_back({st.getColumn(0).getInt64(), Time(st.getColumn(1)), Text(st.getColumn(2)), Text(st.getColumn(3)),
+                   Text(st.getColumn(4)), Text(st.getColumn(5)), Text(st.getColumn(6)), Text(st.getColumn(7))});
+  }
+  return out;
+}
+
+void ReadPayload(SQLite::Database& db, EventDetail& d) {
+  SQLite::Statement st(db, "SELECT content_type, body FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
+  st.bind(1, static_cast<int64_t>(d.event.id));
+  if (!st.executeStep()) return;
+  d.has_payload = true;
+  d.content_type = Text(st.getColumn(0));
+  const auto body = st.getColumn(1);
+  d.payload.assign(static_cast<const char*>(body.getBlob()), static_cast<size_t>(body.getBytes()));
+}
+
+bool KnownStatus(const std::string& s) {
+  for (const char* known : {"received", "processing", "completed", "retryable_failed", "dead_lettered", "unknown",
+                            "skipped"}) {
+    if (s == known) return true;
+  }
+  return false;
+}
+
+// Runs `read(db)` on the reader connection inside one read transaction, so a
+// detail view is one consistent snapshot; SQLite errors become a Status.
+template <typename T, typename F>
+Result<T> WithReader(std::mutex& mu, std::unique_ptr<SQLite::Database>& reader, const std::string& what, F read) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (!reader) return Unavailable(what + ": store is closed");
+  try {
+    SQLite::Transaction txn(*reader, SQLite::TransactionBehavior::DEFERRED);
+    return read(*reader);
+  } catch (const SQLite::Exception& e) {
+    return FromSqlite(e.getErrorCode(), what + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+Result<std::optional<int64_t>> SqliteStore::NextDueAt() {
+  return WithReader<std::optional<int64_t>>(reader_mu_, reader_, "next due", [](SQLite::Database& db) -> Result<std::optional<int64_t>> {
+    // Uses webhook_inbox_due: for processing rows next_attempt_at = lease_until.
+    SQLite::Statement st(db,
+                         "SELECT min(next_attempt_at) FROM webhook_inbox"
+                         " WHERE status IN ('received', 'retryable_failed', 'processing')");
+    st.executeStep();
+    if (st.getColumn(0).isNull()) return std::optional<int64_t>();
+    return std::optional<int64_t>(st.getColumn(0).getInt64());
+  });
+}
+
+Result<EventDetail> SqliteStore::GetEvent(int64_t id, bool with_payload) {
+  return WithReader<EventDetail>(reader_mu_, reader_, "event " + std::to_string(id),
+                                [&](SQLite::Database& db) -> Result<EventDetail> {
+    SQLite::Statement st(db, std::string("SELECT ") + kEventColumns + " FROM webhook_inbox WHERE id = ?");
+    st.bind(1, static_cast<int64_t>(id));
+    if (!st.executeStep()) return NotFound("event " + std::to_string(id) + ": no such event");
+    EventDetail d;
+    d.event = ReadEventRow(st);
+    d.deliveries = ReadDeliveries(db, id);
+    d.attempts = ReadAttempts(db, id);
+    d.actions = ReadActions(db, id);
+    if (with_payload) ReadPayload(db, d);
+    return d;
+  });
+}
+
+Result<EventPage> SqliteStore::ListEvents(const EventFilter& f) {
+  if (f.limit < 1 || f.limit > 1000) return InvalidArgument("list events: limit must be 1..1000");
+  if (!f.status.empty() && !KnownStatus(f.status)) {
+    return InvalidArgument("list events: unknown status '" + f.status + "'");
+  }
+  return WithReader<EventPage>(reader_mu_, reader_, "list events", [&](SQLite::Database& db) -> Result<EventPage> {
+    SQLite::Statement st(db, std::string("SELECT ") + kEventColumns +
+                                 " FROM webhook_inbox WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR endpoint = ?2)"
+                                 " AND (?3 = 0 OR id < ?3) ORDER BY id DESC LIMIT ?4");
+    if (f.status.empty()) st.bind(1); else st.bind(1, f.status);
+    if (f.endpoint.empty()) st.bind(2); else st.bind(2, f.endpoint);
+    st.bind(3, static_cast<int64_t>(f.before_id));
+    st.bind(4, f.limit + 1);  // one more tells whether another page exists
+    EventPage page;
+    while (st.executeStep()) page.events.push_back(ReadEventRow(st));
+    if (static_cast<int>(page.events.size()) > f.limit) {
+      page.events.pop_back();
+      page.next_before_id = page.events.back().id;
+    }
+    return page;
+  });
+}
+
+}  // namespace hookinbox::store

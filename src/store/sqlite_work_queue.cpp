@@ -1,0 +1,340 @@
+// The WorkQueue's writes on SQLite: claim, renew, finish, release, replay,
+// resolve. Each runs as one operation of the single Writer, so each is one
+// transaction (possibly sharing a group commit) and every conditional UPDATE
+// is decided under the database's write lock — two claims, in this process
+// or another, can never take the same row.
+//
+// Operations may be run twice (the Writer reruns a batch one by one when a
+// neighbour throws), so each resets its outputs before writing them, and
+// refusals are reported through an output, never by throwing: a throw would
+// roll back what a refusal must keep (the 'lost' attempt row).
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <algorithm>
+
+#include "store/sqlite_store.h"
+
+namespace hookinbox::store {
+namespace {
+
+void BindOptionalText(SQLite::Statement& st, int index, const std::string& value) {
+  if (value.empty()) {
+    st.bind(index);
+  } else {
+    st.bind(index, value);
+  }
+}
+
+void BindOptionalInt(SQLite::Statement& st, int index, const std::optional<int>& value) {
+  if (value) {
+    st.bind(index, *value);
+  } else {
+    st.bind(index);
+  }
+}
+
+std::string ShortError(const std::string& error) {
+  return error.size() <= kMaxErrorBytes ? error : error.substr(0, kMaxErrorBytes);
+}
+
+// The claim: one conditional UPDATE whose subquery walks the partial index
+// webhook_inbox_due in (next_attempt_at, id) order. For 'processing' rows
+// next_attempt_at equals lease_until (schema.sql migration 3), so expired
+// leases come out of the same range scan.
+std::string ClaimSql(size_t excluded) {
+  std::string sql =
+      "UPDATE webhook_inbox SET status = 'processing', lease_owner = ?1, lease_until = ?2, next_attempt_at = ?2,"
+      " attempt_count = attempt_count + 1"
+      " WHERE id = (SELECT id FROM webhook_inbox"
+      "  WHERE status IN ('received', 'retryable_failed', 'processing') AND next_attempt_at <= ?3"
+      "    AND (status <> 'processing' OR lease_until < ?3)";
+  if (excluded > 0) {
+    sql += " AND endpoint NOT IN (?4";
+    for (size_t i = 1; i < excluded; ++i) sql += ",?" + std::to_string(4 + i);
+    sql += ")";
+  }
+  sql += "  ORDER BY next_attempt_at, id LIMIT 1)"
+         " RETURNING id, provider, endpoint, tenant_id, event_id, event_type, payload_hash, attempt_count,"
+         " received_at";
+  return sql;
+}
+
+// Closes the open attempt rows of `inbox_id` (a previous owner's, whose lease expired).
+void CloseOpenAttempts(SQLite::Database& db, int64_t inbox_id, const char* outcome, int64_t now_ms,
+                       const std::string& error) {
+  SQLite::Statement st(db,
+                       "UPDATE webhook_attempts SET outcome = ?, finished_at = ?, error = ?"
+                       " WHERE inbox_id = ? AND outcome IS NULL");
+  st.bind(1, outcome);
+  st.bind(2, static_cast<int64_t>(now_ms));
+  st.bind(3, error);
+  st.bind(4, static_cast<int64_t>(inbox_id));
+  st.exec();
+}
+
+void OpenAttempt(SQLite::Database& db, const ClaimedEvent& e, const std::string& owner, int64_t now_ms) {
+  SQLite::Statement st(db, "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at) VALUES (?,?,?,?)");
+  st.bind(1, static_cast<int64_t>(e.id));
+  st.bind(2, e.attempt);
+  st.bind(3, owner);
+  st.bind(4, static_cast<int64_t>(now_ms));
+  st.exec();
+}
+
+void ReadOriginalPayload(SQLite::Database& db, ClaimedEvent& e) {
+  SQLite::Statement st(db, "SELECT content_type, body FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
+  st.bind(1, static_cast<int64_t>(e.id));
+  if (!st.executeStep()) return;
+  e.content_type = st.getColumn(0).isNull() ? "" : st.getColumn(0).getString();
+  const auto body = st.getColumn(1);
+  e.body.assign(static_cast<const char*>(body.getBlob()), static_cast<size_t>(body.getBytes()));
+}
+
+std::optional<ClaimedEvent> ClaimInTransaction(SQLite::Database& db, const std::string& owner, int64_t now_ms,
+                                               int64_t lease_ms, const std::vector<std::string>& excluded) {
+  SQLite::Statement st(db, ClaimSql(excluded.size()));
+  st.bind(1, owner);
+  st.bind(2, static_cast<int64_t>(now_ms + lease_ms));
+  st.bind(3, static_cast<int64_t>(now_ms));
+  for (size_t i = 0; i < excluded.size(); ++i) st.bind(static_cast<int>(4 + i), excluded[i]);
+  if (!st.executeStep()) return std::nullopt;
+  ClaimedEvent e;
+  e.id = st.getColumn(0).getInt64();
+  e.provider = st.getColumn(1).getString();
+  e.endpoint = st.getColumn(2).getString();
+  e.tenant_id = st.getColumn(3).getString();
+  e.event_id = st.getColumn(4).getString();
+  e.event_type = st.getColumn(5).getString();
+  e.payload_hash = st.getColumn(6).getString();
+  e.attempt = st.getColumn(7).getInt();
+  e.received_at_ms = st.getColumn(8).getInt64();
+  e.lease_until_ms = now_ms + lease_ms;
+  st.reset();
+  CloseOpenAttempts(db, e.id, "lost", now_ms, "lease expired; event reclaimed");
+  OpenAttempt(db, e, owner, now_ms);
+  ReadOriginalPayload(db, e);
+  return e;
+}
+
+// The event's part of Finish, conditional on the lease. True when it applied.
+bool MoveEvent(SQLite::Database& db, const AttemptResult& r) {
+  SQLite::Statement st(db,
+                       "UPDATE webhook_inbox SET status = ?1, lease_owner = NULL, lease_until = NULL,"
+                       " next_attempt_at = ?2, completed_at = ?3,"
+                       " result_ref = CASE WHEN ?1 = 'completed' THEN ?4 ELSE result_ref END,"
+                       " last_error = CASE WHEN ?1 = 'completed' THEN last_error ELSE ?5 END"
+                       " WHERE id = ?6 AND lease_owner = ?7 AND status = 'processing' AND attempt_count = ?8");
+  st.bind(1, AttemptOutcomeName(r.outcome));
+  // Only a retryable event waits for a next attempt; terminal states leave the due index.
+  if (r.outcome == AttemptOutcome::kRetryableFailed) {
+    st.bind(2, static_cast<int64_t>(r.next_attempt_at_ms));
+  } else {
+    st.bind(2);
+  }
+  if (r.outcome == AttemptOutcome::kCompleted) {
+    st.bind(3, static_cast<int64_t>(r.finished_at_ms));
+  } else {
+    st.bind(3);
+  }
+  BindOptionalText(st, 4, r.result_ref);
+  BindOptionalText(st, 5, ShortError(r.error));
+  st.bind(6, static_cast<int64_t>(r.id));
+  st.bind(7, r.owner);
+  st.bind(8, r.attempt);
+  return st.exec() == 1;
+}
+
+// Closes this owner's attempt row with `outcome`.
+void CloseAttempt(SQLite::Database& db, const AttemptResult& r, const char* outcome, const std::string& error) {
+  SQLite::Statement st(db,
+                       "UPDATE webhook_attempts SET outcome = ?, finished_at = ?, http_status = ?, exit_code = ?,"
+                       " error = ? WHERE inbox_id = ? AND attempt = ? AND worker = ?"
+                       " AND id = (SELECT max(id) FROM webhook_attempts WHERE inbox_id = ? AND attempt = ? AND worker = ?)");
+  st.bind(1, outcome);
+  st.bind(2, static_cast<int64_t>(r.finished_at_ms));
+  BindOptionalInt(st, 3, r.http_status);
+  BindOptionalInt(st, 4, r.exit_code);
+  BindOptionalText(st, 5, ShortError(error));
+  for (int base : {6, 9}) {
+    st.bind(base, static_cast<int64_t>(r.id));
+    st.bind(base + 1, r.attempt);
+    st.bind(base + 2, r.owner);
+  }
+  st.exec();
+}
+
+// Reads the status of `id` inside the transaction; empty when there is no such event.
+std::string StatusOf(SQLite::Database& db, int64_t id, std::string* result_ref) {
+  SQLite::Statement st(db, "SELECT status, result_ref FROM webhook_inbox WHERE id = ?");
+  st.bind(1, static_cast<int64_t>(id));
+  if (!st.executeStep()) return "";
+  if (result_ref) *result_ref = st.getColumn(1).isNull() ? "" : st.getColumn(1).getString();
+  return st.getColumn(0).getString();
+}
+
+struct Action {
+  int64_t id = 0, at_ms = 0;
+  std::string actor, action, from_status, to_status, result_ref, note;
+};
+
+void InsertAction(SQLite::Database& db, const Action& a) {
+  SQLite::Statement st(db,
+                       "INSERT INTO webhook_event_actions (inbox_id, at, actor, action, from_status, to_status,"
+                       " result_ref, note) VALUES (?,?,?,?,?,?,?,?)");
+  st.bind(1, static_cast<int64_t>(a.id));
+  st.bind(2, static_cast<int64_t>(a.at_ms));
+  st.bind(3, a.actor);
+  st.bind(4, a.action);
+  st.bind(5, a.from_status);
+  st.bind(6, a.to_status);
+  BindOptionalText(st, 7, a.result_ref);
+  BindOptionalText(st, 8, a.note);
+  st.exec();
+}
+
+Status Prefixed(const std::string& what, const Status& st) { return Status(st.code(), what + ": " + st.message()); }
+
+}  // namespace
+
+const char* AttemptOutcomeName(AttemptOutcome o) {
+  switch (o) {
+    case AttemptOutcome::kCompleted: return "completed";
+    case AttemptOutcome::kRetryableFailed: return "retryable_failed";
+    case AttemptOutcome::kDeadLettered: return "dead_lettered";
+    case AttemptOutcome::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+Result<std::optional<ClaimedEvent>> SqliteStore::ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
+                                                          const std::vector<std::string>& excluded_endpoints) {
+  if (owner.empty() || lease_ms <= 0) return InvalidArgument("claim due: owner and a positive lease are required");
+  std::optional<ClaimedEvent> claimed;
+  Status st = writer_->Submit([&](SQLite::Database& db) {
+    claimed.reset();
+    claimed = ClaimInTransaction(db, owner, now_ms, lease_ms, excluded_endpoints);
+  });
+  if (!st.ok()) return Prefixed("claim due", st);
+  return claimed;
+}
+
+Status SqliteStore::RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) {
+  bool renewed = false;
+  Status st = writer_->Submit([&](SQLite::Database& db) {
+    SQLite::Statement up(db,
+                         "UPDATE webhook_inbox SET lease_until = ?1, next_attempt_at = ?1"
+                         " WHERE id = ?2 AND lease_owner = ?3 AND status = 'processing' AND attempt_count = ?4");
+    up.bind(1, static_cast<int64_t>(until_ms));
+    up.bind(2, static_cast<int64_t>(id));
+    up.bind(3, owner);
+    up.bind(4, attempt);
+    renewed = up.exec() == 1;
+  });
+  if (!st.ok()) return Prefixed("renew lease", st);
+  if (!renewed) return Status(Code::kConflict, "renew lease: lease lost for event " + std::to_string(id));
+  return Status::Ok();
+}
+
+Status SqliteStore::Finish(const AttemptResult& r) {
+  if (r.owner.empty() || (r.outcome == AttemptOutcome::kRetryableFailed && r.next_attempt_at_ms <= 0)) {
+    return InvalidArgument("finish: an owner, and for retryable_failed a next attempt time, are required");
+  }
+  bool moved = false;
+  Status st = writer_->Submit([&](SQLite::Database& db) {
+    moved = MoveEvent(db, r);
+    if (moved) {
+      CloseAttempt(db, r, AttemptOutcomeName(r.outcome), r.error);
+    } else {
+      // Someone else owns the event now (or it was released): record what we
+      // would have done, change nothing else.
+      CloseAttempt(db, r, "lost", std::string("lease lost before finish; would have been ") +
+                                      AttemptOutcomeName(r.outcome));
+    }
+  });
+  if (!st.ok()) return Prefixed("finish", st);
+  if (!moved) return Status(Code::kConflict, "finish: lease lost for event " + std::to_string(r.id));
+  return Status::Ok();
+}
+
+Result<int> SqliteStore::ReleaseLeases(const std::string& owner, int64_t now_ms) {
+  int released = 0;
+  Status st = writer_->Submit([&](SQLite::Database& db) {
+    SQLite::Statement attempts(db,
+                               "UPDATE webhook_attempts SET outcome = 'released', finished_at = ?1, error = 'shutdown'"
+                               " WHERE outcome IS NULL AND worker = ?2 AND inbox_id IN (SELECT id FROM webhook_inbox"
+                               "  WHERE status = 'processing' AND lease_owner = ?2)");
+    attempts.bind(1, static_cast<int64_t>(now_ms));
+    attempts.bind(2, owner);
+    attempts.exec();
+    // The attempt was started, so attempt_count keeps counting it. The lease
+    // ends just before now: a claim at `now` (which needs lease_until < now)
+    // takes the event at once.
+    SQLite::Statement events(db,
+                             "UPDATE webhook_inbox SET lease_until = ?1 - 1, next_attempt_at = ?1 - 1"
+                             " WHERE status = 'processing' AND lease_owner = ?2");
+    events.bind(1, static_cast<int64_t>(now_ms));
+    events.bind(2, owner);
+    released = events.exec();
+  });
+  if (!st.ok()) return Prefixed("release leases", st);
+  return released;
+}
+
+Status SqliteStore::Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) {
+  std::string from;
+  Status st = writer_->Submit([&](SQLite::Database& db) {
+    std::string old_ref;
+    from = StatusOf(db, id, &old_ref);
+    if (from != "dead_lettered" && from != "unknown" && from != "completed") return;
+    // attempt_count restarts at 0: a replay is a person's decision to try
+    // again, so max_attempts applies afresh instead of dead-lettering at once.
+    // result_ref and completed_at are cleared (the event is no longer
+    // completed); the replaced reference is kept in the audit row.
+    SQLite::Statement up(db,
+                         "UPDATE webhook_inbox SET status = 'received', next_attempt_at = ?, attempt_count = 0,"
+                         " lease_owner = NULL, lease_until = NULL, completed_at = NULL, result_ref = NULL"
+                         " WHERE id = ?");
+    up.bind(1, static_cast<int64_t>(now_ms));
+    up.bind(2, static_cast<int64_t>(id));
+    up.exec();
+    InsertAction(db, {id, now_ms, actor, "replay", from, "received", old_ref, note});
+  });
+  std::string what = "replay " + std::to_string(id);
+  if (!st.ok()) return Prefixed(what, st);
+  if (from.empty()) return NotFound(what + ": no such event");
+  if (from != "dead_lettered" && from != "unknown" && from != "completed") {
+    return Status(Code::kConflict,
+                  what + ": event is " + from + "; only dead_lettered, unknown or completed events can be replayed");
+  }
+  return Status::Ok();
+}
+
+Status SqliteStore::Resolve(int64_t id, const std::string& as, const std::string& result_ref, const std::string& note,
+                            const std::string& actor, int64_t now_ms) {
+  std::string what = "resolve " + std::to_string(id);
+  if (as != "completed" && as != "dead_lettered") {
+    return InvalidArgument(what + ": --as must be completed or dead_lettered, not '" + as + "'");
+  }
+  std::string from;
+  Status st = writer_->Submit([&](SQLite::Database& db) {
+    from = StatusOf(db, id, nullptr);
+    if (from != "unknown") return;
+    SQLite::Statement up(db,
+                         "UPDATE webhook_inbox SET status = ?1,"
+                         " completed_at = CASE WHEN ?1 = 'completed' THEN ?2 END,"
+                         " result_ref = CASE WHEN ?1 = 'completed' THEN ?3 ELSE result_ref END"
+                         " WHERE id = ?4 AND status = 'unknown'");
+    up.bind(1, as);
+    up.bind(2, static_cast<int64_t>(now_ms));
+    BindOptionalText(up, 3, result_ref);
+    up.bind(4, static_cast<int64_t>(id));
+    up.exec();
+    InsertAction(db, {id, now_ms, actor, "resolve", from, as, result_ref, note});
+  });
+  if (!st.ok()) return Prefixed(what, st);
+  if (from.empty()) return NotFound(what + ": no such event");
+  if (from != "unknown") return Status(Code::kConflict, what + ": event is " + from + "; only unknown events can be resolved");
+  return Status::Ok();
+}
+
+}  // namespace hookinbox::store

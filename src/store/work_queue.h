@@ -1,0 +1,161 @@
+// store/work_queue.h — the worker's side of the inbox: leased claims, state
+// transitions with their attempt-audit rows, and the operator verbs (replay,
+// resolve, list, show).
+//
+// States and transitions are SPEC §4. A claim takes the oldest due event and
+// leases it to one owner; every later write of that attempt is conditional on
+// (id, lease_owner, status = 'processing', attempt_count), so a worker whose
+// lease expired and whose event was re-claimed can never overwrite the new
+// owner's work. SQLite implements it today (SqliteStore); a PostgreSQL backend
+// will implement the same interface. Knows nothing of HTTP or of actions.
+//
+// Durability contract: when a write call returns ok, its transaction is
+// committed (synchronous=FULL). On any error nothing was changed, except
+// where a method says otherwise (a lost lease records a 'lost' attempt).
+// Thread-safety: all methods may be called from any thread concurrently.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace hookinbox::store {
+
+// An event leased to a worker, with what its action needs.
+struct ClaimedEvent {
+  int64_t id = 0;
+  std::string provider, endpoint, tenant_id, event_id, event_type, payload_hash;
+  int attempt = 0;            // attempt_count after this claim: 1 for the first
+  int64_t received_at_ms = 0;
+  int64_t lease_until_ms = 0;
+  std::string content_type;   // of the original delivery; may be empty
+  std::string body;           // the original payload, byte for byte
+};
+
+// How an attempt ended; each names the state the event moves to.
+enum class AttemptOutcome { kCompleted, kRetryableFailed, kDeadLettered, kUnknown };
+const char* AttemptOutcomeName(AttemptOutcome o);  // "completed", "retryable_failed", …
+
+struct AttemptResult {
+  int64_t id = 0;                 // the event
+  std::string owner;              // the lease owner that claimed it
+  int attempt = 0;                // ClaimedEvent::attempt
+  AttemptOutcome outcome = AttemptOutcome::kCompleted;
+  int64_t finished_at_ms = 0;
+  int64_t next_attempt_at_ms = 0;  // kRetryableFailed: when it becomes due again
+  std::string result_ref;          // kCompleted: the downstream's reference, may be empty
+  std::string error;               // short reason (truncated to kMaxErrorBytes); never payload or secrets
+  std::optional<int> http_status;  // http actions: the downstream's status, when an answer came
+  std::optional<int> exit_code;    // exec actions: the exit code, when the process exited
+};
+
+inline constexpr size_t kMaxErrorBytes = 500;
+
+// One row of webhook_inbox. Times are ms since the epoch; 0 = NULL.
+struct EventRow {
+  int64_t id = 0;
+  std::string provider, endpoint, tenant_id, event_id, event_type, payload_hash, status;
+  int attempt_count = 0;
+  std::string lease_owner;
+  int64_t lease_until_ms = 0, next_attempt_at_ms = 0, received_at_ms = 0, completed_at_ms = 0;
+  std::string result_ref, last_error;
+};
+
+struct DeliveryRow {
+  int64_t id = 0, received_at_ms = 0;
+  std::string remote_addr, outcome, reason, content_type, user_agent;
+  int http_status = 0;
+  int64_t body_bytes = 0;
+};
+
+struct AttemptRow {
+  int64_t id = 0;
+  int attempt = 0;
+  std::string worker;
+  int64_t started_at_ms = 0, finished_at_ms = 0;  // finished 0 = still in flight
+  std::string outcome;                            // empty while in flight
+  std::optional<int> http_status, exit_code;
+  std::string error;
+};
+
+struct ActionRow {
+  int64_t id = 0, at_ms = 0;
+  std::string actor, action, from_status, to_status, result_ref, note;
+};
+
+struct EventDetail {
+  EventRow event;
+  std::vector<DeliveryRow> deliveries;  // single and batch deliveries that carried it, oldest first
+  std::vector<AttemptRow> attempts;     // oldest first
+  std::vector<ActionRow> actions;       // oldest first
+  bool has_payload = false;             // set only when asked for
+  std::string content_type, payload;
+};
+
+struct EventFilter {
+  std::string status;     // empty = any
+  std::string endpoint;   // empty = any
+  int limit = 50;         // 1..1000
+  int64_t before_id = 0;  // keyset pagination: only ids below this; 0 = from the newest
+};
+
+struct EventPage {
+  std::vector<EventRow> events;  // newest first
+  int64_t next_before_id = 0;    // pass as before_id for the next page; 0 = no more
+};
+
+class WorkQueue {
+ public:
+  virtual ~WorkQueue() = default;
+
+  // Leases the oldest due event to `owner` until now + lease_ms, in one
+  // conditional UPDATE, and opens its attempt row. Due: 'received' or
+  // 'retryable_failed' whose next_attempt_at <= now, or 'processing' whose
+  // lease expired (its open attempt row is closed as 'lost'). Events of
+  // `excluded_endpoints` are skipped. Returns nullopt when nothing is due.
+  virtual Result<std::optional<ClaimedEvent>> ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
+                                                       const std::vector<std::string>& excluded_endpoints) = 0;
+
+  // Extends the lease. Errors: Conflict when the lease was lost (expired and
+  // re-claimed, released, or finished) — the caller must abandon the attempt.
+  virtual Status RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) = 0;
+
+  // Records the attempt and moves the event out of 'processing', clearing the
+  // lease. Errors: Conflict when the lease was lost — the event is untouched
+  // and the attempt row is closed as 'lost' (that much is written); other
+  // errors change nothing (InvalidArgument: no owner, or retryable_failed
+  // without next_attempt_at_ms).
+  virtual Status Finish(const AttemptResult& result) = 0;
+
+  // Shutdown: `owner`'s processing events become claimable at once
+  // (a claim at now_ms takes them) and their attempt rows are closed as 'released'.
+  // Returns how many events were released.
+  virtual Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms) = 0;
+
+  // The earliest time anything becomes due (a waiting row's next_attempt_at
+  // or a processing row's lease expiry); nullopt when nothing is pending.
+  virtual Result<std::optional<int64_t>> NextDueAt() = 0;
+
+  // Puts a dead_lettered, unknown or completed event back to 'received' (same
+  // key, due now, attempts counted afresh) and writes an audit row. Errors:
+  // NotFound for an unknown id, Conflict for any other state; nothing changed.
+  virtual Status Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) = 0;
+
+  // Closes an 'unknown' event as completed or dead_lettered, with an audit
+  // row. Errors: InvalidArgument for another target state, NotFound for an
+  // unknown id, Conflict when the event is not 'unknown'; nothing changed.
+  virtual Status Resolve(int64_t id, const std::string& as, const std::string& result_ref, const std::string& note,
+                         const std::string& actor, int64_t now_ms) = 0;
+
+  // The event with its deliveries, attempts and actions; the payload only
+  // when `with_payload`. Errors: NotFound.
+  virtual Result<EventDetail> GetEvent(int64_t id, bool with_payload) = 0;
+
+  // Events newest first. Errors: InvalidArgument for a limit out of range.
+  virtual Result<EventPage> ListEvents(const EventFilter& filter) = 0;
+};
+
+}  // namespace hookinbox::store

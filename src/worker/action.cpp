@@ -1,0 +1,38 @@
+#include "worker/action.h"
+
+#include "common/encoding.h"
+#include "verify/crypto.h"
+#include "worker/exec_action.h"
+#include "worker/http_action.h"
+
+namespace hookinbox::worker {
+
+const char* VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kSuccess: return "success";
+    case Verdict::kTransient: return "transient";
+    case Verdict::kPermanent: return "permanent";
+    case Verdict::kUnknown: return "unknown";
+  }
+  return "?";
+}
+
+std::string IdempotencyKey(std::string_view provider, std::string_view endpoint, std::string_view tenant,
+                           std::string_view event_id) {
+  std::string joined = "hookinbox-idempotency-v1";
+  for (std::string_view part : {provider, endpoint, tenant, event_id}) {
+    joined += '\n';
+    joined += std::to_string(part.size());
+    joined += ':';
+    joined += part;
+  }
+  return HexEncode(verify::Sha256(joined));
+}
+
+std::unique_ptr<Action> MakeAction(const config::ActionConfig& config, const Clock& clock) {
+  if (config.type == "http") return std::make_unique<HttpAction>(config, clock);
+  if (config.type == "exec") return std::make_unique<ExecAction>(config);
+  return nullptr;
+}
+
+}  // namespace hookinbox::worker

@@ -1,0 +1,89 @@
+// worker/action.h — the effect the worker performs for one stored event.
+//
+// Owns: the input an action receives, the outcome it reports, the
+// idempotency key every attempt of an event carries, and the factory that
+// builds the configured action ([endpoint.action], SPEC §6 and §9 "Worker and
+// actions"). Knows nothing of the store or of the incoming HTTP side: the
+// worker loop (later) reads an event, runs an Action and records its Outcome.
+//
+// The verdicts map onto SPEC §4: success → completed, transient →
+// retryable_failed (backoff.h), permanent → dead_lettered, unknown → unknown
+// (never retried automatically). `sent` says whether the downstream may have
+// acted, which is what makes a lost answer `unknown` rather than transient.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/clock.h"
+#include "config/config.h"
+
+namespace hookinbox::worker {
+
+// What one attempt of one event hands to its action. Plain data; the caller owns it.
+struct ActionInput {
+  std::string event_id;         // the provider's event id (or the derived key)
+  std::string event_type;       // "" when the endpoint has none
+  std::string idempotency_key;  // IdempotencyKey(provider, endpoint, tenant, event_id)
+  int attempt = 1;              // 1 for the first attempt, counting every retry and replay
+  std::string content_type;     // the original Content-Type, sent on unchanged
+  std::string body;             // the original bytes
+  std::string provider;
+  std::string endpoint;
+  std::string tenant;
+  std::string token;  // the event's handler-API token; "" until the handler API exists (not sent then)
+  std::string api_base;  // base URL of the handler API for exec (HOOKINBOX_API); "" = not set
+};
+
+// How much of each of an exec command's stdout and stderr is kept (the tail).
+inline constexpr size_t kExecOutputCap = 64 * 1024;
+
+enum class Verdict { kSuccess, kTransient, kPermanent, kUnknown };
+
+// "success" | "transient" | "permanent" | "unknown".
+const char* VerdictName(Verdict v);
+
+// What an attempt came to. `error` is short and safe to log and store: it
+// never holds the body, a secret, a signature or the token.
+struct Outcome {
+  Verdict verdict = Verdict::kPermanent;
+  bool sent = false;         // the request was sent / the command started: the effect may have happened
+  int http_status = 0;       // http: the answer's status; 0 when none came
+  std::optional<int> exit_code;  // exec: the exit status; unset when it did not exit normally
+  std::string result_ref;    // success: the downstream's reference to what it did ("" when none)
+  std::optional<int64_t> retry_after_ms;  // transient http: the downstream's Retry-After, from now
+  std::string error;         // "" on success; e.g. "HTTP 503", "exit status 1", "timed out after 10000 ms"
+  // exec only: the last bytes (at most kExecOutputCap) of what the command
+  // printed. May hold anything the command wrote, payload included: for
+  // tests and an operator's look, never for logs.
+  std::string stdout_tail;
+  std::string stderr_tail;
+};
+
+// The idempotency key of an event: lowercase hex of SHA-256 over
+// "hookinbox-idempotency-v1" and the four parts, each preceded by its length
+// (so no two different tuples share an encoding). 64 characters of [0-9a-f],
+// safe in any header or environment variable, stable across attempts,
+// replays and restarts, and revealing nothing of the parts. Sent as
+// `Idempotency-Key`, `webhook-id` and HOOKINBOX_IDEMPOTENCY_KEY.
+std::string IdempotencyKey(std::string_view provider, std::string_view endpoint, std::string_view tenant,
+                           std::string_view event_id);
+
+// One configured action. Run may be called from several threads at once.
+class Action {
+ public:
+  virtual ~Action() = default;
+  // Performs one attempt. Never throws; every failure is an Outcome.
+  virtual Outcome Run(const ActionInput& input) = 0;
+};
+
+// The action `config` describes, or nullptr when config.type is "" (no
+// action). `clock` (outliving the action) dates webhook-timestamp and
+// Retry-After dates. Expects a validated config.
+std::unique_ptr<Action> MakeAction(const config::ActionConfig& config, const Clock& clock);
+
+}  // namespace hookinbox::worker

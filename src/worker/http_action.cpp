@@ -1,0 +1,166 @@
+// The http action. One httplib::Client per attempt: no connection is reused,
+// so an attempt never inherits a half-dead keep-alive socket from the last.
+#include "worker/http_action.h"
+
+#include <httplib.h>
+#include <time.h>
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "common/encoding.h"
+#include "verify/crypto.h"
+#include "worker/sigpipe_guard.h"
+
+namespace hookinbox::worker {
+namespace {
+
+struct SplitUrl {
+  std::string origin;  // "https://host:port"
+  std::string path;    // "/path?query"
+};
+
+SplitUrl Split(const std::string& url) {
+  const size_t scheme_end = url.find("://");
+  const size_t path_at = scheme_end == std::string::npos ? std::string::npos : url.find('/', scheme_end + 3);
+  if (path_at == std::string::npos) return {url, "/"};
+  return {url.substr(0, path_at), url.substr(path_at)};
+}
+
+// Errors raised before a byte of the request left: the downstream cannot
+// have acted, so a retry is always safe.
+bool FailedBeforeSending(httplib::Error e) {
+  switch (e) {
+    case httplib::Error::Connection:
+    case httplib::Error::BindIPAddress:
+    case httplib::Error::SSLConnection:
+    case httplib::Error::SSLLoadingCerts:
+    case httplib::Error::SSLServerVerification:
+    case httplib::Error::ConnectionTimeout:
+      return true;
+    default:
+      return false;  // Read, Write and anything unexpected: it may have arrived
+  }
+}
+
+bool IsTransientStatus(int status) { return status == 408 || status == 425 || status == 429 || status >= 500; }
+
+// result_ref from the configured header, or from a JSON Pointer into the answer.
+std::string ResultRef(const config::ActionConfig& c, const httplib::Response& res) {
+  if (!c.result_ref_header.empty()) return res.get_header_value(c.result_ref_header.c_str());
+  if (c.result_ref_pointer.empty()) return "";
+  nlohmann::json doc = nlohmann::json::parse(res.body, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return "";
+  try {
+    const nlohmann::json& v = doc.at(nlohmann::json::json_pointer(c.result_ref_pointer));
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_number() || v.is_boolean()) return v.dump();
+  } catch (const nlohmann::json::exception&) {
+    // absent or a bad pointer: no result_ref
+  }
+  return "";
+}
+
+Outcome Lost(const config::ActionConfig& c, std::string error) {
+  Outcome o;
+  o.sent = true;
+  // Why: a request that arrived may have had its effect. Only a target that
+  // deduplicates by Idempotency-Key makes sending it again harmless.
+  o.verdict = c.idempotent_target ? Verdict::kTransient : Verdict::kUnknown;
+  o.error = std::move(error);
+  return o;
+}
+
+}  // namespace
+
+HttpAction::HttpAction(config::ActionConfig config, const Clock& clock) : config_(std::move(config)), clock_(clock) {}
+
+std::string HttpAction::Signature(std::string_view secret, std::string_view webhook_id, int64_t timestamp_s,
+                                  std::string_view body) {
+  std::string signed_text;
+  signed_text.reserve(webhook_id.size() + body.size() + 24);
+  signed_text.append(webhook_id).append(".").append(std::to_string(timestamp_s)).append(".").append(body);
+  return "v1," + Base64Encode(verify::Hmac(verify::HashAlg::kSha256, secret, signed_text));
+}
+
+Outcome HttpAction::Run(const ActionInput& in) {
+  SigpipeGuard sigpipe_guard;  // a reset TLS connection raises SIGPIPE on write
+  const SplitUrl url = Split(config_.url);
+  httplib::Client client(url.origin);
+  const time_t sec = static_cast<time_t>(config_.timeout_ms / 1000);
+  const time_t usec = static_cast<time_t>((config_.timeout_ms % 1000) * 1000);
+  client.set_connection_timeout(sec, usec);
+  client.set_read_timeout(sec, usec);
+  client.set_write_timeout(sec, usec);
+  client.set_follow_location(false);
+  client.set_keep_alive(false);
+  client.enable_server_certificate_verification(true);
+  if (!config_.ca_file.empty()) client.set_ca_cert_path(config_.ca_file);
+
+  const int64_t now_ms = clock_.NowMs();
+  const int64_t timestamp = now_ms / 1000;
+  httplib::Headers headers = {
+      {"Idempotency-Key", in.idempotency_key},
+      {"X-Hookinbox-Event-Id", in.event_id},
+      {"X-Hookinbox-Event-Type", in.event_type},
+      {"X-Hookinbox-Attempt", std::to_string(in.attempt)},
+      {"webhook-id", in.idempotency_key},
+      {"webhook-timestamp", std::to_string(timestamp)},
+      {"webhook-signature", Signature(config_.forward_secret.bytes(), in.idempotency_key, timestamp, in.body)},
+  };
+  if (!in.token.empty()) headers.emplace("X-Hookinbox-Token", in.token);
+  const std::string content_type = in.content_type.empty() ? "application/octet-stream" : in.content_type;
+
+  httplib::Result res = client.Post(url.path.c_str(), headers, in.body, content_type.c_str());
+  if (!res) {
+    const httplib::Error e = res.error();
+    if (FailedBeforeSending(e)) {
+      Outcome o;
+      o.verdict = Verdict::kTransient;
+      o.error = "not sent: " + httplib::to_string(e);
+      return o;
+    }
+    return Lost(config_, "no answer: " + httplib::to_string(e));
+  }
+
+  Outcome o;
+  o.sent = true;
+  o.http_status = res->status;
+  if (res->status >= 200 && res->status < 300) {
+    o.verdict = Verdict::kSuccess;
+    o.result_ref = ResultRef(config_, *res);
+    return o;
+  }
+  o.error = "HTTP " + std::to_string(res->status);
+  if (IsTransientStatus(res->status)) {
+    o.verdict = Verdict::kTransient;
+    if (res->has_header("Retry-After")) {
+      o.retry_after_ms = ParseRetryAfter(res->get_header_value("Retry-After"), clock_.NowMs());
+    }
+  } else {
+    o.verdict = Verdict::kPermanent;  // other 4xx: bad data is not retried; 3xx: redirects are not followed
+  }
+  return o;
+}
+
+std::optional<int64_t> ParseRetryAfter(std::string_view value, int64_t now_ms) {
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+  if (value.empty()) return std::nullopt;
+  if (value.find_first_not_of("0123456789") == std::string_view::npos) {
+    int64_t seconds = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+    if (ec != std::errc() || end != value.data() + value.size()) return std::nullopt;  // overflow
+    constexpr int64_t kMaxSeconds = int64_t{1} << 40;  // keeps the product far from overflow
+    return std::min(seconds, kMaxSeconds) * 1000;
+  }
+  // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT".
+  const std::string text(value);
+  struct tm tm = {};
+  const char* end = strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  const int64_t at_ms = static_cast<int64_t>(timegm(&tm)) * 1000;
+  return at_ms > now_ms ? at_ms - now_ms : 0;
+}
+
+}  // namespace hookinbox::worker

@@ -1,0 +1,128 @@
+// `hookinbox events list|show|replay|resolve` from the outside, against the
+// database of a running server. The worker does not exist yet, so the states
+// it would produce (unknown, dead_lettered) are set with the sqlite3 CLI.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "harness.h"
+
+using namespace hookinbox::testing;
+using nlohmann::json;
+
+namespace {
+
+struct Running {
+  Installation inst;
+  ServerProcess server{inst};
+  Running() {
+    inst.WriteTestConfig();
+    server.Start();
+  }
+  // Runs `hookinbox events ARGS -c CONFIG`; stderr goes to the output too.
+  CommandResult Events(const std::string& args) const {
+    return RunCommand(BinaryPath() + " events " + args + " -c " + inst.config_path() + " 2>&1");
+  }
+  json EventsJson(const std::string& args) const {
+    auto r = RunCommand(BinaryPath() + " events " + args + " --json -c " + inst.config_path());
+    INFO(r.out);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out);
+  }
+  // Writes with the sqlite3 CLI while the server holds the file (Installation::Sql is read-only).
+  void SqlWrite(const std::string& query) const {
+    auto w = RunCommand("sqlite3 -cmd '.timeout 5000' " + inst.db_path() + " \"" + query + "\" 2>&1");
+    INFO(w.out);
+    REQUIRE(w.exit_code == 0);
+  }
+  int64_t Deliver(const std::string& id) const {
+    auto r = server.PostSigned("/hooks/demo", R"({"id":")" + id + R"(","type":"invoice.paid","data":{}})");
+    REQUIRE(r.status == 200);
+    return json::parse(r.body).at("id").get<int64_t>();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("events cli: list and show see a delivered event; the payload only with --payload",
+          "[integration][cli][events]") {
+  Running r;
+  int64_t first = r.Deliver("evt_1");
+  int64_t second = r.Deliver("evt_2");
+  r.Deliver("evt_2");  // a duplicate delivery
+
+  json list = r.EventsJson("list");
+  REQUIRE(list["events"].size() == 2);
+  CHECK(list["events"][0]["id"] == second);  // newest first
+  CHECK(list["events"][1]["id"] == first);
+  CHECK(list["events"][0]["status"] == "received");
+  CHECK(list["events"][0]["endpoint"] == "demo");
+  CHECK(list["next_before_id"].is_null());
+  CHECK(r.EventsJson("list --limit 1")["next_before_id"] == second);
+  CHECK(r.EventsJson("list --status completed")["events"].empty());
+
+  json show = r.EventsJson("show " + std::to_string(second));
+  CHECK(show["event"]["event_id"] == "evt_2");
+  CHECK(show["deliveries"].size() == 2);
+  CHECK(show["attempts"].empty());
+  CHECK_FALSE(show.contains("payload"));
+  json with = r.EventsJson("show " + std::to_string(second) + " --payload");
+  CHECK(with["payload"]["body"] == R"({"id":"evt_2","type":"invoice.paid","data":{}})");
+
+  auto plain = r.Events("show " + std::to_string(second));
+  CHECK(plain.exit_code == 0);
+  CHECK(plain.out.find("evt_2") != std::string::npos);
+  CHECK(plain.out.find("invoice.paid\",\"data") == std::string::npos);  // no payload
+  CHECK(r.Events("show 999").exit_code == 1);
+  CHECK(r.Events("list --limit 0").exit_code == 2);
+  CHECK(r.Events("show").exit_code == 2);
+}
+
+TEST_CASE("events cli: replay of a received event and resolve of a non-unknown one exit 1 and change nothing",
+          "[integration][cli][events]") {
+  Running r;
+  int64_t id = r.Deliver("evt_1");
+  auto replay = r.Events("replay " + std::to_string(id));
+  CHECK(replay.exit_code == 1);
+  CHECK(replay.out.find("received") != std::string::npos);
+  auto resolve = r.Events("resolve " + std::to_string(id) + " --as completed");
+  CHECK(resolve.exit_code == 1);
+  CHECK(r.Events("resolve " + std::to_string(id) + " --as received").exit_code == 2);
+  CHECK(r.Events("replay 424242").exit_code == 1);
+  CHECK(r.inst.Sql("SELECT status || '|' || attempt_count FROM webhook_inbox") == "received|0");
+  CHECK(r.inst.Sql("SELECT count(*) FROM webhook_event_actions") == "0");
+}
+
+TEST_CASE("events cli: resolve closes an unknown event and replay returns a dead-lettered one, with audit rows",
+          "[integration][cli][events]") {
+  Running r;
+  int64_t unknown = r.Deliver("evt_unknown");
+  int64_t dead = r.Deliver("evt_dead");
+  r.SqlWrite("UPDATE webhook_inbox SET status = 'unknown', next_attempt_at = NULL, attempt_count = 1 WHERE id = " +
+             std::to_string(unknown));
+  r.SqlWrite("UPDATE webhook_inbox SET status = 'dead_lettered', next_attempt_at = NULL, attempt_count = 5 WHERE id = " +
+             std::to_string(dead));
+
+  auto resolve = r.Events("resolve " + std::to_string(unknown) + " --as completed --result-ref ord_9 --note 'seen in ERP'");
+  INFO(resolve.out);
+  CHECK(resolve.exit_code == 0);
+  auto replay = r.Events("replay " + std::to_string(dead) + " --note retry");
+  INFO(replay.out);
+  CHECK(replay.exit_code == 0);
+
+  CHECK(r.inst.Sql("SELECT status || '|' || result_ref FROM webhook_inbox WHERE id = " + std::to_string(unknown)) ==
+        "completed|ord_9");
+  CHECK(r.inst.Sql("SELECT status || '|' || attempt_count FROM webhook_inbox WHERE id = " + std::to_string(dead)) ==
+        "received|0");
+  std::string actor = r.inst.Sql("SELECT DISTINCT actor FROM webhook_event_actions");
+  CHECK(actor.rfind("cli:", 0) == 0);
+  CHECK(r.inst.Sql("SELECT group_concat(action || ':' || from_status || '>' || to_status || ':' || note, ',')"
+                   " FROM webhook_event_actions ORDER BY id") ==
+        "resolve:unknown>completed:seen in ERP,replay:dead_lettered>received:retry");
+  json show = r.EventsJson("show " + std::to_string(unknown));
+  REQUIRE(show["actions"].size() == 1);
+  CHECK(show["actions"][0]["result_ref"] == "ord_9");
+
+  // The replayed event is a fresh arrival again: a second replay is refused.
+  CHECK(r.Events("replay " + std::to_string(dead)).exit_code == 1);
+}
