@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails when a module includes a header from a peer or a higher layer
 # (STYLE.md "Dependency rule"): common <- config <- {verify, store} <- http <- cli;
-# worker sits beside store and uses verify/ only for its crypto (never store/ or http/).
+# worker sits beside store and uses verify/ only for its crypto (never store/ or http/);
+# runner (the worker loop) joins store's WorkQueue to worker's actions, and only cli wires it.
 set -uo pipefail
 src="$(dirname "$0")/../src"
 declare -A allowed=(
@@ -10,8 +11,9 @@ declare -A allowed=(
   [verify]="common config verify"
   [store]="common config store"
   [worker]="common config verify worker"
+  [runner]="common config verify store worker runner"
   [http]="common config verify store http"
-  [cli]="common config verify store http cli"
+  [cli]="common config verify store worker runner http cli"
 )
 bad=0
 for module in "${!allowed[@]}"; do

@@ -1,5 +1,7 @@
 #include "cli/app.h"
 
+#include <chrono>
+
 namespace hookinbox::cli {
 
 App::~App() { Close(); }
@@ -9,10 +11,17 @@ Status App::Start() {
       {config_.storage.path, config_.storage.busy_timeout_ms, config_.storage.max_batch});
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
-  auto server = http::PublicServer::Create(config_, *store_, clock_);
+  worker_ = std::make_unique<runner::WorkerLoop>(config_, *store_, clock_, runner::BuildActions(config_, clock_));
+  runner::WorkerLoop* worker = worker_.get();
+  http::ServerHooks hooks{[worker] { worker->Notify(); }, [worker] { return worker->running(); }};
+  auto server = http::PublicServer::Create(config_, *store_, clock_, std::move(hooks));
   if (!server.ok()) return server.status();
   server_ = std::move(server).value();
-  return server_->Bind();
+  if (Status st = server_->Bind(); !st.ok()) return st;
+  // Only a process that got its port runs actions (a second instance on a
+  // taken port must not start working the queue before it fails).
+  worker_->Start();
+  return Status::Ok();
 }
 
 Status App::Run() { return server_->Run(); }
@@ -20,7 +29,9 @@ Status App::Run() { return server_->Run(); }
 bool App::Stop() { return server_ != nullptr && server_->Stop(); }
 
 void App::Close() {
+  if (worker_) worker_->Stop(std::chrono::seconds(config_.worker.shutdown_grace_seconds));
   server_.reset();
+  worker_.reset();
   if (store_) store_->Close();
 }
 

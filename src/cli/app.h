@@ -1,8 +1,10 @@
 // cli/app.h — the long-lived objects of `serve`, in construction order.
 //
-// The only place that sees every module: it opens the store, builds the
-// public server on it, and tears them down in reverse (stop accepting, let
-// in-flight requests finish, then close the database).
+// The only place that sees every module: it opens the store, starts the
+// worker loop on it, builds the public server (which wakes the worker after
+// each accepted event and reports it in /readyz), and tears them down in
+// reverse (stop accepting, let in-flight requests finish, stop the worker
+// within worker.shutdown_grace_seconds, then close the database).
 #pragma once
 
 #include <memory>
@@ -10,6 +12,7 @@
 #include "common/clock.h"
 #include "config/config.h"
 #include "http/server.h"
+#include "runner/worker_loop.h"
 #include "store/sqlite_store.h"
 
 namespace hookinbox::cli {
@@ -26,7 +29,8 @@ class App {
   // Stops accepting; Run() returns once in-flight requests are answered.
   // False when the listener was not running yet (call again).
   bool Stop();
-  // Closes the database after Run() returned.
+  // Stops the worker (grace period, then its leases are released) and
+  // closes the database, after Run() returned.
   void Close();
 
   const config::Config& config() const { return config_; }
@@ -36,6 +40,7 @@ class App {
   const config::Config config_;
   SystemClock clock_;
   std::unique_ptr<store::SqliteStore> store_;
+  std::unique_ptr<runner::WorkerLoop> worker_;
   std::unique_ptr<http::PublicServer> server_;
 };
 

@@ -179,8 +179,8 @@ thread_local bool t_audited = false;
 class Delivery {
  public:
   Delivery(const config::Config& config, store::Store& store, const Clock& clock, const httplib::Request& req,
-           httplib::Response& res)
-      : config_(config), store_(store), req_(req), res_(res),
+           httplib::Response& res, const std::function<void()>& on_accepted)
+      : config_(config), store_(store), on_accepted_(on_accepted), req_(req), res_(res),
         started_(std::chrono::steady_clock::now()), audit_(DescribeRequest(req, clock.NowMs())) {
     t_audited = true;  // every path below writes the row (or answers 503 when it cannot)
   }
@@ -210,6 +210,7 @@ class Delivery {
 
   const config::Config& config_;
   store::Store& store_;
+  const std::function<void()>& on_accepted_;  // may be empty
   const httplib::Request& req_;
   httplib::Response& res_;
   std::chrono::steady_clock::time_point started_;
@@ -291,6 +292,9 @@ void Delivery::AcceptBatch(const std::vector<store::NewEvent>& events) {
     return;
   }
   ReplyJson(res_, 200, BatchReply(events, *claims));
+  bool any_new = std::any_of(claims->begin(), claims->end(),
+                             [](const store::ClaimResult& c) { return c.outcome == store::ClaimOutcome::kAccepted; });
+  if (any_new && on_accepted_) on_accepted_();
   audit_.outcome = "accepted";
   audit_.http_status = 200;
   LogDelivery(audit_, 0, ElapsedUs());
@@ -303,6 +307,7 @@ void Delivery::Accept(const store::NewEvent& event) {
     return;
   }
   ReplyJson(res_, 200, ClaimReply(*claim));
+  if (claim->outcome == store::ClaimOutcome::kAccepted && on_accepted_) on_accepted_();
   audit_.outcome = store::ClaimOutcomeName(claim->outcome);
   audit_.http_status = 200;
   LogDelivery(audit_, claim->inbox_id, ElapsedUs());
@@ -373,11 +378,11 @@ void Delivery::Ignore() {
 
 void Receiver::HandlePost(const httplib::Request& req, httplib::Response& res,
                           const httplib::ContentReader& reader) const {
-  Delivery(config_, store_, clock_, req, res).Receive(reader);
+  Delivery(config_, store_, clock_, req, res, on_accepted_).Receive(reader);
 }
 
 void Receiver::HandleOtherMethod(const httplib::Request& req, httplib::Response& res) const {
-  Delivery(config_, store_, clock_, req, res).ReceiveOtherMethod();
+  Delivery(config_, store_, clock_, req, res, on_accepted_).ReceiveOtherMethod();
 }
 
 void Receiver::AuditIfUnrecorded(const httplib::Request& req, const httplib::Response& res) const {

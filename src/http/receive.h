@@ -10,6 +10,8 @@
 
 #include <httplib.h>
 
+#include <functional>
+
 #include "common/clock.h"
 #include "config/config.h"
 #include "store/store.h"
@@ -18,8 +20,10 @@ namespace hookinbox::http {
 
 class Receiver {
  public:
-  Receiver(const config::Config& config, store::Store& store, const Clock& clock)
-      : config_(config), store_(store), clock_(clock) {}
+  // `on_accepted` (may be empty) is called after a claim stored a new event.
+  Receiver(const config::Config& config, store::Store& store, const Clock& clock,
+           std::function<void()> on_accepted = {})
+      : config_(config), store_(store), clock_(clock), on_accepted_(std::move(on_accepted)) {}
 
   // POST on /hooks/…; reads the body itself so the endpoint's limit applies
   // while reading, not after buffering whatever a client sends.
@@ -38,6 +42,7 @@ class Receiver {
   const config::Config& config_;
   store::Store& store_;
   const Clock& clock_;
+  const std::function<void()> on_accepted_;
 };
 
 }  // namespace hookinbox::http

@@ -32,7 +32,7 @@ socket_t ListeningSocket(httplib::Server& server) {
 }  // namespace
 
 Result<std::unique_ptr<PublicServer>> PublicServer::Create(const config::Config& config, store::Store& store,
-                                                           const Clock& clock) {
+                                                           const Clock& clock, ServerHooks hooks) {
   std::unique_ptr<httplib::Server> server;
   if (config.server.plain_http) {
     server = std::make_unique<Listener<httplib::Server>>();
@@ -46,16 +46,18 @@ Result<std::unique_ptr<PublicServer>> PublicServer::Create(const config::Config&
     TuneServerContext(tls->ssl_context());
     server = std::move(tls);
   }
-  auto receiver = std::make_unique<Receiver>(config, store, clock);
-  std::unique_ptr<PublicServer> out(new PublicServer(config, store, std::move(server), std::move(receiver)));
+  auto receiver = std::make_unique<Receiver>(config, store, clock, hooks.on_accepted);
+  std::unique_ptr<PublicServer> out(
+      new PublicServer(config, store, std::move(server), std::move(receiver), std::move(hooks)));
   out->Configure();
   out->Route();
   return out;
 }
 
 PublicServer::PublicServer(const config::Config& config, store::Store& store, std::unique_ptr<httplib::Server> server,
-                           std::unique_ptr<Receiver> receiver)
-    : config_(config), store_(store), server_(std::move(server)), receiver_(std::move(receiver)) {}
+                           std::unique_ptr<Receiver> receiver, ServerHooks hooks)
+    : config_(config), store_(store), server_(std::move(server)), receiver_(std::move(receiver)),
+      hooks_(std::move(hooks)) {}
 
 PublicServer::~PublicServer() = default;
 
@@ -115,7 +117,12 @@ void PublicServer::Route() {
     ReplyJson(res, 200, R"({"status":"ok"})");
   });
   store::Store* store = &store_;
-  server_->Get(kReadyzPath, [store](const httplib::Request&, httplib::Response& res) {
+  const std::function<bool()>* worker_ready = &hooks_.worker_ready;
+  server_->Get(kReadyzPath, [store, worker_ready](const httplib::Request&, httplib::Response& res) {
+    if (*worker_ready && !(*worker_ready)()) {
+      ReplyJson(res, 503, R"({"status":"not ready","worker":"not running"})");
+      return;
+    }
     Status st = store->CheckWritable();
     if (st.ok()) {
       ReplyJson(res, 200, R"({"status":"ready"})");

@@ -8,6 +8,7 @@
 // Thread-safety: Bind and Run from one thread; Stop from any thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,11 +26,17 @@ namespace hookinbox::http {
 
 class Receiver;
 
+// What serve plugs into the listener; each may be empty.
+struct ServerHooks {
+  std::function<void()> on_accepted;   // after a claim stored a new event (wakes the worker)
+  std::function<bool()> worker_ready;  // /readyz answers 503 while this returns false
+};
+
 class PublicServer {
  public:
   // Builds the server; with TLS, loads the certificate and key (errors name the files).
   static Result<std::unique_ptr<PublicServer>> Create(const config::Config& config, store::Store& store,
-                                                      const Clock& clock);
+                                                      const Clock& clock, ServerHooks hooks = {});
   ~PublicServer();
 
   // Binds the listen address (port 0 picks a free port) and applies the
@@ -47,7 +54,7 @@ class PublicServer {
 
  private:
   PublicServer(const config::Config& config, store::Store& store, std::unique_ptr<httplib::Server> server,
-               std::unique_ptr<Receiver> receiver);
+               std::unique_ptr<Receiver> receiver, ServerHooks hooks);
   void Configure();
   void Route();
 
@@ -55,6 +62,7 @@ class PublicServer {
   store::Store& store_;
   std::unique_ptr<httplib::Server> server_;
   std::unique_ptr<Receiver> receiver_;
+  ServerHooks hooks_;
   std::string host_;
   int port_ = 0;
   std::mutex stop_mu_;

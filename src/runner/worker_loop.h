@@ -1,0 +1,102 @@
+// runner/worker_loop.h — the in-process worker: claims due events from the
+// WorkQueue, runs each endpoint's action and records the outcome (SPEC §4).
+//
+// Owns: worker.threads threads, each with its own lease owner
+// ("<host>:<pid>:<n>"); the per-endpoint concurrency limit (endpoints at
+// their action.concurrency, and endpoints without an action, are passed to
+// ClaimDue as excluded, so their events wait); lease renewal while an action
+// runs (every lease/3; a lost lease abandons the attempt quietly); the
+// verdict → state mapping; and shutdown (stop claiming, wait up to a grace
+// period, release the leases still held).
+// Thread-safety: Start/Stop from one thread; Notify and running() from any.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/clock.h"
+#include "config/config.h"
+#include "store/work_queue.h"
+#include "worker/action.h"
+
+namespace hookinbox::runner {
+
+// endpoint name → its action; endpoints absent here have none.
+using ActionMap = std::map<std::string, std::shared_ptr<worker::Action>>;
+
+// The actions `config` describes (worker::MakeAction for every endpoint with one).
+ActionMap BuildActions(const config::Config& config, const Clock& clock);
+
+// The state an attempt's outcome moves its event to, as an AttemptResult
+// (owner/id/attempt/finished_at filled from `event`). `uniform01` picks the jitter.
+store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store::ClaimedEvent& event,
+                                const std::string& owner, const worker::Outcome& outcome, int64_t now_ms,
+                                double uniform01);
+
+struct WorkerOptions {
+  // Longest sleep when nothing wakes the loop; a due retry is found at least this soon.
+  std::chrono::milliseconds poll{1000};
+  // Prefix of lease owners; "" = "<hostname>:<pid>".
+  std::string owner_prefix;
+};
+
+class WorkerLoop {
+ public:
+  WorkerLoop(const config::Config& config, store::WorkQueue& queue, const Clock& clock, ActionMap actions,
+             WorkerOptions options = {});
+  ~WorkerLoop();  // Stop(0) when still running
+
+  // Starts worker.threads threads.
+  void Start();
+  // Wakes the threads at once (a new event was accepted).
+  void Notify();
+  // Stops claiming, waits up to `grace` for running actions, then releases
+  // every lease this process still holds. Returns how many were released.
+  // Threads whose action outlived the grace period are joined when the action
+  // returns (its own timeout bounds that); they record nothing more. No-op
+  // when not started.
+  int Stop(std::chrono::milliseconds grace);
+  // True between Start and Stop.
+  bool running() const;
+
+ private:
+  void ThreadMain(int index);
+  bool RunOne(const std::string& owner);  // false when nothing was due
+  std::vector<std::string> ExcludedLocked() const;
+  void Renew(const store::ClaimedEvent& event, const std::string& owner, std::mutex& mu,
+             std::condition_variable& cv, const bool& done);
+  std::chrono::milliseconds SleepFor();
+
+  const config::Config& config_;
+  store::WorkQueue& queue_;
+  const Clock& clock_;
+  ActionMap actions_;
+  WorkerOptions options_;
+  std::string owner_prefix_;
+  std::vector<std::thread> threads_;
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;      // claimers wait here
+  std::condition_variable idle_;      // Stop waits here for in_flight_ == 0
+  bool running_ = false;
+  bool stopping_ = false;
+  uint64_t notifications_ = 0;        // bumped by Notify
+  std::map<std::string, int> in_flight_by_endpoint_;
+  int in_flight_ = 0;
+
+  // Finish (shared) vs. Stop's release (exclusive): once the leases are
+  // released, an attempt still running records nothing more — its row
+  // already says 'released'.
+  std::shared_mutex finish_mu_;
+  bool released_ = false;  // guarded by finish_mu_
+};
+
+}  // namespace hookinbox::runner

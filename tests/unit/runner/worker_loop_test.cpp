@@ -1,0 +1,292 @@
+// Tests of runner/worker_loop: verdict → state mapping, claiming with
+// exclusions, per-endpoint concurrency, Notify, lease loss and Stop.
+#include "runner/worker_loop.h"
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
+
+namespace hookinbox::runner {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Polls until `cond` or the deadline; never a fixed sleep.
+bool Eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout = 5000ms) {
+  auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(2ms);  // a poll step, not a wait for an outcome
+  }
+  return cond();
+}
+
+class FakeQueue final : public store::WorkQueue {
+ public:
+  void Add(int64_t id, const std::string& endpoint) {
+    std::lock_guard<std::mutex> lock(mu);
+    store::ClaimedEvent e;
+    e.id = id;
+    e.provider = "generic";
+    e.endpoint = endpoint;
+    e.event_id = "evt_" + std::to_string(id);
+    e.body = "{}";
+    pending.push_back(e);
+  }
+  Result<std::optional<store::ClaimedEvent>> ClaimDue(const std::string& owner, int64_t, int64_t,
+                                                      const std::vector<std::string>& excluded) override {
+    std::lock_guard<std::mutex> lock(mu);
+    owners.insert(owner);
+    last_excluded = excluded;
+    for (auto it = pending.begin(); it != pending.end(); ++it) {
+      if (std::find(excluded.begin(), excluded.end(), it->endpoint) != excluded.end()) continue;
+      store::ClaimedEvent e = *it;
+      pending.erase(it);
+      e.attempt = ++attempts[e.id];
+      return std::optional<store::ClaimedEvent>(e);
+    }
+    return std::optional<store::ClaimedEvent>();
+  }
+  Status RenewLease(int64_t, const std::string&, int, int64_t) override {
+    ++renewals;
+    return lose_lease.load() ? Status{Code::kConflict, "lease lost"} : Status::Ok();
+  }
+  Status Finish(const store::AttemptResult& r) override {
+    std::lock_guard<std::mutex> lock(mu);
+    finished.push_back(r);
+    return Status::Ok();
+  }
+  Result<int> ReleaseLeases(const std::string&, int64_t) override {
+    ++release_calls;
+    return 0;
+  }
+  Result<std::optional<int64_t>> NextDueAt() override { return std::optional<int64_t>(); }
+  Status Replay(int64_t, const std::string&, const std::string&, int64_t) override { return Status::Ok(); }
+  Status Resolve(int64_t, const std::string&, const std::string&, const std::string&, const std::string&,
+                 int64_t) override {
+    return Status::Ok();
+  }
+  Result<store::EventDetail> GetEvent(int64_t, bool) override { return NotFound("fake"); }
+  Result<store::EventPage> ListEvents(const store::EventFilter&) override { return store::EventPage{}; }
+
+  size_t FinishedCount() {
+    std::lock_guard<std::mutex> lock(mu);
+    return finished.size();
+  }
+
+  std::mutex mu;
+  std::deque<store::ClaimedEvent> pending;
+  std::map<int64_t, int> attempts;
+  std::vector<store::AttemptResult> finished;
+  std::vector<std::string> last_excluded;
+  std::set<std::string> owners;
+  std::atomic<int> renewals{0}, release_calls{0};
+  std::atomic<bool> lose_lease{false};
+};
+
+// An action that blocks until released, counting how many run at once.
+class GateAction final : public worker::Action {
+ public:
+  worker::Outcome Run(const worker::ActionInput& in) override {
+    std::unique_lock<std::mutex> lock(mu);
+    keys.push_back(in.idempotency_key);
+    ++running;
+    max_running = std::max(max_running, running);
+    cv.wait(lock, [&] { return open; });
+    --running;
+    worker::Outcome o;
+    o.verdict = worker::Verdict::kSuccess;
+    o.result_ref = "ref";
+    return o;
+  }
+  void Open() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      open = true;
+    }
+    cv.notify_all();
+  }
+  int Running() {
+    std::lock_guard<std::mutex> lock(mu);
+    return running;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  bool open = false;
+  int running = 0, max_running = 0;
+  std::vector<std::string> keys;
+};
+
+config::Config TwoEndpoints(int threads) {
+  config::Config c;
+  c.worker.threads = threads;
+  c.worker.lease_seconds = 60;
+  c.endpoints.resize(2);
+  c.endpoints[0].name = "a";
+  c.endpoints[0].action.type = "exec";
+  c.endpoints[0].action.concurrency = 2;
+  c.endpoints[1].name = "none";  // no action
+  return c;
+}
+
+store::ClaimedEvent Claimed(int attempt) {
+  store::ClaimedEvent e;
+  e.id = 7;
+  e.attempt = attempt;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("MapOutcome: success completes with its result_ref") {
+  config::WorkerConfig w;
+  worker::Outcome o;
+  o.verdict = worker::Verdict::kSuccess;
+  o.result_ref = "r-1";
+  o.http_status = 201;
+  auto r = MapOutcome(w, Claimed(1), "me", o, 1000, 0.5);
+  CHECK(r.outcome == store::AttemptOutcome::kCompleted);
+  CHECK(r.result_ref == "r-1");
+  CHECK(r.id == 7);
+  CHECK(r.owner == "me");
+  CHECK(r.attempt == 1);
+  CHECK(r.finished_at_ms == 1000);
+  CHECK(r.http_status == 201);
+}
+
+TEST_CASE("MapOutcome: transient retries with backoff and Retry-After, dead-letters at max_attempts") {
+  config::WorkerConfig w;
+  w.max_attempts = 3;
+  w.backoff_initial_ms = 100;
+  w.backoff_max_ms = 1000;
+  worker::Outcome o;
+  o.verdict = worker::Verdict::kTransient;
+  o.error = "HTTP 503";
+  auto r = MapOutcome(w, Claimed(2), "me", o, 1000, 0.999);
+  CHECK(r.outcome == store::AttemptOutcome::kRetryableFailed);
+  CHECK(r.next_attempt_at_ms > 1000);
+  CHECK(r.next_attempt_at_ms <= 1000 + 200);
+  o.retry_after_ms = 5000;
+  r = MapOutcome(w, Claimed(2), "me", o, 1000, 0.0);
+  CHECK(r.next_attempt_at_ms >= 6000);
+  r = MapOutcome(w, Claimed(3), "me", o, 1000, 0.5);
+  CHECK(r.outcome == store::AttemptOutcome::kDeadLettered);
+  CHECK(r.error.find("HTTP 503") != std::string::npos);
+}
+
+TEST_CASE("MapOutcome: permanent dead-letters, unknown stays unknown, errors are capped") {
+  config::WorkerConfig w;
+  worker::Outcome o;
+  o.verdict = worker::Verdict::kPermanent;
+  o.exit_code = 1;
+  o.error = std::string(2000, 'x');
+  auto r = MapOutcome(w, Claimed(1), "me", o, 1, 0.5);
+  CHECK(r.outcome == store::AttemptOutcome::kDeadLettered);
+  CHECK(r.exit_code == 1);
+  CHECK(!r.http_status.has_value());
+  CHECK(r.error.size() == store::kMaxErrorBytes);
+  o.verdict = worker::Verdict::kUnknown;
+  CHECK(MapOutcome(w, Claimed(1), "me", o, 1, 0.5).outcome == store::AttemptOutcome::kUnknown);
+}
+
+TEST_CASE("WorkerLoop: endpoints without an action are excluded; owners are per thread") {
+  config::Config c = TwoEndpoints(2);
+  FakeQueue q;
+  auto gate = std::make_shared<GateAction>();
+  gate->Open();
+  SystemClock clock;
+  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  loop.Start();
+  CHECK(loop.running());
+  q.Add(1, "a");
+  loop.Notify();
+  REQUIRE(Eventually([&] { return q.FinishedCount() == 1; }));
+  {
+    std::lock_guard<std::mutex> lock(q.mu);
+    CHECK(q.finished[0].outcome == store::AttemptOutcome::kCompleted);
+    CHECK(q.finished[0].result_ref == "ref");
+    CHECK(std::find(q.last_excluded.begin(), q.last_excluded.end(), "none") != q.last_excluded.end());
+  }
+  REQUIRE(Eventually([&] {
+    std::lock_guard<std::mutex> lock(q.mu);
+    return q.owners.size() == 2;
+  }));
+  CHECK(q.owners.count("test:0") == 1);
+  CHECK(q.owners.count("test:1") == 1);
+  CHECK(gate->keys.size() == 1);
+  CHECK(gate->keys[0] == worker::IdempotencyKey("generic", "a", "", "evt_1"));
+  loop.Stop(0ms);
+  CHECK_FALSE(loop.running());
+  CHECK(q.release_calls == 2);
+}
+
+TEST_CASE("WorkerLoop: an endpoint never runs more than action.concurrency at once") {
+  config::Config c = TwoEndpoints(4);
+  FakeQueue q;
+  for (int i = 1; i <= 6; ++i) q.Add(i, "a");
+  auto gate = std::make_shared<GateAction>();
+  SystemClock clock;
+  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  loop.Start();
+  REQUIRE(Eventually([&] { return gate->Running() == 2; }));
+  {
+    std::lock_guard<std::mutex> lock(q.mu);
+    CHECK(q.pending.size() == 4);  // the other two threads claimed nothing for "a"
+  }
+  gate->Open();
+  REQUIRE(Eventually([&] { return q.FinishedCount() == 6; }));
+  CHECK(gate->max_running == 2);
+  loop.Stop(0ms);
+}
+
+TEST_CASE("WorkerLoop: a lost lease abandons the attempt without Finish") {
+  config::Config c = TwoEndpoints(1);
+  c.worker.lease_seconds = 1;  // renewals every 333 ms
+  FakeQueue q;
+  q.lose_lease = true;
+  q.Add(1, "a");
+  auto gate = std::make_shared<GateAction>();
+  SystemClock clock;
+  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  loop.Start();
+  REQUIRE(Eventually([&] { return q.renewals.load() >= 1; }));
+  gate->Open();
+  REQUIRE(Eventually([&] { return gate->Running() == 0 && !gate->keys.empty(); }));
+  loop.Stop(5000ms);  // waits for the in-flight attempt to end
+  CHECK(q.FinishedCount() == 0);
+}
+
+TEST_CASE("WorkerLoop: Stop waits for running actions within the grace period") {
+  config::Config c = TwoEndpoints(1);
+  FakeQueue q;
+  q.Add(1, "a");
+  auto gate = std::make_shared<GateAction>();
+  SystemClock clock;
+  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  loop.Start();
+  REQUIRE(Eventually([&] { return gate->Running() == 1; }));
+  std::thread opener([&] {
+    Eventually([&] { return !loop.running(); });  // Stop has begun
+    gate->Open();
+  });
+  loop.Stop(10000ms);
+  opener.join();
+  CHECK(q.FinishedCount() == 1);
+  CHECK(q.release_calls == 1);
+}
+
+TEST_CASE("WorkerLoop: Stop before Start is a no-op and releases nothing") {
+  config::Config c = TwoEndpoints(2);
+  FakeQueue q;
+  SystemClock clock;
+  WorkerLoop loop(c, q, clock, {}, {std::chrono::milliseconds(20), "test"});
+  CHECK_FALSE(loop.running());
+  CHECK(loop.Stop(0ms) == 0);
+  CHECK(q.release_calls == 0);
+}
+
+}  // namespace hookinbox::runner
