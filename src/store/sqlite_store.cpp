@@ -7,18 +7,10 @@
 #include <algorithm>
 
 #include "store/database.h"
+#include "store/sqlite_bind.h"
 
 namespace hookinbox::store {
 namespace {
-
-// Binds text, storing NULL for an empty string so auditors see "absent", not "".
-void BindText(SQLite::Statement& st, int index, const std::string& value) {
-  if (value.empty()) {
-    st.bind(index);
-  } else {
-    st.bind(index, value);
-  }
-}
 
 int64_t InsertDelivery(SQLite::Database& db, const DeliveryRecord& d, int64_t inbox_id) {
   SQLite::Statement st(db,

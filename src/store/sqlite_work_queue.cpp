@@ -12,18 +12,11 @@
 
 #include <algorithm>
 
+#include "store/sqlite_bind.h"
 #include "store/sqlite_store.h"
 
 namespace hookinbox::store {
 namespace {
-
-void BindOptionalText(SQLite::Statement& st, int index, const std::string& value) {
-  if (value.empty()) {
-    st.bind(index);
-  } else {
-    st.bind(index, value);
-  }
-}
 
 void BindOptionalInt(SQLite::Statement& st, int index, const std::optional<int>& value) {
   if (value) {
@@ -136,8 +129,8 @@ bool MoveEvent(SQLite::Database& db, const AttemptResult& r) {
   } else {
     st.bind(3);
   }
-  BindOptionalText(st, 4, r.result_ref);
-  BindOptionalText(st, 5, ShortError(r.error));
+  BindText(st, 4, r.result_ref);
+  BindText(st, 5, ShortError(r.error));
   st.bind(6, static_cast<int64_t>(r.id));
   st.bind(7, r.owner);
   st.bind(8, r.attempt);
@@ -154,7 +147,7 @@ void CloseAttempt(SQLite::Database& db, const AttemptResult& r, const char* outc
   st.bind(2, static_cast<int64_t>(r.finished_at_ms));
   BindOptionalInt(st, 3, r.http_status);
   BindOptionalInt(st, 4, r.exit_code);
-  BindOptionalText(st, 5, ShortError(error));
+  BindText(st, 5, ShortError(error));
   for (int base : {6, 9}) {
     st.bind(base, static_cast<int64_t>(r.id));
     st.bind(base + 1, r.attempt);
@@ -187,8 +180,8 @@ void InsertAction(SQLite::Database& db, const Action& a) {
   st.bind(4, a.action);
   st.bind(5, a.from_status);
   st.bind(6, a.to_status);
-  BindOptionalText(st, 7, a.result_ref);
-  BindOptionalText(st, 8, a.note);
+  BindText(st, 7, a.result_ref);
+  BindText(st, 8, a.note);
   st.exec();
 }
 
@@ -326,7 +319,7 @@ Status SqliteStore::Resolve(int64_t id, const std::string& as, const std::string
                          " WHERE id = ?4 AND status = 'unknown'");
     up.bind(1, as);
     up.bind(2, static_cast<int64_t>(now_ms));
-    BindOptionalText(up, 3, result_ref);
+    BindText(up, 3, result_ref);
     up.bind(4, static_cast<int64_t>(id));
     up.exec();
     InsertAction(db, {id, now_ms, actor, "resolve", from, as, result_ref, note});
