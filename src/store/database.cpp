@@ -18,6 +18,12 @@ namespace {
 
 // Creates the file with 0600 before SQLite does, so it is never world-readable,
 // and tightens an existing file that is looser: payloads are customer data.
+// An existing file is never opened here: closing any descriptor of a file
+// drops every POSIX lock this process holds on it, including the SHARED lock
+// our already-open WAL connection keeps (the store opens a writer, then a
+// reader). Without that lock another process closing its last connection
+// (`hookinbox events …`) checkpoints and deletes the WAL under us, and our
+// later commits go to the unlinked file: lost.
 Status PrepareFile(const std::string& path) {
   std::error_code ec;
   auto dir = std::filesystem::path(path).parent_path();
@@ -26,11 +32,14 @@ Status PrepareFile(const std::string& path) {
     if (ec) return Unavailable("open " + path + ": cannot create directory: " + ec.message());
     ::chmod(dir.c_str(), 0700);
   }
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return Unavailable("open " + path + ": " + std::strerror(errno));
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::close(fd);  // new: nobody can hold a lock on it yet
+    return Status::Ok();
+  }
+  if (errno != EEXIST) return Unavailable("open " + path + ": " + std::strerror(errno));
   struct stat st{};
-  if (::fstat(fd, &st) == 0 && (st.st_mode & 0077) != 0) ::fchmod(fd, 0600);
-  ::close(fd);
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & 0077) != 0) ::chmod(path.c_str(), 0600);
   return Status::Ok();
 }
 

@@ -43,7 +43,14 @@ bool FailedBeforeSending(httplib::Error e) {
   }
 }
 
-bool IsTransientStatus(int status) { return status == 408 || status == 425 || status == 429 || status >= 500; }
+// 409 only from a target that honours Idempotency-Key: there it means "a
+// request with this key is still running" (Stripe's answer to a retry that
+// overtakes the first attempt, e.g. after a crash), and a later retry gets
+// the saved answer. Elsewhere a 409 is the downstream refusing the data.
+bool IsTransientStatus(const config::ActionConfig& c, int status) {
+  if (status == 409) return c.idempotent_target;
+  return status == 408 || status == 425 || status == 429 || status >= 500;
+}
 
 // result_ref from the configured header, or from a JSON Pointer into the answer.
 std::string ResultRef(const config::ActionConfig& c, const httplib::Response& res) {
@@ -132,7 +139,7 @@ Outcome HttpAction::Run(const ActionInput& in) {
     return o;
   }
   o.error = "HTTP " + std::to_string(res->status);
-  if (IsTransientStatus(res->status)) {
+  if (IsTransientStatus(config_, res->status)) {
     o.verdict = Verdict::kTransient;
     if (res->has_header("Retry-After")) {
       o.retry_after_ms = ParseRetryAfter(res->get_header_value("Retry-After"), clock_.NowMs());

@@ -11,8 +11,9 @@
 // system CAs, host name included.
 //
 // Classification: 2xx success; nothing sent (refused, DNS, connect timeout,
-// TLS failure) transient; 408/425/429/5xx transient with Retry-After; other
-// 4xx and 3xx permanent; sent but no answer (read timeout, reset) unknown,
+// TLS failure) transient; 408/425/429/5xx transient with Retry-After (409
+// too when idempotent_target: the same key is still running); other 4xx and
+// 3xx permanent; sent but no answer (read timeout, reset) unknown,
 // or transient when idempotent_target. timeout_ms bounds each phase
 // (connect, each write, each read), as cpp-httplib 0.11 offers no overall limit.
 #pragma once

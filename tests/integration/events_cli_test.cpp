@@ -1,6 +1,7 @@
 // `hookinbox events list|show|replay|resolve` from the outside, against the
-// database of a running server. The worker does not exist yet, so the states
-// it would produce (unknown, dead_lettered) are set with the sqlite3 CLI.
+// database of a running server whose demo endpoint has no action (so the
+// worker leaves its events alone); the states a worker would produce
+// (unknown, dead_lettered) are set with the sqlite3 CLI.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>

@@ -1,19 +1,14 @@
 // Integration tests of the worker loop: the real binary forwards accepted
-// events to a recording downstream started inside the test (cpp-httplib on
-// 127.0.0.1, port 0) or runs an exec action, and the database is polled
-// with deadlines for the resulting states.
-#include <httplib.h>
+// events to the test downstream process (downstream.h) or runs an exec
+// action, and the database is polled with deadlines for the resulting states.
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
-#include <condition_variable>
-#include <deque>
 #include <fstream>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <set>
-#include <thread>
 
+#include "downstream.h"
 #include "harness.h"
 
 namespace hookinbox::testing {
@@ -21,80 +16,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using json = nlohmann::json;
-
-// A downstream that records every call and answers from a script (then 200).
-class Downstream {
- public:
-  struct Reply {
-    int status = 200;
-    std::string retry_after;  // "" = no Retry-After
-    bool hold = false;        // hang until Release() (or the test ends)
-  };
-  struct Call {
-    std::string idempotency_key, body;
-  };
-
-  Downstream() {
-    server_.Post("/.*", [this](const httplib::Request& req, httplib::Response& res) {
-      Reply reply;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        calls_.push_back({req.get_header_value("Idempotency-Key"), req.body});
-        if (!script_.empty()) {
-          reply = script_.front();
-          script_.pop_front();
-        }
-        if (reply.hold) {
-          ++holding_;
-          cv_.notify_all();
-          cv_.wait(lock, [this] { return released_; });
-        }
-      }
-      if (!reply.retry_after.empty()) res.set_header("Retry-After", reply.retry_after);
-      res.set_header("X-Ref", "ref-" + std::to_string(reply.status));
-      res.status = reply.status;
-      res.set_content("{}", "application/json");
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });  // bound and listening already: calls queue
-  }
-  ~Downstream() {
-    Release();
-    server_.stop();
-    thread_.join();
-  }
-  void Script(std::vector<Reply> replies) {
-    std::lock_guard<std::mutex> lock(mu_);
-    script_.assign(replies.begin(), replies.end());
-  }
-  void Release() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      released_ = true;
-    }
-    cv_.notify_all();
-  }
-  int holding() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return holding_;
-  }
-  std::vector<Call> calls() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return calls_;
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/effects"; }
-
- private:
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Reply> script_;
-  std::vector<Call> calls_;
-  int holding_ = 0;
-  bool released_ = false;
-};
 
 void WriteFile(const std::string& path, const std::string& text, mode_t mode) {
   std::ofstream(path) << text;
@@ -122,12 +43,14 @@ shutdown_grace_seconds = 5
 )";
 }
 
+std::string KeyOf(const json& call) { return call["headers"].value("Idempotency-Key", ""); }
+
 struct Fixture {
   Installation inst;
   ServerProcess server{inst};
-  Downstream downstream;
+  DownstreamProcess downstream;
   explicit Fixture(bool http_action = true) {
-    WriteFile(inst.dir() + "/secrets/forward.secret", "forward-secret-for-tests\n", 0600);
+    WriteFile(inst.dir() + "/secrets/forward.secret", "whsec_Zm9yd2FyZC1zZWNyZXQtZm9yLXRlc3Rz\n", 0600);
     if (http_action) inst.WriteTestConfig(HttpActionConfig(downstream.url()));
   }
   int64_t Deliver(const std::string& id) const {
@@ -151,26 +74,29 @@ TEST_CASE("worker: an accepted delivery reaches the downstream once and complete
   f.server.Start();
   int64_t id = f.Deliver("evt_ok");
   REQUIRE(f.Becomes(id, "completed"));
-  auto calls = f.downstream.calls();
+  auto calls = f.downstream.Calls();
   REQUIRE(calls.size() == 1);
-  CHECK(calls[0].idempotency_key.size() == 64);
-  CHECK(calls[0].body == R"({"id":"evt_ok","type":"invoice.paid"})");
+  CHECK(KeyOf(calls[0]).size() == 64);
+  CHECK(calls[0]["body"] == R"({"id":"evt_ok","type":"invoice.paid"})");
   CHECK(f.inst.Sql("SELECT result_ref || '|' || attempt_count FROM webhook_inbox WHERE id = " + std::to_string(id)) ==
-        "ref-200|1");
+        "eff_1|1");
   CHECK(f.inst.Sql("SELECT attempt || '|' || outcome || '|' || http_status FROM webhook_attempts WHERE inbox_id = " +
                    std::to_string(id)) == "1|completed|200");
-  // A duplicate starts nothing.
-  f.Deliver("evt_ok");
-  CHECK(f.downstream.calls().size() == 1);
+  // A duplicate starts nothing and answers with the state and result_ref.
+  auto again = f.server.PostSigned("/hooks/demo", R"({"id":"evt_ok","type":"invoice.paid"})");
+  REQUIRE(again.status == 200);
+  CHECK(json::parse(again.body) ==
+        json{{"status", "duplicate"}, {"id", id}, {"state", "completed"}, {"result_ref", "eff_1"}});
+  CHECK(f.downstream.Calls().size() == 1);
 }
 
 TEST_CASE("worker: 400 from the downstream dead-letters after one attempt", "[worker]") {
   Fixture f;
-  f.downstream.Script({{400, "", false}});
+  f.downstream.Script(json::parse(R"([{"status":400}])"));
   f.server.Start();
   int64_t id = f.Deliver("evt_bad");
   REQUIRE(f.Becomes(id, "dead_lettered"));
-  CHECK(f.downstream.calls().size() == 1);
+  CHECK(f.downstream.Calls().size() == 1);
   CHECK(f.inst.Sql("SELECT count(*) || '|' || max(outcome) || '|' || max(http_status) FROM webhook_attempts "
                    "WHERE inbox_id = " + std::to_string(id)) == "1|dead_lettered|400");
   CHECK(f.inst.Sql("SELECT last_error <> '' FROM webhook_inbox WHERE id = " + std::to_string(id)) == "1");
@@ -178,13 +104,13 @@ TEST_CASE("worker: 400 from the downstream dead-letters after one attempt", "[wo
 
 TEST_CASE("worker: 503 then 200 completes after a retry; 429 honours Retry-After", "[worker]") {
   Fixture f;
-  f.downstream.Script({{503, "", false}, {429, "1", false}, {200, "", false}});
+  f.downstream.Script(json::parse(R"([{"status":503},{"status":429,"retry_after":"1"}])"));
   f.server.Start();
   int64_t id = f.Deliver("evt_retry");
   REQUIRE(f.Becomes(id, "completed"));
-  auto calls = f.downstream.calls();
+  auto calls = f.downstream.Calls();
   REQUIRE(calls.size() == 3);
-  CHECK(calls[0].idempotency_key == calls[2].idempotency_key);
+  CHECK(KeyOf(calls[0]) == KeyOf(calls[2]));
   CHECK(f.inst.Sql("SELECT group_concat(outcome, ',') FROM (SELECT outcome FROM webhook_attempts WHERE inbox_id = " +
                    std::to_string(id) + " ORDER BY id)") == "retryable_failed,retryable_failed,completed");
   // The third attempt started no earlier than 1 s after the 429 ended.
@@ -196,20 +122,71 @@ TEST_CASE("worker: 503 then 200 completes after a retry; 429 honours Retry-After
 TEST_CASE("worker: SIGKILL while the downstream holds the request; the restart completes it after the lease",
           "[worker]") {
   Fixture f;
-  f.downstream.Script({{200, "", true}});
+  f.downstream.Script(json::parse(R"([{"hold":true}])"));
   f.server.Start();
   int64_t id = f.Deliver("evt_kill");
-  REQUIRE(PollUntil([&] { return f.downstream.holding() == 1; }, 20s));
+  REQUIRE(PollUntil([&] { return f.downstream.Stats()["holding"] == 1; }, 20s));
   CHECK(f.Status(id) == "processing");
   f.server.Kill(SIGKILL);
   f.server.WaitExit();
+  // The effect happens although nobody hears the answer any more.
+  f.downstream.Release();
+  REQUIRE(PollUntil([&] { return f.downstream.Stats()["effects"] == 1; }, 20s));
   f.server.Start();
   REQUIRE(f.Becomes(id, "completed"));
-  auto calls = f.downstream.calls();
+  auto calls = f.downstream.Calls();
   REQUIRE(calls.size() == 2);
-  CHECK(calls[0].idempotency_key == calls[1].idempotency_key);
+  CHECK(KeyOf(calls[0]) == KeyOf(calls[1]));
+  CHECK(calls[1]["replayed"] == true);  // the retry got the saved answer; no second effect
+  CHECK(f.downstream.Stats()["effects"] == 1);
+  CHECK(f.inst.Sql("SELECT result_ref FROM webhook_inbox WHERE id = " + std::to_string(id)) == "eff_1");
   CHECK(f.inst.Sql("SELECT group_concat(outcome, ',') FROM (SELECT outcome FROM webhook_attempts WHERE inbox_id = " +
                    std::to_string(id) + " ORDER BY id)") == "lost,completed");
+}
+
+TEST_CASE("worker: a hanging downstream holds only its own endpoint's slots", "[worker]") {
+  Fixture f(false);
+  DownstreamProcess other;
+  other.Default(json{{"hold", true}});  // this downstream never answers
+  std::string toml = HttpActionConfig(f.downstream.url());
+  toml.replace(toml.find("threads = 2"), 11, "threads = 4");
+  // A second endpoint, signed like the demo one, whose action hangs; at most
+  // two of its events run at once, so two threads stay for the demo endpoint.
+  toml += R"(
+[[endpoint]]
+name = "slow"
+provider = "generic"
+secret_file = "secrets/demo.secret"
+
+[endpoint.signature]
+header = "X-Signature"
+format = "sha256={signature}"
+signed_payload = "{timestamp}.{body}"
+timestamp_header = "X-Timestamp"
+
+[endpoint.key]
+id_pointer = "/id"
+
+[endpoint.action]
+type = "http"
+url = ")" + other.url() + R"("
+forward_secret_file = "secrets/forward.secret"
+idempotent_target = true
+timeout_ms = 60000
+concurrency = 2
+)";
+  f.inst.WriteTestConfig(toml);
+  f.server.Start();
+  for (int i = 0; i < 6; ++i)
+    REQUIRE(f.server.PostSigned("/hooks/slow", R"({"id":"slow_)" + std::to_string(i) + R"("})").status == 200);
+  REQUIRE(PollUntil([&] { return other.Stats()["holding"] == 2; }, 20s));
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 10; ++i) ids.push_back(f.Deliver("evt_fast_" + std::to_string(i)));
+  for (int64_t id : ids) CHECK(f.Becomes(id, "completed"));
+  // The hanging endpoint never had more than its two slots.
+  CHECK(other.Stats()["calls"] == 2);
+  CHECK(f.inst.Sql("SELECT count(*) FROM webhook_inbox WHERE endpoint = 'slow' AND status = 'processing'") == "2");
+  other.Release();
 }
 
 TEST_CASE("worker: an exec action completes with result_ref from its last stdout line", "[worker]") {
@@ -237,10 +214,10 @@ TEST_CASE("worker: SIGTERM stops the worker and releases a lease still held afte
   std::string toml = HttpActionConfig(f.downstream.url());
   toml.replace(toml.find("shutdown_grace_seconds = 5"), 26, "shutdown_grace_seconds = 1");
   f.inst.WriteTestConfig(toml);
-  f.downstream.Script({{200, "", true}});
+  f.downstream.Script(json::parse(R"([{"hold":true}])"));
   f.server.Start();
   int64_t id = f.Deliver("evt_term");
-  REQUIRE(PollUntil([&] { return f.downstream.holding() == 1; }, 20s));
+  REQUIRE(PollUntil([&] { return f.downstream.Stats()["holding"] == 1; }, 20s));
   f.server.Kill(SIGTERM);
   CHECK(f.server.WaitExit() == 0);  // after the action's own 5 s timeout
   // The action outlived the grace period: its lease was released, so the

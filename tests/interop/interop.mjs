@@ -12,9 +12,15 @@
 // server here, which checks the request with the package (200 valid, 401 not);
 // send-test must exit 0, and a corrupted copy must be refused, proving the check can fail.
 //
+// Forward cases (provider "forward"): a second `hookinbox serve`, started here
+// with an [endpoint.action] type = "http" pointing at a capture server here,
+// forwards a delivery; the standardwebhooks package must verify the forward
+// with the whsec_ forward secret, refuse it with a tampered body, and
+// Idempotency-Key must equal webhook-id.
+//
 // Prints `interop <provider> <check>: ok|FAIL reason` per case; exit 1 on any
 // failure. Never prints a secret, key or signature.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -445,6 +451,140 @@ async function verifierCases(p, port) {
   current = null;
 }
 
+// ---- forward: hookinbox's http action signs what it forwards -----------------------
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Polls fn until it returns a truthy value or `ms` pass; resolves to its last value.
+async function pollUntil(fn, ms) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v || Date.now() > deadline) return v;
+    await sleep(50);  // poll interval, bounded by the deadline
+  }
+}
+
+// Starts `hookinbox serve -c cfg` with its log in logPath; resolves to
+// { child, port } once it listens, or throws with the log's first lines.
+// `timeout` ends it on its own should this script be killed outright.
+async function startServe(cfg, logPath) {
+  const log = fs.openSync(logPath, 'w');
+  const child = spawn('timeout', ['--kill-after=5', '120', opt.bin, 'serve', '-c', cfg],
+    { stdio: ['ignore', 'ignore', log] });
+  fs.closeSync(log);
+  let exited = false;
+  child.on('exit', () => { exited = true; });
+  const port = await pollUntil(() => {
+    const m = fs.readFileSync(logPath, 'utf8').match(/event=listening url=https:\/\/[^ ]*:(\d+)/);
+    return m ? Number(m[1]) : exited ? -1 : 0;
+  }, 30000);
+  if (!(port > 0)) {
+    child.kill('SIGTERM');
+    const first = fs.readFileSync(logPath, 'utf8').split('\n').slice(0, 3).join(' | ');
+    throw new Error(`the forwarding hookinbox serve did not start: ${first}`);
+  }
+  return { child, port };
+}
+
+async function stopServe(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([gone, sleep(15000)]);
+}
+
+async function forwardCases() {
+  const p = 'forward';
+  if (rejected.has('standard-webhooks')) {
+    report(p, 'delivered', `the standard-webhooks endpoint it receives on was rejected: ${rejected.get('standard-webhooks')}`);
+    return;
+  }
+  // The secret as a Standard Webhooks sender shows it (whsec_ + base64),
+  // written to forward_secret_file unchanged.
+  const forwardSecret = `whsec_${crypto.randomBytes(32).toString('base64')}`;
+  const dir = path.join(opt.dir, 'forward');
+  fs.mkdirSync(path.join(dir, 'data'), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(dir, 'forward.secret'), `${forwardSecret}\n`, { mode: 0o600 });
+
+  const forwards = [];  // { headers, body } of every request hookinbox forwarded
+  const downstream = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      forwards.push({ headers: { ...req.headers }, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{"status":"done"}');
+    });
+  });
+  await new Promise((resolve) => downstream.listen(0, '127.0.0.1', resolve));
+  const cfg = path.join(dir, 'hookinbox.toml');
+  fs.writeFileSync(cfg, `[server]
+listen = "127.0.0.1:0"
+tls_cert = ${JSON.stringify(path.join(opt.dir, 'tls/cert.pem'))}
+tls_key = ${JSON.stringify(path.join(opt.dir, 'tls/key.pem'))}
+
+[admin]
+listen = "127.0.0.1:0"
+
+[storage]
+path = "data/hookinbox.db"
+
+[[endpoint]]
+name = "standard-webhooks"
+provider = "standard-webhooks"
+secret_file = ${JSON.stringify(path.join(opt.dir, 'secrets/standard-webhooks.secret'))}
+
+[endpoint.action]
+type = "http"
+url = "http://127.0.0.1:${downstream.address().port}/downstream"
+forward_secret_file = "forward.secret"
+timeout_ms = 5000
+
+[worker]
+threads = 1
+`);
+
+  let serve = null;
+  try {
+    await attempt(p, 'delivered', async () => {
+      serve = await startServe(cfg, path.join(dir, 'serve.log'));
+      const d = await signStandard('standardwebhooks', 'webhook-', 'standard-webhooks');
+      const r = await request(`https://127.0.0.1:${serve.port}/hooks/standard-webhooks`,
+        { headers: d.headers, body: d.body, tls: { ca } });
+      if (r.status !== 200 || outcome(r) !== 'accepted') return `status ${r.status} ${r.body.slice(0, 200)}`;
+      if (!(await pollUntil(() => forwards.length > 0, 20000))) return 'nothing was forwarded within 20 s';
+      return forwards[0].body === d.body ? null : 'the forwarded body differs from the delivered one';
+    });
+    const f = forwards[0];
+    const { Webhook } = await import('standardwebhooks');
+    await attempt(p, 'standard-webhooks-verify', () => {
+      if (!f) return 'nothing forwarded';
+      new Webhook(forwardSecret).verify(f.body, f.headers);  // throws when it does not verify
+      return null;
+    });
+    await attempt(p, 'tampered', () => {
+      if (!f) return 'nothing forwarded';
+      if (!f.body.includes('interop')) return 'the forwarded body has no "interop" marker to tamper with';
+      try {
+        new Webhook(forwardSecret).verify(f.body.replace('interop', 'intrude'), f.headers);
+      } catch {
+        return null;
+      }
+      return 'the package accepted a tampered body';
+    });
+    await attempt(p, 'idempotency-key', () => {
+      if (!f) return 'nothing forwarded';
+      const key = header({ headers: f.headers }, 'Idempotency-Key');
+      if (!/^[0-9a-f]{64}$/.test(key)) return 'Idempotency-Key is not 64 lowercase hex digits';
+      return key === header({ headers: f.headers }, 'webhook-id') ? null : 'Idempotency-Key differs from webhook-id';
+    });
+  } finally {
+    if (serve) await stopServe(serve.child);
+    downstream.close();
+  }
+}
+
 // ---- run ----------------------------------------------------------------------------
 
 const signers = {
@@ -473,6 +613,7 @@ await new Promise((resolve) => capture.listen(0, '127.0.0.1', resolve));
 const { port } = capture.address();
 for (const p of Object.keys(verifiers)) await verifierCases(p, port);
 capture.close();
+await forwardCases();
 
 console.log(`interop: took ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(`interop: ${passes} passed, ${failures} failed`);

@@ -7,9 +7,11 @@
 # tweetnacl for discord) sign deliveries that a running `hookinbox serve` must
 # accept, answer "duplicate" for a second time and 401 when tampered with.
 # Verifier packages check what `hookinbox send-test` sends, through a capture
-# server in interop.mjs. The packages are installed into tests/interop/node_modules
-# (gitignored, test-only; nothing from them ships) by `npm ci` from the
-# committed package-lock.json, only when that folder is missing or stale.
+# server in interop.mjs; standardwebhooks also verifies what a second `hookinbox
+# serve` (started by interop.mjs) forwards with its http action. The packages
+# are installed into tests/interop/node_modules (gitignored, test-only; nothing
+# from them ships) by `npm ci` from the committed package-lock.json, only when
+# that folder is missing or stale.
 #
 # One line per case, `interop <provider> <check>: ok|FAIL reason`; exit 1 if
 # any case failed. Secrets, keys and signatures are never printed.
@@ -98,6 +100,9 @@ server_toml='[server]
 listen = "127.0.0.1:0"
 tls_cert = "tls/cert.pem"
 tls_key = "tls/key.pem"
+
+[admin]
+listen = "127.0.0.1:0"
 
 [storage]
 path = "data/hookinbox.db"

@@ -302,6 +302,18 @@ TEST_CASE("http action: 408, 425, 429 and 5xx are transient, honouring Retry-Aft
   }
 }
 
+TEST_CASE("http action: 409 is transient only from a target that honours Idempotency-Key", "[worker][http]") {
+  Downstream down;
+  FakeClock clock(kNow);
+  for (bool idempotent : {true, false}) {
+    config::ActionConfig c = HttpConfig(down.Url("/status/409"));
+    c.idempotent_target = idempotent;
+    const Outcome o = HttpAction(c, clock).Run(Input());
+    CHECK(o.verdict == (idempotent ? Verdict::kTransient : Verdict::kPermanent));
+    CHECK(o.http_status == 409);
+  }
+}
+
 TEST_CASE("http action: connection refused is transient and not sent", "[worker][http]") {
   FakeClock clock(kNow);
   config::ActionConfig c = HttpConfig("http://127.0.0.1:" + std::to_string(ClosedPort()) + "/x");

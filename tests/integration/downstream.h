@@ -1,0 +1,49 @@
+// tests/integration/downstream.h — drive the test downstream process.
+//
+// DownstreamProcess starts tests/support/downstream_main.cpp (a recording,
+// scriptable HTTP server that deduplicates by Idempotency-Key like Stripe;
+// its header comment lists the routes) as a child process, reads its port,
+// and talks to its /_control routes. Kill() plays "downstream down"; Start()
+// with the old port brings it back where hookinbox's config points.
+#pragma once
+
+#include <sys/types.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/temp_dir.h"
+
+namespace hookinbox::testing {
+
+class DownstreamProcess {
+ public:
+  // Started on a free port; `dedup` false plays a target that ignores Idempotency-Key.
+  explicit DownstreamProcess(bool dedup = true);
+  ~DownstreamProcess();  // SIGKILLs it
+
+  // Starts it on `port` (0 = a free one) and waits until it listens; REQUIREs success.
+  void Start(int port = 0);
+  // SIGKILL, and waits until it is gone: connections are refused from now on.
+  void Kill();
+  int port() const { return port_; }
+  std::string url(const std::string& path = "/effects") const;
+
+  // Replies played in order, then `Default`'s (200 until set). A reply is
+  // {"status":N, "retry_after":"S", "hold":bool, "delay_ms":N}.
+  void Script(const nlohmann::json& replies) const;
+  void Default(const nlohmann::json& reply) const;
+  void Release() const;  // every held request answers
+  nlohmann::json Calls() const;
+  nlohmann::json Stats() const;
+
+ private:
+  nlohmann::json Control(const std::string& method, const std::string& what, const std::string& body = "") const;
+  TempDir dir_;
+  bool dedup_ = true;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  int starts_ = 0;
+};
+
+}  // namespace hookinbox::testing
