@@ -27,4 +27,8 @@ std::string Base64Encode(std::string_view raw);
 // non-zero leftover bits (a non-canonical encoding).
 std::optional<std::string> Base64Decode(std::string_view text);
 
+// RFC 3986 percent-encoding: unreserved characters (ALPHA, DIGIT, "-", ".",
+// "_", "~") stay, every other byte becomes %XX with upper-case hex.
+std::string PercentEncode(std::string_view text);
+
 }  // namespace hookinbox

@@ -53,15 +53,6 @@ std::string Hmac(HashAlg alg, std::string_view key, std::string_view data) {
   return std::string(reinterpret_cast<const char*>(out.data()), len);
 }
 
-std::string Sha256(std::string_view data) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
-  unsigned int len = 0;
-  if (EVP_Digest(Bytes(data), data.size(), out.data(), &len, EVP_sha256(), nullptr) != 1) {
-    throw std::runtime_error("SHA-256 failed");
-  }
-  return std::string(reinterpret_cast<const char*>(out.data()), len);
-}
-
 // Bitwise, reflected polynomial 0xEDB88320: a body is hashed once per
 // delivery, so a table would buy nothing worth its 1 KiB.
 uint32_t Crc32(std::string_view data) {

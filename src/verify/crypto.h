@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/digest.h"    // Sha256
 #include "common/encoding.h"  // HexEncode/HexDecode/Base64Encode/Base64Decode
 
 namespace hookinbox::verify {
@@ -24,8 +25,8 @@ std::optional<HashAlg> ParseHashAlg(std::string_view name);
 // HMAC of `data` under `key` (any length, may be empty): 20, 32 or 64 raw bytes.
 std::string Hmac(HashAlg alg, std::string_view key, std::string_view data);
 
-// SHA-256 of `data`: 32 raw bytes.
-std::string Sha256(std::string_view data);
+// SHA-256 (common/digest.h), under the name the verifier has always used.
+using ::hookinbox::Sha256;
 
 // CRC-32 (IEEE 802.3, as zlib computes it) of `data`. Not a cryptographic
 // hash: PayPal signs it in place of the body (signed_payload {crc32}).

@@ -295,23 +295,6 @@ std::vector<std::string> DefaultPortVariants(std::string_view url) {
 
 namespace {
 
-std::string PercentEncode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-                 c == '.' || c == '~';
-    if (plain) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 // The field a one-segment pointer "/Name" or a "form:Name" part names; "" for anything else.
 std::string FieldNameOf(const std::string& source) {
   if (source.rfind(config::kFormField, 0) == 0) return source.substr(config::kFormField.size());

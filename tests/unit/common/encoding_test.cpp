@@ -60,3 +60,10 @@ TEST_CASE("encoding: base64 rejects garbage", "[common]") {
     CHECK_FALSE(Base64Decode(bad));
   }
 }
+
+TEST_CASE("encoding: percent-encoding keeps unreserved characters and encodes every other byte", "[common]") {
+  CHECK(PercentEncode("AZaz09-._~") == "AZaz09-._~");
+  CHECK(PercentEncode("a b/c?d&e=f") == "a%20b%2Fc%3Fd%26e%3Df");
+  CHECK(PercentEncode("\xc3\xbc%") == "%C3%BC%25");
+  CHECK(PercentEncode("") == "");
+}
