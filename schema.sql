@@ -182,3 +182,148 @@ SELECT id, inbox_id, strftime('%Y-%m-%dT%H:%M:%fZ', at / 1000.0, 'unixepoch') AS
 -- budget, which counts them through this index.
 CREATE INDEX webhook_deliveries_ignored_by_addr ON webhook_deliveries (remote_addr, received_at)
   WHERE outcome = 'ignored';
+
+-- migration: 5
+
+-- Exactly once beyond the inbox (SPEC §6 "Beyond the inbox").
+--
+-- business_key: hex SHA-256 over the tenant, the endpoint's operation and the
+-- values at its business_key.fields (never the values themselves: they may be
+-- personal data); business_key_hint says what it is without saying whose.
+-- object_key / object_version: the ordering guard's object (hex SHA-256 of
+-- its id) and comparable version (an integer, or ms since the epoch for a
+-- time). skip_reason / skipped_for: why a 'skipped' event was not acted on,
+-- and the event that had already applied its key or a newer version.
+-- token_hash: SHA-256 of the handler-API token of the event's current
+-- attempt (a new token per claim, so a stale attempt's token stops working).
+ALTER TABLE webhook_inbox ADD COLUMN business_key TEXT;
+ALTER TABLE webhook_inbox ADD COLUMN business_key_hint TEXT;
+ALTER TABLE webhook_inbox ADD COLUMN object_key TEXT;
+ALTER TABLE webhook_inbox ADD COLUMN object_version INTEGER;
+ALTER TABLE webhook_inbox ADD COLUMN skip_reason TEXT
+  CHECK (skip_reason IN ('duplicate_business_key', 'stale_version'));
+ALTER TABLE webhook_inbox ADD COLUMN skipped_for INTEGER;
+ALTER TABLE webhook_inbox ADD COLUMN token_hash TEXT;
+-- The event this one waits for (same business key or object, still in
+-- flight); when that one finishes, its waiters become due at once.
+ALTER TABLE webhook_inbox ADD COLUMN waiting_for INTEGER;
+CREATE INDEX webhook_inbox_waiting ON webhook_inbox (waiting_for) WHERE waiting_for IS NOT NULL;
+CREATE UNIQUE INDEX webhook_inbox_token ON webhook_inbox (token_hash) WHERE token_hash IS NOT NULL;
+CREATE INDEX webhook_inbox_object ON webhook_inbox (endpoint, tenant_id, object_key)
+  WHERE object_key IS NOT NULL;
+CREATE INDEX webhook_inbox_business_key ON webhook_inbox (tenant_id, business_key)
+  WHERE business_key IS NOT NULL;
+
+-- Who holds or applied each business key: 'claimed' while its event is in
+-- flight (another event with the key waits), 'applied' once it completed
+-- (another event with the key is skipped). A dead-lettered holder frees it.
+CREATE TABLE business_keys (
+  tenant_id   TEXT    NOT NULL,
+  key_hash    TEXT    NOT NULL,
+  hint        TEXT    NOT NULL,
+  inbox_id    INTEGER NOT NULL REFERENCES webhook_inbox (id) ON DELETE CASCADE,
+  status      TEXT    NOT NULL CHECK (status IN ('claimed', 'applied')),
+  claimed_at  INTEGER NOT NULL,
+  applied_at  INTEGER,
+  PRIMARY KEY (tenant_id, key_hash)
+);
+CREATE INDEX business_keys_inbox ON business_keys (inbox_id);
+
+-- The last version applied per object of an endpoint's ordering guard.
+CREATE TABLE object_versions (
+  endpoint      TEXT    NOT NULL,
+  tenant_id     TEXT    NOT NULL,
+  object_key    TEXT    NOT NULL,
+  version       INTEGER NOT NULL,
+  payload_hash  TEXT    NOT NULL,
+  inbox_id      INTEGER NOT NULL REFERENCES webhook_inbox (id) ON DELETE CASCADE,
+  applied_at    INTEGER NOT NULL,
+  PRIMARY KEY (endpoint, tenant_id, object_key)
+);
+
+-- The side-effect ledger of the handler API: one row per effect key of a
+-- tenant. 'claimed' by an event while it is processing, 'done' with the
+-- external reference, 'failed' (free to claim again), 'unknown' (blocks
+-- automatic re-execution until a person looks).
+CREATE TABLE effects (
+  tenant_id     TEXT    NOT NULL,
+  effect_key    TEXT    NOT NULL,
+  status        TEXT    NOT NULL CHECK (status IN ('claimed', 'done', 'failed', 'unknown')),
+  inbox_id      INTEGER NOT NULL REFERENCES webhook_inbox (id) ON DELETE CASCADE,
+  attempt       INTEGER NOT NULL,
+  external_ref  TEXT,
+  error         TEXT,
+  claimed_at    INTEGER NOT NULL,
+  updated_at    INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, effect_key)
+);
+CREATE INDEX effects_inbox ON effects (inbox_id);
+
+-- Results of expensive or non-deterministic steps of an event's handler
+-- (an LLM classification, a drafted message), stored as sent, so a retry
+-- reuses them instead of computing them again.
+CREATE TABLE step_results (
+  inbox_id      INTEGER NOT NULL REFERENCES webhook_inbox (id) ON DELETE CASCADE,
+  name          TEXT    NOT NULL,
+  content_type  TEXT    NOT NULL,
+  body          BLOB    NOT NULL,
+  attempt       INTEGER NOT NULL,
+  stored_at     INTEGER NOT NULL,
+  PRIMARY KEY (inbox_id, name)
+);
+
+-- webhook_attempts gains 'skipped' outcomes and probe rows (reconciliation of
+-- an 'unknown' attempt: kind 'probe', outcome completed = found,
+-- retryable_failed = not found, unknown = no clear answer). SQLite cannot
+-- change a CHECK in place, so the table is rebuilt with its rows and ids.
+CREATE TABLE webhook_attempts_v5 (
+  id           INTEGER PRIMARY KEY,
+  inbox_id     INTEGER NOT NULL REFERENCES webhook_inbox (id) ON DELETE CASCADE,
+  attempt      INTEGER NOT NULL,
+  worker       TEXT    NOT NULL,
+  started_at   INTEGER NOT NULL,
+  finished_at  INTEGER,
+  outcome      TEXT    CHECK (outcome IN ('completed', 'retryable_failed', 'dead_lettered', 'unknown',
+                                          'released', 'lost', 'skipped')),
+  http_status  INTEGER,
+  exit_code    INTEGER,
+  error        TEXT,
+  kind         TEXT    NOT NULL DEFAULT 'action' CHECK (kind IN ('action', 'probe'))
+);
+INSERT INTO webhook_attempts_v5 (id, inbox_id, attempt, worker, started_at, finished_at, outcome,
+                                 http_status, exit_code, error)
+SELECT id, inbox_id, attempt, worker, started_at, finished_at, outcome, http_status, exit_code, error
+  FROM webhook_attempts;
+DROP VIEW webhook_attempts_iso;
+DROP TABLE webhook_attempts;
+ALTER TABLE webhook_attempts_v5 RENAME TO webhook_attempts;
+CREATE INDEX webhook_attempts_inbox ON webhook_attempts (inbox_id, id);
+CREATE INDEX webhook_attempts_open ON webhook_attempts (inbox_id) WHERE outcome IS NULL;
+CREATE VIEW webhook_attempts_iso AS
+SELECT id, inbox_id, attempt, kind, worker,
+       strftime('%Y-%m-%dT%H:%M:%fZ', started_at / 1000.0, 'unixepoch')  AS started_at,
+       strftime('%Y-%m-%dT%H:%M:%fZ', finished_at / 1000.0, 'unixepoch') AS finished_at,
+       outcome, http_status, exit_code, error
+  FROM webhook_attempts;
+
+CREATE VIEW business_keys_iso AS
+SELECT tenant_id, key_hash, hint, inbox_id, status,
+       strftime('%Y-%m-%dT%H:%M:%fZ', claimed_at / 1000.0, 'unixepoch') AS claimed_at,
+       strftime('%Y-%m-%dT%H:%M:%fZ', applied_at / 1000.0, 'unixepoch') AS applied_at
+  FROM business_keys;
+
+CREATE VIEW object_versions_iso AS
+SELECT endpoint, tenant_id, object_key, version, payload_hash, inbox_id,
+       strftime('%Y-%m-%dT%H:%M:%fZ', applied_at / 1000.0, 'unixepoch') AS applied_at
+  FROM object_versions;
+
+CREATE VIEW effects_iso AS
+SELECT tenant_id, effect_key, status, inbox_id, attempt, external_ref, error,
+       strftime('%Y-%m-%dT%H:%M:%fZ', claimed_at / 1000.0, 'unixepoch') AS claimed_at,
+       strftime('%Y-%m-%dT%H:%M:%fZ', updated_at / 1000.0, 'unixepoch') AS updated_at
+  FROM effects;
+
+CREATE VIEW step_results_iso AS
+SELECT inbox_id, name, content_type, length(body) AS bytes, attempt,
+       strftime('%Y-%m-%dT%H:%M:%fZ', stored_at / 1000.0, 'unixepoch') AS stored_at
+  FROM step_results;

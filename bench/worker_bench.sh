@@ -153,6 +153,9 @@ tls_cert = "tls/cert.pem"
 tls_key = "tls/key.pem"
 max_body_bytes = 65536
 
+[admin]
+listen = "127.0.0.1:0"
+
 [storage]
 path = "data/hookinbox.db"
 

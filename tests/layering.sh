@@ -2,7 +2,8 @@
 # Fails when a module includes a header from a peer or a higher layer
 # (STYLE.md "Dependency rule"): common <- config <- {verify, store} <- http <- cli;
 # worker sits beside store and uses verify/ only for its crypto (never store/ or http/);
-# runner (the worker loop) joins store's WorkQueue to worker's actions, and only cli wires it.
+# runner (the worker loop) joins store's WorkQueue to worker's actions, and only cli wires it;
+# admin (the admin listener) serves the store's Ledger with http's answer helpers.
 set -uo pipefail
 src="$(dirname "$0")/../src"
 declare -A allowed=(
@@ -13,7 +14,8 @@ declare -A allowed=(
   [worker]="common config verify worker"
   [runner]="common config verify store worker runner"
   [http]="common config verify store http"
-  [cli]="common config verify store worker runner http cli"
+  [admin]="common config store http admin"
+  [cli]="common config verify store worker runner http admin cli"
 )
 bad=0
 for module in "${!allowed[@]}"; do

@@ -11,15 +11,21 @@ Status App::Start() {
       {config_.storage.path, config_.storage.busy_timeout_ms, config_.storage.max_batch});
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
-  worker_ = std::make_unique<runner::WorkerLoop>(config_, *store_, clock_, runner::BuildActions(config_, clock_));
+  auto admin = admin::AdminServer::Create(config_, *store_, clock_);
+  if (!admin.ok()) return admin.status();
+  admin_ = std::move(admin).value();
+  if (Status st = admin_->Bind(); !st.ok()) return st;
+  worker_ = std::make_unique<runner::WorkerLoop>(config_, *store_, clock_, runner::BuildActions(config_, clock_),
+                                                 runner::WorkerOptions{}, admin_->HandlerApiBase());
   runner::WorkerLoop* worker = worker_.get();
   http::ServerHooks hooks{[worker] { worker->Notify(); }, [worker] { return worker->running(); }};
   auto server = http::PublicServer::Create(config_, *store_, clock_, std::move(hooks));
   if (!server.ok()) return server.status();
   server_ = std::move(server).value();
   if (Status st = server_->Bind(); !st.ok()) return st;
-  // Only a process that got its port runs actions (a second instance on a
-  // taken port must not start working the queue before it fails).
+  // Only a process that got both ports serves and runs actions (a second
+  // instance on a taken port must not start working the queue before it fails).
+  admin_->Start();
   worker_->Start();
   return Status::Ok();
 }
@@ -30,8 +36,10 @@ bool App::Stop() { return server_ != nullptr && server_->Stop(); }
 
 void App::Close() {
   if (worker_) worker_->Stop(std::chrono::seconds(config_.worker.shutdown_grace_seconds));
+  if (admin_) admin_->Stop();
   server_.reset();
   worker_.reset();
+  admin_.reset();
   if (store_) store_->Close();
 }
 

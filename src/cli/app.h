@@ -1,14 +1,18 @@
 // cli/app.h — the long-lived objects of `serve`, in construction order.
 //
-// The only place that sees every module: it opens the store, starts the
-// worker loop on it, builds the public server (which wakes the worker after
-// each accepted event and reports it in /readyz), and tears them down in
-// reverse (stop accepting, let in-flight requests finish, stop the worker
-// within worker.shutdown_grace_seconds, then close the database).
+// The only place that sees every module: it opens the store, binds the
+// admin listener (the handler API, whose address every action receives),
+// starts the worker loop on the store, builds the public server (which wakes
+// the worker after each accepted event and reports it in /readyz), and
+// tears them down in reverse (stop accepting, let in-flight requests finish,
+// stop the worker within worker.shutdown_grace_seconds, stop the admin
+// listener — running actions call it until the worker stopped — then close
+// the database).
 #pragma once
 
 #include <memory>
 
+#include "admin/admin_server.h"
 #include "common/clock.h"
 #include "config/config.h"
 #include "http/server.h"
@@ -35,11 +39,13 @@ class App {
 
   const config::Config& config() const { return config_; }
   std::string BaseUrl() const { return server_ ? server_->BaseUrl() : ""; }
+  std::string AdminUrl() const { return admin_ ? admin_->BaseUrl() : ""; }
 
  private:
   const config::Config config_;
   SystemClock clock_;
   std::unique_ptr<store::SqliteStore> store_;
+  std::unique_ptr<admin::AdminServer> admin_;
   std::unique_ptr<runner::WorkerLoop> worker_;
   std::unique_ptr<http::PublicServer> server_;
 };

@@ -55,7 +55,12 @@ int Main(int argc, char** argv) {
       ->check(CLI::IsMember({"completed", "dead_lettered"}));
   ev_resolve->add_option("--result-ref", ev.result_ref, "the downstream's reference (for completed)");
   ev_resolve->add_option("--note", ev.note, "why (kept in the audit row)");
-  for (auto* sub : {init, check, serve, send_test, events, ev_list, ev_show, ev_replay, ev_resolve}) {
+  std::string check_endpoint;
+  auto* check_down = app.add_subcommand(
+      "check-downstream", "send a marked probe twice with one Idempotency-Key to ENDPOINT's http target and "
+                          "report whether it deduplicated it (exit 0 yes, 1 no or cannot tell)");
+  check_down->add_option("ENDPOINT", check_endpoint, "endpoint name")->required();
+  for (auto* sub : {init, check, serve, send_test, events, ev_list, ev_show, ev_replay, ev_resolve, check_down}) {
     sub->fallthrough();  // -c and --json also work after the verb
   }
 
@@ -74,6 +79,7 @@ int Main(int argc, char** argv) {
   if (check->parsed()) return RunCheckConfig(common, std::cout, std::cerr);
   if (serve->parsed()) return RunServe(common, std::cout, std::cerr);
   if (send_test->parsed()) return RunSendTest(send, common, std::cout, std::cerr);
+  if (check_down->parsed()) return RunCheckDownstream(check_endpoint, common, std::cout, std::cerr);
   if (ev_list->parsed()) return RunEventsList(ev, common, std::cout, std::cerr);
   if (ev_show->parsed()) return RunEventsShow(ev, common, std::cout, std::cerr);
   if (ev_replay->parsed()) return RunEventsReplay(ev, common, std::cout, std::cerr);

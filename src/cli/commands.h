@@ -59,6 +59,12 @@ int RunEventsShow(const EventsOptions& options, const CommonOptions& common, std
 int RunEventsReplay(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
 int RunEventsResolve(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
 
+// `hookinbox check-downstream ENDPOINT` (check_downstream.cpp): sends a marked
+// probe twice with one Idempotency-Key to the endpoint's http target and says
+// whether it deduplicated it. 0 it does, 1 it does not or cannot tell, 2 usage.
+int RunCheckDownstream(const std::string& endpoint, const CommonOptions& common, std::ostream& out,
+                       std::ostream& err);
+
 // "hookinbox 0.1.0 (SQLite 3.40.1, OpenSSL 3.0.19 …)"
 std::string VersionLine();
 

@@ -72,7 +72,10 @@ json ToJson(const store::EventRow& e) {
           {"status", e.status}, {"attempt_count", e.attempt_count}, {"lease_owner", OrNull(e.lease_owner)},
           {"lease_until", Time(e.lease_until_ms)}, {"next_attempt_at", Time(e.next_attempt_at_ms)},
           {"received_at", Time(e.received_at_ms)}, {"completed_at", Time(e.completed_at_ms)},
-          {"result_ref", OrNull(e.result_ref)}, {"last_error", OrNull(e.last_error)}};
+          {"result_ref", OrNull(e.result_ref)}, {"last_error", OrNull(e.last_error)},
+          {"skip_reason", OrNull(e.skip_reason)}, {"skipped_for", e.skipped_for ? json(e.skipped_for) : json(nullptr)},
+          {"waiting_for", e.waiting_for ? json(e.waiting_for) : json(nullptr)},
+          {"business_key_hint", OrNull(e.business_key_hint)}};
 }
 
 json ToJson(const store::EventDetail& d) {

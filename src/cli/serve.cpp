@@ -99,6 +99,8 @@ int RunServe(const CommonOptions& common, std::ostream& out, std::ostream& err) 
     err << "hookinbox serve: " << st.message() << "\n";
     return kExitFailure;
   }
+  // Before "listening": whoever waits for that line can read both addresses.
+  log::Info("admin_listening", {{"url", app.AdminUrl()}});
   log::Info("listening", {{"url", app.BaseUrl()}, {"config", path}, {"database", app.config().storage.path}});
   if (fresh_default) out << "\n" << Tour(app.config().base_dir, app.BaseUrl()) << std::flush;
 

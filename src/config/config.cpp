@@ -31,4 +31,10 @@ std::string Config::Resolve(const std::string& p) const {
   return base_dir + "/" + p;
 }
 
+std::string BusinessKeyConfig::OperationFor(std::string_view event_type) const {
+  for (const auto& [type, op] : operations)
+    if (type == event_type) return op;
+  return operation;
+}
+
 }  // namespace hookinbox::config

@@ -34,7 +34,7 @@ struct ServerConfig {
 };
 
 struct AdminConfig {
-  std::string listen = "127.0.0.1:8081";  // admin.listen (the admin listener arrives with the admin issue)
+  std::string listen = "127.0.0.1:8081";  // admin.listen: the admin listener (handler API /v1); port 0 = any free port
   std::string token_env;                  // admin.token_env: env var holding the bearer token
   std::string token_file;                 // admin.token_file: file holding the bearer token
 };
@@ -136,6 +136,28 @@ struct TenantConfig {
   std::vector<Secret> secrets;  // from tenants.secret_env / secret_file / secrets_env / secrets_file
 };
 
+// [endpoint.business_key]: two different events that mean the same business
+// action (SPEC §6 "Beyond the inbox"). The key is the tenant, an operation and
+// the values at `fields`; only its hash is stored. No fields = no business key.
+struct BusinessKeyConfig {
+  std::vector<std::string> fields;  // business_key.fields: JSON Pointers (relative to a batch element)
+  std::string operation;            // business_key.operation: for every event type not in `operations`
+  // business_key.operations: event type → operation, in file order. An event
+  // whose type is neither mapped nor covered by `operation` has no business key.
+  std::vector<std::pair<std::string, std::string>> operations;
+  bool enabled() const { return !fields.empty(); }
+  // The operation for `event_type`, or "" when the event carries no business action.
+  std::string OperationFor(std::string_view event_type) const;
+};
+
+// [endpoint.ordering]: events of one object are applied oldest version first,
+// never two at once, and an older version after a newer one is skipped.
+struct OrderingConfig {
+  std::string object;   // ordering.object: JSON Pointer to the object id; absent in an event = no ordering for it
+  std::string version;  // ordering.version: JSON Pointer to an integer, a Unix time or an RFC 3339 time
+  bool enabled() const { return !object.empty(); }
+};
+
 // [endpoint.action]: what the worker does with each stored event (SPEC §6, §9
 // "Worker and actions"). type "" = no action: events stay `received`.
 struct ActionConfig {
@@ -151,13 +173,16 @@ struct ActionConfig {
   // whose answer was lost is retried; false makes it `unknown` (never retried).
   bool idempotent_target = false;
   // Resolved from action.forward_secret_env / forward_secret_file (a Standard
-  // Webhooks "whsec_<base64>" secret, or any other text used as-is): the HMAC
-  // key bytes that sign forwards, already decoded.
+  // Webhooks "whsec_<standard base64>" secret; the prefix is optional, other
+  // text is a config error): the HMAC key bytes that sign forwards, decoded.
   Secret forward_secret;
   int concurrency = 0;                 // action.concurrency: events in flight at once; 0 = max(1, worker.threads / 2)
   std::string result_ref_header;       // action.result_ref_header: response header holding the result (e.g. "Location")
   std::string result_ref_pointer;      // action.result_ref_pointer: JSON Pointer into a JSON answer (e.g. "/id")
   std::string ca_file;                 // action.ca_file: PEM CA bundle for an https url; "" = the system CAs
+  // action.probe_url: asked (GET) when an attempt ends unknown; 200 = found →
+  // completed, 404 = not found → retried, else it stays unknown. "" = no probe.
+  std::string probe_url;
 };
 
 struct EndpointConfig {
@@ -205,6 +230,8 @@ struct EndpointConfig {
   SignatureConfig signature;
   KeyConfig key;
   ActionConfig action;
+  BusinessKeyConfig business_key;
+  OrderingConfig ordering;
 
   // The tenant with this id, or nullptr.
   const TenantConfig* FindTenant(std::string_view id) const;

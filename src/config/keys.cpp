@@ -30,6 +30,8 @@ SecretSources* EndpointSecrets(const KeyTarget& t) { return &t.sources->secrets;
 SecretSources* EndpointPublicKeys(const KeyTarget& t) { return &t.sources->public_keys; }
 SecretSources* EndpointVerifyToken(const KeyTarget& t) { return &t.sources->verify_token; }
 ActionConfig* Action(const KeyTarget& t) { return &t.endpoint->action; }
+BusinessKeyConfig* BusinessKey(const KeyTarget& t) { return &t.endpoint->business_key; }
+OrderingConfig* Ordering(const KeyTarget& t) { return &t.endpoint->ordering; }
 SecretSources* ActionForwardSecret(const KeyTarget& t) { return &t.sources->forward_secret; }
 SecretSources* TenantSecrets(const KeyTarget& t) { return t.tenant_sources; }
 
@@ -80,6 +82,20 @@ KeyInfo Strings(std::string path, Section<S> section, std::vector<std::string> S
   return k;
 }
 
+template <class S>
+KeyInfo StringMap(std::string path, Section<S> section, std::vector<std::pair<std::string, std::string>> S::*field,
+                  std::string doc) {
+  KeyInfo k = Table(std::move(path), KeyType::kStringMap, std::move(doc));
+  k.set = [section, field](const KeyTarget& t, const KeyValue& v) { section(t)->*field = v.map; };
+  k.get = [section, field](const KeyTarget& t) {
+    std::string out = "{";
+    for (const auto& [name, value] : section(t)->*field) {
+      out += (out.size() > 1 ? ", " : " ") + TomlQuote(name) + " = " + TomlQuote(value);
+    }
+    return out + (out.size() > 1 ? " }" : "}");
+  };
+  return k;
+}
 template <class S, class I>
 KeyInfo Int(std::string path, Section<S> section, I S::*field, int64_t min, int64_t max, std::string doc) {
   // The loader checks bounds before calling set, so the cast below cannot narrow.
@@ -297,6 +313,28 @@ std::vector<KeyInfo> BuildKeys() {
                      "http: PEM CA bundle that verifies an https url; empty = the system CAs; relative to the "
                      "config file"));
 
+  k.push_back(String("endpoint.action.probe_url", Action, &ActionConfig::probe_url,
+                     "asked with GET when an attempt ends unknown ({idempotency_key}, {event_id}, {event_type} "
+                     "filled in): 200 = found → completed, 404 = not found → retried, else it stays unknown"));
+
+  // [endpoint.business_key] and [endpoint.ordering] (issue 5, "beyond the inbox").
+  k.push_back(Table("endpoint.business_key", KeyType::kTable,
+                    "two different events meaning one business action are acted on once (semantic duplicates)"));
+  k.push_back(Strings("endpoint.business_key.fields", BusinessKey, &BusinessKeyConfig::fields,
+                      "JSON Pointers whose values, with the tenant and the operation, make the business key; only "
+                      "a hash is stored"));
+  k.push_back(String("endpoint.business_key.operation", BusinessKey, &BusinessKeyConfig::operation,
+                     "the operation of every event type not listed in operations, e.g. \"mark_paid\"; \"\" = those "
+                     "events have no business key"));
+  k.push_back(StringMap("endpoint.business_key.operations", BusinessKey, &BusinessKeyConfig::operations,
+                        "event type → operation, e.g. \"invoice.paid\" = \"mark_paid\""));
+  k.push_back(Table("endpoint.ordering", KeyType::kTable,
+                    "events of one object are applied in version order, one at a time; older versions are skipped"));
+  k.push_back(String("endpoint.ordering.object", Ordering, &OrderingConfig::object,
+                     "JSON Pointer to the object id; an event without it is not ordered"));
+  k.push_back(String("endpoint.ordering.version", Ordering, &OrderingConfig::version,
+                     "JSON Pointer to the object version: an integer, a Unix time or an RFC 3339 time"));
+
   k.push_back(Table("endpoint.tenants", KeyType::kTableArray,
                     "per-tenant secrets; the endpoint is then POST /hooks/{name}/{tenant}"));
   k.push_back(String("endpoint.tenants.id", Tenant, &TenantConfig::id,
@@ -332,6 +370,7 @@ const char* KeyTypeName(KeyType type) {
     case KeyType::kStringArray: return "an array of strings";
     case KeyType::kTable: return "a table";
     case KeyType::kTableArray: return "an array of tables";
+    case KeyType::kStringMap: return "a table of strings";
   }
   return "?";
 }

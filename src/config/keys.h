@@ -19,10 +19,11 @@
 
 namespace hookinbox::config {
 
-enum class KeyType { kString, kInt, kBool, kStringArray, kTable, kTableArray };
+// kStringMap: a table whose keys are free text (event types) and whose values are strings.
+enum class KeyType { kString, kInt, kBool, kStringArray, kTable, kTableArray, kStringMap };
 
 // "a string", "an integer", "true or false", "an array of strings", "a table",
-// "an array of tables": how a type error names what was expected.
+// "an array of tables", "a table of strings": how a type error names what was expected.
 const char* KeyTypeName(KeyType type);
 
 // Secret sources as written in the file. config.h keeps only the resolved
@@ -66,6 +67,7 @@ struct KeyValue {
   int64_t number = 0;             // kInt
   bool flag = false;              // kBool
   std::vector<std::string> list;  // kStringArray
+  std::vector<std::pair<std::string, std::string>> map;  // kStringMap, in file order
 };
 
 struct KeyInfo {

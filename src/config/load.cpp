@@ -126,6 +126,7 @@ class Walker {
       case KeyType::kStringArray: return node.is_array();  // elements are checked one by one
       case KeyType::kTable: return node.is_table();
       case KeyType::kTableArray: return node.is_array_of_tables();
+      case KeyType::kStringMap: return node.is_table();
     }
     return false;
   }
@@ -133,7 +134,9 @@ class Walker {
   static std::string TypeMessage(const KeyInfo& info, const toml::node& node) {
     std::string expected = KeyTypeName(info.type);
     if (info.type == KeyType::kTableArray) expected += ", written [[" + info.path + "]]";
-    if (info.type == KeyType::kTable) expected += ", written [" + info.path + "]";
+    if (info.type == KeyType::kTable || info.type == KeyType::kStringMap) {
+      expected += ", written [" + info.path + "]";
+    }
     return "must be " + expected + ", not " + NodeTypeName(node);
   }
 
@@ -176,6 +179,22 @@ class Walker {
             value.list.push_back(s->get());
           } else {
             report_.ErrorAt(Index(at, i), element_line, std::string("must be a string, not ") + NodeTypeName(array[i]));
+            ok = false;
+          }
+        }
+        if (!ok) return std::nullopt;
+        break;
+      }
+      case KeyType::kStringMap: {
+        bool ok = true;
+        for (auto&& [name, element] : *node.as_table()) {
+          const std::string element_at = Join(at, std::string(name.str()));
+          int element_line = LineOf(element.source()) > 0 ? LineOf(element.source()) : line;
+          parsed_.lines[element_at] = element_line;
+          if (const auto* s = element.as_string()) {
+            value.map.emplace_back(std::string(name.str()), s->get());
+          } else {
+            report_.ErrorAt(element_at, element_line, std::string("must be a string, not ") + NodeTypeName(element));
             ok = false;
           }
         }

@@ -349,10 +349,13 @@ void ResolveForwardSecret(SecretReader& reader, EndpointConfig& e, const SecretS
   std::string_view text = read.front().bytes();
   const std::string key = at + ".action." + (sources.env.empty() ? "forward_secret_file" : "forward_secret_env");
   if (text.substr(0, 6) == "whsec_") text.remove_prefix(6);
-  std::optional<std::string> bytes = Base64Decode(text);
+  // Standard Webhooks libraries decode the standard alphabet only: a secret
+  // with '-' or '_' would pass here and then fail every verification downstream.
+  const bool url_safe = text.find_first_of("-_") != std::string_view::npos;
+  std::optional<std::string> bytes = url_safe ? std::nullopt : Base64Decode(text);
   if (!bytes || bytes->empty()) {
-    report.Error(key, "the forward secret is not a Standard Webhooks secret: write whsec_ followed by base64 "
-                      "(e.g. from: echo whsec_$(openssl rand -base64 32))");
+    report.Error(key, "the forward secret is not a Standard Webhooks secret: write whsec_ followed by standard "
+                      "base64, not the URL-safe alphabet (e.g. from: echo whsec_$(openssl rand -base64 32))");
   } else {
     e.action.forward_secret = Secret(std::move(*bytes));
   }

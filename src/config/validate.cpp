@@ -148,6 +148,15 @@ bool HasControl(std::string_view s) {
   return false;
 }
 
+// An http:// or https:// URL with a host and no spaces or control characters.
+bool IsHttpUrl(const std::string& url) {
+  const bool https = url.rfind("https://", 0) == 0;
+  const size_t host_at = https ? 8 : 7;
+  return (https || url.rfind("http://", 0) == 0) && url.size() > host_at && url[host_at] != '/' && !HasControl(url) &&
+         url.find(' ') == std::string::npos;
+}
+
+
 // RFC 6838 restricted-name characters, for both halves of type/subtype.
 bool IsMediaTypeToken(std::string_view s) {
   if (s.empty() || s.size() > 127 || !IsAlnum(s[0])) return false;
@@ -236,6 +245,50 @@ class Validator {
     Key(e, at);
     Lists(e, at);
     Action(e, at);
+    BusinessKey(e, at);
+    Ordering(e, at);
+  }
+
+  // [endpoint.business_key]: the values are read from the JSON body (or a
+  // batch element), so fields are JSON Pointers; without an operation no
+  // event would ever carry a key.
+  void BusinessKey(const EndpointConfig& e, const std::string& endpoint_at) {
+    const BusinessKeyConfig& b = e.business_key;
+    const std::string at = endpoint_at + ".business_key";
+    if (!p_.Has(at)) return;
+    if (b.fields.empty()) {
+      report_.Error(at, "needs fields, the JSON Pointers that name the business object, e.g. fields = [\"/data/object/id\"]");
+    }
+    PointerList(at + ".fields", b.fields, false);
+    if (b.operation.empty() && b.operations.empty()) {
+      report_.Error(at, "needs operation = \"…\" or [" + at + ".operations] mapping event types to operations");
+    }
+    for (const auto& [type, op] : b.operations) {
+      if (op.empty() || HasControl(op) || op.size() > 100) {
+        report_.Error(at + ".operations." + type, "must be a short operation name, e.g. \"mark_paid\"");
+      }
+    }
+    if (!b.operations.empty() && e.key.event_type_pointer.empty() && e.key.event_type_header.empty()) {
+      report_.Error(at + ".operations", "maps event types, but the endpoint reads none: set key.event_type_pointer "
+                                        "or key.event_type_header");
+    }
+    if (HasControl(b.operation) || b.operation.size() > 100) {
+      report_.Error(at + ".operation", "must be a short operation name, e.g. \"mark_paid\"");
+    }
+  }
+
+  // [endpoint.ordering]: both pointers, or neither.
+  void Ordering(const EndpointConfig& e, const std::string& endpoint_at) {
+    const OrderingConfig& o = e.ordering;
+    const std::string at = endpoint_at + ".ordering";
+    if (!p_.Has(at)) return;
+    if (o.object.empty()) report_.Error(at, "needs object, the JSON Pointer to the object id, e.g. \"/data/object/id\"");
+    if (o.version.empty()) {
+      report_.Error(at, "needs version, the JSON Pointer to the object's version or update time, e.g. "
+                        "\"/data/object/updated\"");
+    }
+    if (!o.object.empty()) Pointer(at + ".object", o.object, false);
+    if (!o.version.empty()) Pointer(at + ".version", o.version, false);
   }
 
   // [endpoint.action] (group "actions"). The forward secret is checked where
@@ -247,13 +300,14 @@ class Validator {
       if (p_.Has(at)) report_.Warn(at, "has no type: events of this endpoint stay received (set type = \"http\" or \"exec\")");
       return;
     }
+    if (!a.probe_url.empty() && !IsHttpUrl(a.probe_url)) {
+      report_.Error(at + ".probe_url", Quote(a.probe_url) + " is not an http:// or https:// URL with a host");
+    }
     if (a.type == "http") {
       const bool https = a.url.rfind("https://", 0) == 0;
-      const size_t host_at = https ? 8 : 7;
       if (a.url.empty()) {
         report_.Error(at + ".type", "type = \"http\" needs url, e.g. url = \"http://127.0.0.1:9000/payments\"");
-      } else if ((!https && a.url.rfind("http://", 0) != 0) || a.url.size() <= host_at || a.url[host_at] == '/' ||
-                 HasControl(a.url) || a.url.find(' ') != std::string::npos) {
+      } else if (!IsHttpUrl(a.url)) {
         report_.Error(at + ".url", Quote(a.url) + " is not an http:// or https:// URL with a host");
       }
       if (!a.ca_file.empty() && !https) report_.Warn(at + ".ca_file", "unused: url is not https://");

@@ -201,7 +201,8 @@ class Delivery {
   store::NewEvent NewEvent(const verify::EventIdentity& identity, std::string body) const {
     return {audit_.provider,   audit_.endpoint,     audit_.tenant_id,
             identity.event_id, identity.event_type, identity.payload_hash,
-            verify::MediaTypeOf(audit_.content_type), std::move(body), audit_.received_at_ms};
+            verify::MediaTypeOf(audit_.content_type), std::move(body), audit_.received_at_ms,
+            identity.business_key, identity.business_key_hint, identity.object_key, identity.object_version};
   }
   void SetTarget(const Target& target) { DescribeTarget(target, &audit_); }
   int64_t ElapsedUs() const {

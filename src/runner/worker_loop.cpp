@@ -23,7 +23,7 @@ std::string DefaultOwnerPrefix() {
   return std::string(host[0] ? host : "host") + ":" + std::to_string(::getpid());
 }
 
-worker::ActionInput InputOf(const store::ClaimedEvent& e) {
+worker::ActionInput InputOf(const store::ClaimedEvent& e, const std::string& api_base) {
   worker::ActionInput in;
   in.event_id = e.event_id;
   in.event_type = e.event_type;
@@ -34,6 +34,11 @@ worker::ActionInput InputOf(const store::ClaimedEvent& e) {
   in.provider = e.provider;
   in.endpoint = e.endpoint;
   in.tenant = e.tenant_id;
+  // The token is only useful with somewhere to present it.
+  if (!api_base.empty()) {
+    in.token = e.token;
+    in.api_base = api_base;
+  }
   return in;
 }
 
@@ -85,10 +90,36 @@ store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store:
   return r;
 }
 
+void ApplyProbe(const config::WorkerConfig& worker, const store::ClaimedEvent& event, const worker::ProbeResult& probe,
+                int64_t probe_started_ms, double uniform01, store::AttemptResult* r) {
+  r->probe = store::AttemptResult::Probe{probe_started_ms, std::nullopt, probe.error};
+  if (probe.http_status > 0) r->probe->http_status = probe.http_status;
+  r->error = (r->error + "; " + probe.error).substr(0, store::kMaxErrorBytes);
+  switch (probe.verdict) {
+    case worker::ProbeVerdict::kFound:
+      r->outcome = store::AttemptOutcome::kCompleted;
+      r->result_ref = probe.result_ref;
+      break;
+    case worker::ProbeVerdict::kNotFound:
+      if (event.attempt >= worker.max_attempts) {
+        r->outcome = store::AttemptOutcome::kDeadLettered;
+        r->error = ("attempts exhausted: " + r->error).substr(0, store::kMaxErrorBytes);
+      } else {
+        r->outcome = store::AttemptOutcome::kRetryableFailed;
+        r->next_attempt_at_ms = worker::NextAttemptAt(r->finished_at_ms, event.attempt, std::nullopt,
+                                                      worker.backoff_initial_ms, worker.backoff_max_ms, uniform01);
+      }
+      break;
+    case worker::ProbeVerdict::kUnclear:
+      break;  // stays unknown, for a person
+  }
+}
+
 WorkerLoop::WorkerLoop(const config::Config& config, store::WorkQueue& queue, const Clock& clock, ActionMap actions,
-                       WorkerOptions options)
+                       WorkerOptions options, std::string handler_api_base)
     : config_(config), queue_(queue), clock_(clock), actions_(std::move(actions)), options_(std::move(options)),
-      owner_prefix_(options_.owner_prefix.empty() ? DefaultOwnerPrefix() : options_.owner_prefix) {}
+      owner_prefix_(options_.owner_prefix.empty() ? DefaultOwnerPrefix() : options_.owner_prefix),
+      handler_api_base_(std::move(handler_api_base)) {}
 
 WorkerLoop::~WorkerLoop() {
   if (!threads_.empty()) Stop(std::chrono::milliseconds(0));
@@ -228,8 +259,18 @@ bool WorkerLoop::RunOne(const std::string& owner) {
   });
 
   worker::Outcome outcome;
+  std::optional<worker::ProbeResult> probe;
+  int64_t probe_started_ms = 0;
   if (action) {
-    outcome = action->Run(InputOf(*event));
+    const worker::ActionInput input = InputOf(*event, handler_api_base_);
+    outcome = action->Run(input);
+    // Reconcile before anyone retries: still under the lease, so no other
+    // worker runs the event while the probe is out.
+    const config::EndpointConfig* endpoint = config_.FindEndpoint(event->endpoint);
+    if (outcome.verdict == worker::Verdict::kUnknown && endpoint != nullptr && !endpoint->action.probe_url.empty()) {
+      probe_started_ms = clock_.NowMs();
+      probe = worker::Probe(endpoint->action, input);
+    }
   } else {  // the config changed under a claimed event: nothing to run it with
     outcome.verdict = worker::Verdict::kPermanent;
     outcome.error = "endpoint has no action";
@@ -249,6 +290,9 @@ bool WorkerLoop::RunOne(const std::string& owner) {
   } else {
     store::AttemptResult result =
         MapOutcome(config_.worker, *event, owner, outcome, clock_.NowMs(), Uniform01());
+    if (probe && result.outcome == store::AttemptOutcome::kUnknown) {
+      ApplyProbe(config_.worker, *event, *probe, probe_started_ms, Uniform01(), &result);
+    }
     Status st = queue_.Finish(result);
     if (st.code() == Code::kConflict) {
       log::Info("worker_lease_lost", {{"endpoint", event->endpoint}, {"id", std::to_string(event->id)}});

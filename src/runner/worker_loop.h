@@ -26,6 +26,7 @@
 #include "config/config.h"
 #include "store/work_queue.h"
 #include "worker/action.h"
+#include "worker/probe.h"
 
 namespace hookinbox::runner {
 
@@ -41,6 +42,13 @@ store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store:
                                 const std::string& owner, const worker::Outcome& outcome, int64_t now_ms,
                                 double uniform01);
 
+// Reconcile before retry: `r` (an unknown outcome from MapOutcome) after
+// the probe answered `probe`, started at `probe_started_ms`. Found →
+// completed with the probe's result_ref; not found → as a transient failure
+// (backoff, or dead_lettered at max_attempts); cannot tell → stays unknown.
+void ApplyProbe(const config::WorkerConfig& worker, const store::ClaimedEvent& event, const worker::ProbeResult& probe,
+                int64_t probe_started_ms, double uniform01, store::AttemptResult* r);
+
 struct WorkerOptions {
   // Longest sleep when nothing wakes the loop; a due retry is found at least this soon.
   std::chrono::milliseconds poll{1000};
@@ -50,8 +58,10 @@ struct WorkerOptions {
 
 class WorkerLoop {
  public:
+  // `handler_api_base`: the handler API's base URL ("http://127.0.0.1:8081/v1"),
+  // handed to every action with its event's token; "" = none (actions get neither).
   WorkerLoop(const config::Config& config, store::WorkQueue& queue, const Clock& clock, ActionMap actions,
-             WorkerOptions options = {});
+             WorkerOptions options = {}, std::string handler_api_base = "");
   ~WorkerLoop();  // Stop(0) when still running
 
   // Starts worker.threads threads.
@@ -81,6 +91,7 @@ class WorkerLoop {
   ActionMap actions_;
   WorkerOptions options_;
   std::string owner_prefix_;
+  const std::string handler_api_base_;
   std::vector<std::thread> threads_;
 
   mutable std::mutex mu_;

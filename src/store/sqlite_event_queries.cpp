@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "store/database.h"
+#include "store/sqlite_reader.h"
 #include "store/sqlite_store.h"
 
 namespace hookinbox::store {
@@ -20,7 +21,8 @@ std::optional<int> OptInt(const SQLite::Column& c) {
 
 constexpr const char* kEventColumns =
     "id, provider, endpoint, tenant_id, event_id, event_type, payload_hash, status, attempt_count, lease_owner,"
-    " lease_until, next_attempt_at, received_at, completed_at, result_ref, last_error";
+    " lease_until, next_attempt_at, received_at, completed_at, result_ref, last_error, skip_reason, skipped_for,"
+    " waiting_for, business_key_hint";
 
 EventRow ReadEventRow(SQLite::Statement& st) {
   EventRow e;
@@ -40,6 +42,10 @@ EventRow ReadEventRow(SQLite::Statement& st) {
   e.completed_at_ms = Time(st.getColumn(13));
   e.result_ref = Text(st.getColumn(14));
   e.last_error = Text(st.getColumn(15));
+  e.skip_reason = Text(st.getColumn(16));
+  e.skipped_for = st.getColumn(17).isNull() ? 0 : st.getColumn(17).getInt64();
+  e.waiting_for = st.getColumn(18).isNull() ? 0 : st.getColumn(18).getInt64();
+  e.business_key_hint = Text(st.getColumn(19));
   return e;
 }
 
@@ -118,20 +124,6 @@ bool KnownStatus(const std::string& s) {
     if (s == known) return true;
   }
   return false;
-}
-
-// Runs `read(db)` on the reader connection inside one read transaction, so a
-// detail view is one consistent snapshot; SQLite errors become a Status.
-template <typename T, typename F>
-Result<T> WithReader(std::mutex& mu, std::unique_ptr<SQLite::Database>& reader, const std::string& what, F read) {
-  std::lock_guard<std::mutex> lock(mu);
-  if (!reader) return Unavailable(what + ": store is closed");
-  try {
-    SQLite::Transaction txn(*reader, SQLite::TransactionBehavior::DEFERRED);
-    return read(*reader);
-  } catch (const SQLite::Exception& e) {
-    return FromSqlite(e.getErrorCode(), what + ": " + e.what());
-  }
 }
 
 }  // namespace

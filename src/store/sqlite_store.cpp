@@ -71,13 +71,22 @@ void BindKey(SQLite::Statement& st, const NewEvent& e) {
 int64_t InsertIfAbsent(SQLite::Database& db, const NewEvent& e) {
   SQLite::Statement st(db,
                        "INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, event_type,"
-                       " payload_hash, received_at, next_attempt_at) VALUES (?,?,?,?,?,?,?,?)"
+                       " payload_hash, received_at, next_attempt_at, business_key, business_key_hint, object_key,"
+                       " object_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
                        " ON CONFLICT (provider, endpoint, tenant_id, event_id) DO NOTHING RETURNING id");
   BindKey(st, e);
   BindText(st, 5, e.event_type);
   st.bind(6, e.payload_hash);
   st.bind(7, static_cast<int64_t>(e.received_at_ms));
   st.bind(8, static_cast<int64_t>(e.received_at_ms));
+  BindText(st, 9, e.business_key);
+  BindText(st, 10, e.business_key_hint);
+  BindText(st, 11, e.object_key);
+  if (e.object_key.empty()) {
+    st.bind(12);
+  } else {
+    st.bind(12, static_cast<int64_t>(e.object_version));
+  }
   int64_t id = st.executeStep() ? st.getColumn(0).getInt64() : 0;
   st.reset();
   return id;

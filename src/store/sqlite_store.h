@@ -4,7 +4,9 @@
 // never SELECT-then-INSERT), payload rows and delivery-audit rows, all written
 // through the single Writer (group commit). Also the WorkQueue: leases and
 // transitions go through the same Writer; reads (NextDueAt, GetEvent,
-// ListEvents) use a second, read-only connection. Knows nothing of HTTP.
+// ListEvents) use a second, read-only connection. And the Ledger (effects and
+// step results of the handler API), on the same Writer and reader. Knows
+// nothing of HTTP.
 #pragma once
 
 #include <SQLiteCpp/Database.h>
@@ -14,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "store/ledger.h"
 #include "store/store.h"
 #include "store/work_queue.h"
 #include "store/writer.h"
@@ -26,7 +29,7 @@ struct SqliteOptions {
   int max_batch = 256;         // most operations in one commit
 };
 
-class SqliteStore final : public Store, public WorkQueue {
+class SqliteStore final : public Store, public WorkQueue, public Ledger {
  public:
   // Opens the file, applies migrations and starts the writer thread.
   static Result<std::unique_ptr<SqliteStore>> Open(const SqliteOptions& options);
@@ -53,6 +56,16 @@ class SqliteStore final : public Store, public WorkQueue {
                  const std::string& actor, int64_t now_ms) override;
   Result<EventDetail> GetEvent(int64_t id, bool with_payload) override;
   Result<EventPage> ListEvents(const EventFilter& filter) override;
+
+  // Ledger (sqlite_ledger.cpp): writes through the Writer, reads on the reader.
+  Result<HandlerGrant> Authenticate(std::string_view token, int64_t now_ms) override;
+  Result<EffectClaim> ClaimEffect(const HandlerGrant& grant, const std::string& key, int64_t now_ms) override;
+  Status EndEffect(const HandlerGrant& grant, const std::string& key, EffectEnd end, const std::string& detail,
+                   int64_t now_ms) override;
+  Status PutStep(const HandlerGrant& grant, const std::string& name, const std::string& content_type,
+                 const std::string& body, int64_t now_ms) override;
+  Result<std::optional<StepResult>> GetStep(const HandlerGrant& grant, const std::string& name,
+                                            int64_t now_ms) override;
 
   Writer& writer() { return *writer_; }  // for fault-injection tests
 

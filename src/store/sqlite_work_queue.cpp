@@ -12,6 +12,9 @@
 
 #include <algorithm>
 
+#include "common/digest.h"
+#include "common/secret.h"
+#include "store/claim_gate.h"
 #include "store/sqlite_bind.h"
 #include "store/sqlite_store.h"
 
@@ -30,27 +33,54 @@ std::string ShortError(const std::string& error) {
   return error.size() <= kMaxErrorBytes ? error : error.substr(0, kMaxErrorBytes);
 }
 
-// The claim: one conditional UPDATE whose subquery walks the partial index
-// webhook_inbox_due in (next_attempt_at, id) order. For 'processing' rows
-// next_attempt_at equals lease_until (schema.sql migration 3), so expired
-// leases come out of the same range scan.
-std::string ClaimSql(size_t excluded) {
+// The next due event: the partial index webhook_inbox_due in (next_attempt_at,
+// id) order. For 'processing' rows next_attempt_at equals lease_until
+// (schema.sql migration 3), so expired leases come out of the same range scan.
+std::string DueSql(size_t excluded) {
   std::string sql =
-      "UPDATE webhook_inbox SET status = 'processing', lease_owner = ?1, lease_until = ?2, next_attempt_at = ?2,"
-      " attempt_count = attempt_count + 1"
-      " WHERE id = (SELECT id FROM webhook_inbox"
-      "  WHERE status IN ('received', 'retryable_failed', 'processing') AND next_attempt_at <= ?3"
-      "    AND (status <> 'processing' OR lease_until < ?3)";
+      "SELECT id, status, endpoint, tenant_id, payload_hash, coalesce(business_key, ''),"
+      " coalesce(business_key_hint, ''), coalesce(object_key, ''), coalesce(object_version, 0)"
+      " FROM webhook_inbox WHERE status IN ('received', 'retryable_failed', 'processing') AND next_attempt_at <= ?1"
+      " AND (status <> 'processing' OR lease_until < ?1)";
   if (excluded > 0) {
-    sql += " AND endpoint NOT IN (?4";
-    for (size_t i = 1; i < excluded; ++i) sql += ",?" + std::to_string(4 + i);
+    sql += " AND endpoint NOT IN (?2";
+    for (size_t i = 1; i < excluded; ++i) sql += ",?" + std::to_string(2 + i);
     sql += ")";
   }
-  sql += "  ORDER BY next_attempt_at, id LIMIT 1)"
-         " RETURNING id, provider, endpoint, tenant_id, event_id, event_type, payload_hash, attempt_count,"
-         " received_at";
-  return sql;
+  return sql + " ORDER BY next_attempt_at, id LIMIT 1";
 }
+
+std::optional<DueEvent> NextDue(SQLite::Database& db, int64_t now_ms, const std::vector<std::string>& excluded) {
+  SQLite::Statement st(db, DueSql(excluded.size()));
+  st.bind(1, static_cast<int64_t>(now_ms));
+  for (size_t i = 0; i < excluded.size(); ++i) st.bind(static_cast<int>(2 + i), excluded[i]);
+  if (!st.executeStep()) return std::nullopt;
+  DueEvent e;
+  e.id = st.getColumn(0).getInt64();
+  e.status = st.getColumn(1).getString();
+  e.endpoint = st.getColumn(2).getString();
+  e.tenant_id = st.getColumn(3).getString();
+  e.payload_hash = st.getColumn(4).getString();
+  e.business_key = st.getColumn(5).getString();
+  e.business_key_hint = st.getColumn(6).getString();
+  e.object_key = st.getColumn(7).getString();
+  e.object_version = st.getColumn(8).getInt64();
+  return e;
+}
+
+// The claim of a due event: one conditional UPDATE (still due, as read under
+// the same write lock) that leases it, counts the attempt and sets a fresh
+// handler token.
+constexpr const char* kClaimSql =
+    "UPDATE webhook_inbox SET status = 'processing', lease_owner = ?1, lease_until = ?2, next_attempt_at = ?2,"
+    " attempt_count = attempt_count + 1, token_hash = ?4, waiting_for = NULL"
+    " WHERE id = ?5 AND status IN ('received', 'retryable_failed', 'processing') AND next_attempt_at <= ?3"
+    " AND (status <> 'processing' OR lease_until < ?3)"
+    " RETURNING id, provider, endpoint, tenant_id, event_id, event_type, payload_hash, attempt_count, received_at";
+
+// How many due events one claim may skip or set waiting before it gives up
+// for now (each such step is progress: the event leaves the due range).
+constexpr int kMaxGateSteps = 64;
 
 // Closes the open attempt rows of `inbox_id` (a previous owner's, whose lease expired).
 void CloseOpenAttempts(SQLite::Database& db, int64_t inbox_id, const char* outcome, int64_t now_ms,
@@ -83,15 +113,19 @@ void ReadOriginalPayload(SQLite::Database& db, ClaimedEvent& e) {
   e.body.assign(static_cast<const char*>(body.getBlob()), static_cast<size_t>(body.getBytes()));
 }
 
-std::optional<ClaimedEvent> ClaimInTransaction(SQLite::Database& db, const std::string& owner, int64_t now_ms,
-                                               int64_t lease_ms, const std::vector<std::string>& excluded) {
-  SQLite::Statement st(db, ClaimSql(excluded.size()));
+std::optional<ClaimedEvent> ClaimEvent(SQLite::Database& db, const DueEvent& due, const std::string& owner,
+                                       int64_t now_ms, int64_t lease_ms) {
+  SQLite::Statement st(db, kClaimSql);
   st.bind(1, owner);
   st.bind(2, static_cast<int64_t>(now_ms + lease_ms));
   st.bind(3, static_cast<int64_t>(now_ms));
-  for (size_t i = 0; i < excluded.size(); ++i) st.bind(static_cast<int>(4 + i), excluded[i]);
+  // A new handler token per claim: the previous attempt's stops working.
+  std::string token = NewHandlerToken();
+  st.bind(4, Sha256Hex(token));
+  st.bind(5, static_cast<int64_t>(due.id));
   if (!st.executeStep()) return std::nullopt;
   ClaimedEvent e;
+  e.token = std::move(token);
   e.id = st.getColumn(0).getInt64();
   e.provider = st.getColumn(1).getString();
   e.endpoint = st.getColumn(2).getString();
@@ -104,9 +138,26 @@ std::optional<ClaimedEvent> ClaimInTransaction(SQLite::Database& db, const std::
   e.lease_until_ms = now_ms + lease_ms;
   st.reset();
   CloseOpenAttempts(db, e.id, "lost", now_ms, "lease expired; event reclaimed");
+  HoldBusinessKey(db, due, now_ms);
   OpenAttempt(db, e, owner, now_ms);
   ReadOriginalPayload(db, e);
   return e;
+}
+
+// The oldest due event the gate lets run, claimed; those it skips or sets
+// waiting on the way are written in the same transaction.
+std::optional<ClaimedEvent> ClaimInTransaction(SQLite::Database& db, const std::string& owner, int64_t now_ms,
+                                               int64_t lease_ms, const std::vector<std::string>& excluded) {
+  for (int step = 0; step < kMaxGateSteps; ++step) {
+    std::optional<DueEvent> due = NextDue(db, now_ms, excluded);
+    if (!due) return std::nullopt;
+    const GateDecision decision = Gate(db, *due, now_ms, lease_ms);
+    if (decision.verdict == GateVerdict::kProceed) return ClaimEvent(db, *due, owner, now_ms, lease_ms);
+    // A 'processing' event here lost its lease (its worker died): that attempt ends as lost.
+    CloseOpenAttempts(db, due->id, "lost", now_ms, "lease expired; event reclaimed");
+    ApplyGate(db, *due, decision, owner, now_ms);
+  }
+  return std::nullopt;
 }
 
 // The event's part of Finish, conditional on the lease. True when it applied.
@@ -156,6 +207,22 @@ void CloseAttempt(SQLite::Database& db, const AttemptResult& r, const char* outc
   st.exec();
 }
 
+// The reconciliation probe's own attempt row, with the outcome it decided.
+void InsertProbe(SQLite::Database& db, const AttemptResult& r) {
+  SQLite::Statement st(db,
+                       "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at, finished_at, outcome,"
+                       " http_status, error, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'probe')");
+  st.bind(1, static_cast<int64_t>(r.id));
+  st.bind(2, r.attempt);
+  st.bind(3, r.owner);
+  st.bind(4, static_cast<int64_t>(r.probe->started_at_ms));
+  st.bind(5, static_cast<int64_t>(r.finished_at_ms));
+  st.bind(6, AttemptOutcomeName(r.outcome));
+  BindOptionalInt(st, 7, r.probe->http_status);
+  BindText(st, 8, ShortError(r.probe->error));
+  st.exec();
+}
+
 // Reads the status of `id` inside the transaction; empty when there is no such event.
 std::string StatusOf(SQLite::Database& db, int64_t id, std::string* result_ref) {
   SQLite::Statement st(db, "SELECT status, result_ref FROM webhook_inbox WHERE id = ?");
@@ -188,6 +255,8 @@ void InsertAction(SQLite::Database& db, const Action& a) {
 Status Prefixed(const std::string& what, const Status& st) { return Status(st.code(), what + ": " + st.message()); }
 
 }  // namespace
+
+std::string NewHandlerToken() { return "hkt_" + RandomHex(32); }
 
 const char* AttemptOutcomeName(AttemptOutcome o) {
   switch (o) {
@@ -236,7 +305,9 @@ Status SqliteStore::Finish(const AttemptResult& r) {
   Status st = writer_->Submit([&](SQLite::Database& db) {
     moved = MoveEvent(db, r);
     if (moved) {
-      CloseAttempt(db, r, AttemptOutcomeName(r.outcome), r.error);
+      CloseAttempt(db, r, r.probe ? "unknown" : AttemptOutcomeName(r.outcome), r.error);
+      if (r.probe) InsertProbe(db, r);
+      AfterFinish(db, r.id, AttemptOutcomeName(r.outcome), r.finished_at_ms);
     } else {
       // Someone else owns the event now (or it was released): record what we
       // would have done, change nothing else.
@@ -322,6 +393,7 @@ Status SqliteStore::Resolve(int64_t id, const std::string& as, const std::string
     BindText(up, 3, result_ref);
     up.bind(4, static_cast<int64_t>(id));
     up.exec();
+    AfterFinish(db, id, as, now_ms);
     InsertAction(db, {id, now_ms, actor, "resolve", from, as, result_ref, note});
   });
   if (!st.ok()) return Prefixed(what, st);

@@ -51,6 +51,9 @@ struct NewEvent {
   std::string content_type;
   std::string body;
   int64_t received_at_ms = 0;
+  // Beyond the inbox (verify::EventIdentity): "" / 0 when not configured.
+  std::string business_key, business_key_hint, object_key;
+  int64_t object_version = 0;
 };
 
 enum class ClaimOutcome { kAccepted, kDuplicate, kConflict };

@@ -33,7 +33,14 @@ struct ClaimedEvent {
   int64_t lease_until_ms = 0;
   std::string content_type;   // of the original delivery; may be empty
   std::string body;           // the original payload, byte for byte
+  // The handler-API token of this attempt (NewHandlerToken); only its
+  // Sha256Hex is stored (webhook_inbox.token_hash). Never logged.
+  std::string token;
 };
+
+// "hkt_" + 64 hex characters of fresh randomness: a bearer token for the
+// handler API, scoped to one event's current attempt.
+std::string NewHandlerToken();
 
 // How an attempt ended; each names the state the event moves to.
 enum class AttemptOutcome { kCompleted, kRetryableFailed, kDeadLettered, kUnknown };
@@ -50,6 +57,15 @@ struct AttemptResult {
   std::string error;               // short reason (truncated to kMaxErrorBytes); never payload or secrets
   std::optional<int> http_status;  // http actions: the downstream's status, when an answer came
   std::optional<int> exit_code;    // exec actions: the exit code, when the process exited
+  // Set when the action's answer was lost and action.probe_url decided
+  // `outcome` (reconcile before retry): the action's own row is closed as
+  // 'unknown' and the probe gets a row of its own (kind 'probe').
+  struct Probe {
+    int64_t started_at_ms = 0;
+    std::optional<int> http_status;
+    std::string error;  // "probe: found", "probe: not found", …
+  };
+  std::optional<Probe> probe;
 };
 
 inline constexpr size_t kMaxErrorBytes = 500;
@@ -62,6 +78,10 @@ struct EventRow {
   std::string lease_owner;
   int64_t lease_until_ms = 0, next_attempt_at_ms = 0, received_at_ms = 0, completed_at_ms = 0;
   std::string result_ref, last_error;
+  std::string skip_reason;          // skipped: duplicate_business_key | stale_version
+  int64_t skipped_for = 0;          // skipped: the event that applied the key or a newer version; 0 = none
+  int64_t waiting_for = 0;          // the in-flight event this one waits for (same key or object); 0 = none
+  std::string business_key_hint;    // what the business key is made of, without its values
 };
 
 struct DeliveryRow {

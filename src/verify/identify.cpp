@@ -16,6 +16,7 @@
 #include "verify/form.h"
 #include "verify/identity.h"
 #include "verify/json.h"
+#include "verify/semantic_keys.h"
 #include "verify/text.h"
 #include "verify/verify.h"
 
@@ -183,6 +184,7 @@ Result<EventIdentity> IdentifyParsed(const config::EndpointConfig& endpoint, con
     if (!id.ok()) return id.status();
     out.event_id = std::move(id).value();
   }
+  if (Status s = AddSemanticKeys(endpoint, d, &out); !s.ok()) return s;
   out.payload_hash = PayloadHash(endpoint.volatile_fields, body, d);  // after the reads above: it edits *d
   if (IdFromHash(key)) out.event_id = "sha256:" + out.payload_hash;
 

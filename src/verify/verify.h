@@ -40,6 +40,14 @@ struct EventIdentity {
   std::string event_id;      // the last part of (provider, endpoint, tenant_id, event_id)
   std::string event_type;    // empty when the endpoint names no source or the source is absent
   std::string payload_hash;  // lowercase hex SHA-256, see PayloadHash
+  // [endpoint.business_key] (semantic_keys.cpp): hex SHA-256 of the operation
+  // and the field values ("" = no business key), and a hint naming the
+  // operation and fields without their values (safe to store and show).
+  std::string business_key, business_key_hint;
+  // [endpoint.ordering]: hex SHA-256 of the object id ("" = not ordered) and
+  // its comparable version (an integer, or ms since the epoch for a time).
+  std::string object_key;
+  int64_t object_version = 0;
 };
 
 // The longest event id we accept (SPEC §2).

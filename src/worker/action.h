@@ -37,6 +37,9 @@ struct ActionInput {
   std::string tenant;
   std::string token;  // the event's handler-API token; "" until the handler API exists (not sent then)
   std::string api_base;  // base URL of the handler API for exec (HOOKINBOX_API); "" = not set
+  // Set only by `hookinbox check-downstream`: the request is a marked probe
+  // (http sends X-Hookinbox-Probe: idempotency-check), not a stored event.
+  bool probe = false;
 };
 
 // How much of each of an exec command's stdout and stderr is kept (the tail).
@@ -56,6 +59,9 @@ struct Outcome {
   std::optional<int> exit_code;  // exec: the exit status; unset when it did not exit normally
   std::string result_ref;    // success: the downstream's reference to what it did ("" when none)
   std::optional<int64_t> retry_after_ms;  // transient http: the downstream's Retry-After, from now
+  // http: the answer said it repeats a saved result (Idempotent-Replayed:
+  // true, as Stripe marks replays of an Idempotency-Key).
+  bool replayed = false;
   std::string error;         // "" on success; e.g. "HTTP 503", "exit status 1", "timed out after 10000 ms"
   // exec only: the last bytes (at most kExecOutputCap) of what the command
   // printed. May hold anything the command wrote, payload included: for

@@ -1,5 +1,4 @@
-// The http action. One httplib::Client per attempt: no connection is reused,
-// so an attempt never inherits a half-dead keep-alive socket from the last.
+// The http action: one POST per attempt through worker/http_client.h.
 #include "worker/http_action.h"
 
 #include <httplib.h>
@@ -10,22 +9,11 @@
 
 #include "common/encoding.h"
 #include "verify/crypto.h"
+#include "worker/http_client.h"
 #include "worker/sigpipe_guard.h"
 
 namespace hookinbox::worker {
 namespace {
-
-struct SplitUrl {
-  std::string origin;  // "https://host:port"
-  std::string path;    // "/path?query"
-};
-
-SplitUrl Split(const std::string& url) {
-  const size_t scheme_end = url.find("://");
-  const size_t path_at = scheme_end == std::string::npos ? std::string::npos : url.find('/', scheme_end + 3);
-  if (path_at == std::string::npos) return {url, "/"};
-  return {url.substr(0, path_at), url.substr(path_at)};
-}
 
 // Errors raised before a byte of the request left: the downstream cannot
 // have acted, so a retry is always safe.
@@ -52,22 +40,6 @@ bool IsTransientStatus(const config::ActionConfig& c, int status) {
   return status == 408 || status == 425 || status == 429 || status >= 500;
 }
 
-// result_ref from the configured header, or from a JSON Pointer into the answer.
-std::string ResultRef(const config::ActionConfig& c, const httplib::Response& res) {
-  if (!c.result_ref_header.empty()) return res.get_header_value(c.result_ref_header.c_str());
-  if (c.result_ref_pointer.empty()) return "";
-  nlohmann::json doc = nlohmann::json::parse(res.body, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return "";
-  try {
-    const nlohmann::json& v = doc.at(nlohmann::json::json_pointer(c.result_ref_pointer));
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_number() || v.is_boolean()) return v.dump();
-  } catch (const nlohmann::json::exception&) {
-    // absent or a bad pointer: no result_ref
-  }
-  return "";
-}
-
 Outcome Lost(const config::ActionConfig& c, std::string error) {
   Outcome o;
   o.sent = true;
@@ -92,17 +64,7 @@ std::string HttpAction::Signature(std::string_view secret, std::string_view webh
 
 Outcome HttpAction::Run(const ActionInput& in) {
   SigpipeGuard sigpipe_guard;  // a reset TLS connection raises SIGPIPE on write
-  const SplitUrl url = Split(config_.url);
-  httplib::Client client(url.origin);
-  const time_t sec = static_cast<time_t>(config_.timeout_ms / 1000);
-  const time_t usec = static_cast<time_t>((config_.timeout_ms % 1000) * 1000);
-  client.set_connection_timeout(sec, usec);
-  client.set_read_timeout(sec, usec);
-  client.set_write_timeout(sec, usec);
-  client.set_follow_location(false);
-  client.set_keep_alive(false);
-  client.enable_server_certificate_verification(true);
-  if (!config_.ca_file.empty()) client.set_ca_cert_path(config_.ca_file);
+  OutgoingClient out = ClientFor(config_, config_.url);
 
   const int64_t now_ms = clock_.NowMs();
   const int64_t timestamp = now_ms / 1000;
@@ -116,9 +78,10 @@ Outcome HttpAction::Run(const ActionInput& in) {
       {"webhook-signature", Signature(config_.forward_secret.bytes(), in.idempotency_key, timestamp, in.body)},
   };
   if (!in.token.empty()) headers.emplace("X-Hookinbox-Token", in.token);
+  if (in.probe) headers.emplace("X-Hookinbox-Probe", "idempotency-check");
   const std::string content_type = in.content_type.empty() ? "application/octet-stream" : in.content_type;
 
-  httplib::Result res = client.Post(url.path.c_str(), headers, in.body, content_type.c_str());
+  httplib::Result res = out.client->Post(out.path.c_str(), headers, in.body, content_type.c_str());
   if (!res) {
     const httplib::Error e = res.error();
     if (FailedBeforeSending(e)) {
@@ -133,9 +96,10 @@ Outcome HttpAction::Run(const ActionInput& in) {
   Outcome o;
   o.sent = true;
   o.http_status = res->status;
+  o.replayed = res->get_header_value("Idempotent-Replayed") == "true";
   if (res->status >= 200 && res->status < 300) {
     o.verdict = Verdict::kSuccess;
-    o.result_ref = ResultRef(config_, *res);
+    o.result_ref = ResultRefOf(config_, *res);
     return o;
   }
   o.error = "HTTP " + std::to_string(res->status);

@@ -50,6 +50,7 @@ TEST_CASE("cli: the tour's curl command printed by init produces an accepted, th
   std::ifstream in(dir.File("hookinbox.toml"));
   std::string toml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   toml = std::regex_replace(toml, std::regex("127\\.0\\.0\\.1:8443"), "127.0.0.1:0");
+  toml += "\n[admin]\nlisten = \"127.0.0.1:0\"\n";  // not the default 8081, which may be taken
   dir.Write("hookinbox.toml", toml);
 
   auto start = RunCommand("cd " + dir.path() + " && (" + Bin() + " serve -c hookinbox.toml > serve.log 2>&1 & echo $!)");
@@ -146,7 +147,9 @@ TEST_CASE("cli: a busy port is a clear start-up error naming it", "[integration]
   std::ifstream in(inst.config_path());
   std::string toml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::string taken = "127.0.0.1:" + std::to_string(first.port());
-  inst.WriteConfig(std::regex_replace(toml, std::regex("127\\.0\\.0\\.1:0"), taken));
+  // Only the first address, the public listener's ([admin] follows it).
+  inst.WriteConfig(std::regex_replace(toml, std::regex("127\\.0\\.0\\.1:0"), taken,
+                                      std::regex_constants::format_first_only));
   auto r = RunCommand("timeout 60 " + Bin() + " serve -c " + inst.config_path() + " 2>&1");
   CHECK(r.exit_code == 1);
   CHECK(r.out.find(taken) != std::string::npos);

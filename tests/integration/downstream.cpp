@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,6 +79,14 @@ nlohmann::json DownstreamProcess::Control(const std::string& method, const std::
   REQUIRE(res);
   REQUIRE(res->status == 200);
   return nlohmann::json::parse(res->body);
+}
+
+std::string ForwardingAction(const Installation& inst, const std::string& url) {
+  const std::string secret = inst.dir() + "/secrets/forward.secret";
+  std::ofstream(secret) << "whsec_Zm9yd2FyZC1zZWNyZXQtZm9yLXRlc3Rz\n";  // "forward-secret-for-tests"
+  ::chmod(secret.c_str(), 0600);
+  return "\n[endpoint.action]\ntype = \"http\"\nurl = \"" + url +
+         "\"\nforward_secret_file = \"secrets/forward.secret\"\n";
 }
 
 void DownstreamProcess::Script(const nlohmann::json& replies) const { Control("POST", "script", replies.dump()); }

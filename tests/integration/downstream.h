@@ -46,4 +46,10 @@ class DownstreamProcess {
   int starts_ = 0;
 };
 
+// Writes the standard test forward secret (whsec_…) into `inst`'s
+// secrets/forward.secret and returns the [endpoint.action] table that
+// forwards to `url` signed with it; append the table's other keys.
+class Installation;
+std::string ForwardingAction(const Installation& inst, const std::string& url);
+
 }  // namespace hookinbox::testing

@@ -80,13 +80,16 @@ Installation::Installation() {
 void Installation::WriteConfig(const std::string& toml) const { dir_.Write("hookinbox.toml", toml); }
 
 void Installation::WriteTestConfig(const std::string& extra, const std::string& server_extra,
-                                   const std::string& storage_extra) const {
+                                   const std::string& storage_extra, const std::string& admin_extra) const {
   WriteConfig(R"([server]
 listen = "127.0.0.1:0"
 tls_cert = "tls/cert.pem"
 tls_key = "tls/key.pem"
 max_body_bytes = 65536
 )" + server_extra + R"(
+[admin]
+listen = "127.0.0.1:0"
+)" + admin_extra + R"(
 [storage]
 path = "data/hookinbox.db"
 )" + storage_extra + R"(
@@ -136,6 +139,23 @@ std::string ServerProcess::log() const {
   return ss.str();
 }
 
+// The port of the "event=admin_listening url=http://HOST:PORT" line (logged
+// just before "listening"); 0 when absent.
+static int AdminPortIn(const std::string& log) {
+  const std::string marker = "event=admin_listening url=";
+  size_t at = log.find(marker);
+  if (at == std::string::npos) return 0;
+  size_t end = log.find_first_of(" \n", at + marker.size());
+  std::string url = log.substr(at + marker.size(), end == std::string::npos ? std::string::npos : end - at - marker.size());
+  size_t colon = url.rfind(':');
+  if (colon == std::string::npos) return 0;
+  try {
+    return std::stoi(url.substr(colon + 1));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 bool ServerProcess::TryStart() {
   TryStartAsync();
   static const std::regex kListening(R"(event=listening url=(https?)://[^ ]*:(\d+))");
@@ -146,6 +166,7 @@ bool ServerProcess::TryStart() {
         if (!std::regex_search(text, m, kListening)) return false;
         tls_ = m[1] == "https";
         port_ = std::stoi(m[2]);
+        admin_port_ = AdminPortIn(text);
         return true;
       },
       std::chrono::seconds(30));

@@ -53,11 +53,12 @@ class Installation {
   const std::string& secret() const { return secret_; }
   // Replaces hookinbox.toml with `toml` (paths relative to dir()).
   void WriteConfig(const std::string& toml) const;
-  // A config for tests: listen on a free port, the demo endpoint as init
-  // writes it plus `extra` appended (more endpoints); `server_extra` and
-  // `storage_extra` are added to [server] and [storage].
+  // A config for tests: listen on a free port (public and admin), the demo
+  // endpoint as init writes it plus `extra` appended (more endpoints);
+  // `server_extra`, `storage_extra` and `admin_extra` are added to [server],
+  // [storage] and [admin].
   void WriteTestConfig(const std::string& extra = "", const std::string& server_extra = "",
-                       const std::string& storage_extra = "") const;
+                       const std::string& storage_extra = "", const std::string& admin_extra = "") const;
   // A raw HTTP/1.1 POST signed like the demo endpoint expects.
   std::string SignedRequest(const std::string& path, const std::string& body) const;
   // Runs a query with the sqlite3 CLI; returns trimmed output.
@@ -83,6 +84,8 @@ class ServerProcess {
   // Waits for the process to exit; returns its exit code (128+sig if signalled), -1 on timeout.
   int WaitExit(std::chrono::milliseconds timeout = std::chrono::seconds(30));
   int port() const { return port_; }
+  // The admin listener's port (from its "admin_listening" log line); 0 when not seen.
+  int admin_port() const { return admin_port_; }
   std::string log() const;
 
   // POSTs a delivery signed like the demo endpoint expects.
@@ -96,6 +99,7 @@ class ServerProcess {
   const Installation& inst_;
   pid_t pid_ = -1;
   int port_ = 0;
+  int admin_port_ = 0;
   bool tls_ = true;  // from the scheme of the "listening" URL
   int starts_ = 0;
   std::string log_path_;

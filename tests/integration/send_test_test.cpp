@@ -95,7 +95,8 @@ TEST_CASE("send-test: the default URL comes from server.listen and the certifica
           "[integration][send-test]") {
   SendTestServer s;
   // The config listens on port 0, so rewrite it to the port the server chose.
-  auto r = RunCommand("sed -i 's/127.0.0.1:0/127.0.0.1:" + std::to_string(s.server.port()) + "/' " +
+  // Only the first match, server.listen ([admin] listens on port 0 too).
+  auto r = RunCommand("sed -i '0,/127.0.0.1:0/s//127.0.0.1:" + std::to_string(s.server.port()) + "/' " +
                       s.inst.config_path() + " && " + BinaryPath() + " send-test demo -c " + s.inst.config_path() +
                       " 2>&1");
   INFO(r.out);

@@ -29,13 +29,8 @@ using json = nlohmann::json;
 
 // The demo endpoint forwarding to `url`, with a short lease so that a killed
 // worker's events come back quickly.
-std::string ForwardingConfig(const std::string& url) {
-  return R"(
-[endpoint.action]
-type = "http"
-url = ")" + url + R"("
-forward_secret_file = "secrets/forward.secret"
-result_ref_header = "X-Ref"
+std::string ForwardingConfig(const Installation& inst, const std::string& url) {
+  return ForwardingAction(inst, url) + R"(result_ref_header = "X-Ref"
 idempotent_target = true
 timeout_ms = 5000
 concurrency = 4
@@ -54,9 +49,7 @@ struct Rig {
   ServerProcess server{inst};
   DownstreamProcess downstream;
   Rig() {
-    std::ofstream(inst.dir() + "/secrets/forward.secret") << "whsec_Zm9yd2FyZC1zZWNyZXQtZm9yLXRlc3Rz\n";
-    ::chmod((inst.dir() + "/secrets/forward.secret").c_str(), 0600);
-    inst.WriteTestConfig(ForwardingConfig(downstream.url()));
+    inst.WriteTestConfig(ForwardingConfig(inst, downstream.url()));
   }
   static std::string Body(int n) {
     return R"({"id":"evt_)" + std::to_string(n) + R"(","type":"invoice.paid","amount":)" + std::to_string(100 + n) +

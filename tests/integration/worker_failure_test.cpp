@@ -36,10 +36,9 @@ struct Knobs {
 };
 
 // The demo endpoint with an http action to `url`, tuned by `k`.
-std::string ActionConfig(const std::string& url, const Knobs& k) {
+std::string ActionConfig(const Installation& inst, const std::string& url, const Knobs& k) {
   std::ostringstream toml;
-  toml << "\n[endpoint.action]\ntype = \"http\"\nurl = \"" << url << "\"\n"
-       << "forward_secret_file = \"secrets/forward.secret\"\nresult_ref_header = \"X-Ref\"\n"
+  toml << ForwardingAction(inst, url) << "result_ref_header = \"X-Ref\"\n"
        << "idempotent_target = " << (k.idempotent_target ? "true" : "false") << "\n"
        << "timeout_ms = " << k.timeout_ms << "\nconcurrency = " << k.concurrency << "\n\n"
        << "[worker]\nthreads = " << k.threads << "\nlease_seconds = 2\nmax_attempts = " << k.max_attempts
@@ -70,10 +69,7 @@ struct Fixture {
   ServerProcess server{inst};
   DownstreamProcess downstream;
   explicit Fixture(const Knobs& knobs) {
-    const std::string secret = inst.dir() + "/secrets/forward.secret";
-    std::ofstream(secret) << "whsec_Zm9yd2FyZC1zZWNyZXQtZm9yLXRlc3Rz\n";
-    ::chmod(secret.c_str(), 0600);
-    inst.WriteTestConfig(ActionConfig(downstream.url(), knobs));
+    inst.WriteTestConfig(ActionConfig(inst, downstream.url(), knobs));
   }
   int64_t Deliver(const std::string& event_id) const {
     auto r = server.PostSigned("/hooks/demo", R"({"id":")" + event_id + R"(","type":"invoice.paid"})");

@@ -23,13 +23,8 @@ void WriteFile(const std::string& path, const std::string& text, mode_t mode) {
 }
 
 // The demo endpoint with an http action to `url`, tiny backoff and lease.
-std::string HttpActionConfig(const std::string& url) {
-  return R"(
-[endpoint.action]
-type = "http"
-url = ")" + url + R"("
-forward_secret_file = "secrets/forward.secret"
-result_ref_header = "X-Ref"
+std::string HttpActionConfig(const Installation& inst, const std::string& url) {
+  return ForwardingAction(inst, url) + R"(result_ref_header = "X-Ref"
 idempotent_target = true
 timeout_ms = 5000
 
@@ -50,8 +45,7 @@ struct Fixture {
   ServerProcess server{inst};
   DownstreamProcess downstream;
   explicit Fixture(bool http_action = true) {
-    WriteFile(inst.dir() + "/secrets/forward.secret", "whsec_Zm9yd2FyZC1zZWNyZXQtZm9yLXRlc3Rz\n", 0600);
-    if (http_action) inst.WriteTestConfig(HttpActionConfig(downstream.url()));
+    if (http_action) inst.WriteTestConfig(HttpActionConfig(inst, downstream.url()));
   }
   int64_t Deliver(const std::string& id) const {
     auto r = server.PostSigned("/hooks/demo", R"({"id":")" + id + R"(","type":"invoice.paid"})");
@@ -148,7 +142,7 @@ TEST_CASE("worker: a hanging downstream holds only its own endpoint's slots", "[
   Fixture f(false);
   DownstreamProcess other;
   other.Default(json{{"hold", true}});  // this downstream never answers
-  std::string toml = HttpActionConfig(f.downstream.url());
+  std::string toml = HttpActionConfig(f.inst, f.downstream.url());
   toml.replace(toml.find("threads = 2"), 11, "threads = 4");
   // A second endpoint, signed like the demo one, whose action hangs; at most
   // two of its events run at once, so two threads stay for the demo endpoint.
@@ -211,7 +205,7 @@ timeout_ms = 10000
 
 TEST_CASE("worker: SIGTERM stops the worker and releases a lease still held after the grace period", "[worker]") {
   Fixture f(false);
-  std::string toml = HttpActionConfig(f.downstream.url());
+  std::string toml = HttpActionConfig(f.inst, f.downstream.url());
   toml.replace(toml.find("shutdown_grace_seconds = 5"), 26, "shutdown_grace_seconds = 1");
   f.inst.WriteTestConfig(toml);
   f.downstream.Script(json::parse(R"([{"hold":true}])"));

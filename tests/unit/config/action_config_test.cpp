@@ -156,6 +156,16 @@ TEST_CASE("action config: a forward secret that is not base64 is an error withou
   CHECK(r.errors[0].message.find("not*base64") == std::string::npos);
 }
 
+TEST_CASE("action config: a URL-safe base64 forward secret is refused (Standard Webhooks libraries cannot use it)",
+          "[config][action]") {
+  for (const char* secret : {"whsec_Zm9yd2FyZC1zZWNyZXQtZm9yLXRlc3Rz-_", "whsec_forward-secret-for-tests"}) {
+    INFO(secret);
+    LoadResult r = LoadAction(kHttp, secret);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].message.find("not the URL-safe alphabet") != std::string::npos);
+  }
+}
+
 TEST_CASE("action config: a forward secret variable that is not set is an error", "[config][action]") {
   ::unsetenv(kForwardVar);
   LoadResult r = Load(kEndpoint + "[endpoint.action]\n" + kHttp);

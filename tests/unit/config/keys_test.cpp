@@ -39,7 +39,9 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
       "endpoint.action", "endpoint.action.type", "endpoint.action.url", "endpoint.action.command",
       "endpoint.action.timeout_ms", "endpoint.action.idempotent_target", "endpoint.action.forward_secret_env",
       "endpoint.action.forward_secret_file", "endpoint.action.concurrency", "endpoint.action.result_ref_header",
-      "endpoint.action.result_ref_pointer", "endpoint.action.ca_file",
+      "endpoint.action.result_ref_pointer", "endpoint.action.ca_file", "endpoint.action.probe_url",
+      "endpoint.business_key", "endpoint.business_key.fields", "endpoint.business_key.operation",
+      "endpoint.business_key.operations", "endpoint.ordering", "endpoint.ordering.object", "endpoint.ordering.version",
       "endpoint.tenants", "endpoint.tenants.id", "endpoint.tenants.secret_env", "endpoint.tenants.secret_file",
       "endpoint.tenants.secrets_env", "endpoint.tenants.secrets_file",
   };
@@ -96,7 +98,7 @@ TEST_CASE("keys: defaults are read from the structs of config.h", "[config]") {
     REQUIRE(k != nullptr);
     CHECK(k->default_value == c.value);
   }
-  CHECK(FindKey("endpoint.business_key") == nullptr);
+  CHECK(FindKey("endpoint.no_such_table") == nullptr);
   CHECK(FindKey("endpoint[0].name") == nullptr);
 }
 

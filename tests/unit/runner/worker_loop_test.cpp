@@ -193,6 +193,51 @@ TEST_CASE("MapOutcome: permanent dead-letters, unknown stays unknown, errors are
   CHECK(MapOutcome(w, Claimed(1), "me", o, 1, 0.5).outcome == store::AttemptOutcome::kUnknown);
 }
 
+TEST_CASE("ApplyProbe: found completes, not found retries (or dead-letters at the ceiling), unclear stays unknown") {
+  config::WorkerConfig w;
+  w.max_attempts = 2;
+  w.backoff_initial_ms = 100;
+  w.backoff_max_ms = 1000;
+  worker::Outcome lost;
+  lost.verdict = worker::Verdict::kUnknown;
+  lost.error = "no answer: Read";
+  auto probed = [&](worker::ProbeVerdict verdict, int attempt) {
+    store::AttemptResult r = MapOutcome(w, Claimed(attempt), "me", lost, 5000, 0.5);
+    worker::ProbeResult p;
+    p.verdict = verdict;
+    p.http_status = verdict == worker::ProbeVerdict::kFound ? 200 : 404;
+    p.result_ref = "ord_1";
+    p.error = "probe: x";
+    ApplyProbe(w, Claimed(attempt), p, 4900, 0.5, &r);
+    return r;
+  };
+  auto found = probed(worker::ProbeVerdict::kFound, 1);
+  CHECK(found.outcome == store::AttemptOutcome::kCompleted);
+  CHECK(found.result_ref == "ord_1");
+  REQUIRE(found.probe.has_value());
+  CHECK(found.probe->started_at_ms == 4900);
+  CHECK(found.probe->http_status == 200);
+  CHECK(found.error == "no answer: Read; probe: x");
+  auto not_found = probed(worker::ProbeVerdict::kNotFound, 1);
+  CHECK(not_found.outcome == store::AttemptOutcome::kRetryableFailed);
+  CHECK(not_found.next_attempt_at_ms >= 5000);
+  CHECK(not_found.next_attempt_at_ms <= 5100);
+  CHECK(probed(worker::ProbeVerdict::kNotFound, 2).outcome == store::AttemptOutcome::kDeadLettered);
+  auto unclear = probed(worker::ProbeVerdict::kUnclear, 1);
+  CHECK(unclear.outcome == store::AttemptOutcome::kUnknown);
+  CHECK(unclear.probe.has_value());
+}
+
+TEST_CASE("probe URL: placeholders are filled in, percent-encoded") {
+  worker::ActionInput in;
+  in.idempotency_key = "abc123";
+  in.event_id = "evt 1/ü?&";
+  in.event_type = "order.created";
+  CHECK(worker::ExpandProbeUrl("http://h/o?k={idempotency_key}&e={event_id}&t={event_type}&k2={idempotency_key}", in) ==
+        "http://h/o?k=abc123&e=evt%201%2F%C3%BC%3F%26&t=order.created&k2=abc123");
+  CHECK(worker::ExpandProbeUrl("http://h/static", in) == "http://h/static");
+}
+
 TEST_CASE("WorkerLoop: endpoints without an action are excluded; owners are per thread") {
   config::Config c = TwoEndpoints(2);
   FakeQueue q;

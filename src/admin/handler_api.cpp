@@ -1,0 +1,170 @@
+#include "admin/handler_api.h"
+
+#include <nlohmann/json.hpp>
+
+#include "admin/routes.h"
+#include "http/request_view.h"
+#include "http/respond.h"
+
+namespace hookinbox::admin {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxContentTypeBytes = 255;
+constexpr const char* kDefaultStepType = "application/octet-stream";
+// Declared bodies above this are refused unread and the connection closed:
+// reading them only to say no would let one client tie up a thread.
+constexpr uint64_t kRefuseUnreadBytes = 16 * 1024 * 1024;
+
+// The answer to a refusal; a 401 also says which scheme would be accepted.
+void ReplyFailure(httplib::Response& res, const Status& st) {
+  http::ReplyError(res, st);
+  if (st.code() == Code::kUnauthenticated) res.set_header("WWW-Authenticate", "Bearer");
+}
+
+bool DeclaresBody(const httplib::Request& req) {
+  return req.get_header_value<uint64_t>("Content-Length") > 0 || req.has_header("Transfer-Encoding");
+}
+
+// The bearer token of the request; empty when there is none.
+std::string BearerToken(const httplib::Request& req) {
+  std::string value = req.get_header_value("Authorization");
+  if (value.size() < 7) return "";
+  std::string scheme = value.substr(0, 7);
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "bearer ") return "";
+  size_t start = value.find_first_not_of(' ', 7);
+  return start == std::string::npos ? "" : value.substr(start);
+}
+
+// The body as a JSON object; an empty body counts as {} when `empty_ok`.
+Result<json> ParseObject(const std::string& body, bool empty_ok) {
+  if (body.empty() && empty_ok) return json::object();
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return InvalidArgument("body must be a JSON object");
+  return j;
+}
+
+// The string member `name`; "" when absent and not `required`.
+Result<std::string> StringMember(const json& j, const char* name, bool required) {
+  auto it = j.find(name);
+  if (it == j.end()) {
+    if (required) return InvalidArgument(std::string(name) + " is missing");
+    return std::string();
+  }
+  if (!it->is_string()) return InvalidArgument(std::string(name) + " must be a string");
+  return it->get<std::string>();
+}
+
+Status CheckContentType(const std::string& type) {
+  if (type.size() > kMaxContentTypeBytes) return InvalidArgument("Content-Type is too long");
+  for (unsigned char c : type) {
+    if (c < 0x20 || c == 0x7f) return InvalidArgument("Content-Type contains a control character");
+  }
+  return Status::Ok();
+}
+
+store::EffectEnd EndOf(const std::string& action) {
+  if (action == "complete") return store::EffectEnd::kDone;
+  if (action == "fail") return store::EffectEnd::kFailed;
+  return store::EffectEnd::kUnknown;
+}
+
+}  // namespace
+
+bool HandlerApi::Precheck(const httplib::Request& req, httplib::Response& res) const {
+  AdminRoute route = MatchAdminRoute(req.path);
+  if (route.id == RouteId::kNone) {
+    http::ReplyError(res, NotFound("no such route"));
+  } else if (!MethodAllowed(route, req.method)) {
+    http::ReplyJson(res, http::HttpStatusFor(Code::kNotAllowed),
+                    json{{"error", std::string("method not allowed; use ") + route.allow}}.dump());
+    res.set_header("Allow", route.allow);
+  } else if (req.get_header_value<uint64_t>("Content-Length") > kRefuseUnreadBytes) {
+    http::ReplyError(res, TooLarge("body is over " + std::to_string(route.max_body) + " bytes"));
+  } else {
+    // Smaller bodies are read (or, past the library's limit, skipped with
+    // its 413) so the client reads our answer instead of a reset connection.
+    return false;
+  }
+  // The body was not read: end the connection so its bytes are never parsed as a request.
+  if (DeclaresBody(req)) http::CloseAfterResponse(res);
+  return true;
+}
+
+void HandlerApi::Handle(const httplib::Request& req, httplib::Response& res) const {
+  AdminRoute route = MatchAdminRoute(req.path);
+  if (req.body.size() > route.max_body) {  // read, but over this route's limit
+    http::ReplyError(res, TooLarge("body is over " + std::to_string(route.max_body) + " bytes"));
+    return;
+  }
+  auto grant = ledger_.Authenticate(BearerToken(req), clock_.NowMs());
+  if (!grant.ok()) return ReplyFailure(res, grant.status());
+  switch (route.id) {
+    case RouteId::kEffectClaim: Claim(req, res, *grant); break;
+    case RouteId::kEffectEnd: EndEffect(req, res, *grant, route.param, route.action); break;
+    case RouteId::kStep:
+      if (req.method == "PUT") {
+        PutStep(req, res, *grant, route.param);
+      } else {
+        GetStep(res, *grant, route.param);
+      }
+      break;
+    case RouteId::kNone: http::ReplyError(res, NotFound("no such route")); break;
+  }
+}
+
+void HandlerApi::Claim(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant) const {
+  auto body = ParseObject(req.body, false);
+  if (!body.ok()) return http::ReplyError(res, body.status());
+  auto key = StringMember(*body, "key", true);
+  if (!key.ok()) return http::ReplyError(res, key.status());
+  auto claim = ledger_.ClaimEffect(grant, *key, clock_.NowMs());
+  if (!claim.ok()) return ReplyFailure(res, claim.status());
+  const char* state = store::EffectClaimStateName(claim->state);
+  switch (claim->state) {
+    case store::EffectClaimState::kClaimed: http::ReplyJson(res, 201, json{{"status", state}}.dump()); break;
+    case store::EffectClaimState::kDone:
+      http::ReplyJson(res, 200, json{{"status", state}, {"external_ref", claim->external_ref}}.dump());
+      break;
+    case store::EffectClaimState::kInProgress:
+    case store::EffectClaimState::kUnknown:
+      http::ReplyJson(res, http::HttpStatusFor(Code::kConflict), json{{"status", state}}.dump());
+      break;
+  }
+}
+
+void HandlerApi::EndEffect(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant,
+                           const std::string& key, const std::string& action) const {
+  auto body = ParseObject(req.body, true);
+  if (!body.ok()) return http::ReplyError(res, body.status());
+  store::EffectEnd end = EndOf(action);
+  auto detail = StringMember(*body, end == store::EffectEnd::kDone ? "external_ref" : "error", false);
+  if (!detail.ok()) return http::ReplyError(res, detail.status());
+  Status st = ledger_.EndEffect(grant, key, end, *detail, clock_.NowMs());
+  if (!st.ok()) return ReplyFailure(res, st);
+  json answer{{"status", store::EffectEndName(end)}};
+  if (end == store::EffectEnd::kDone) answer["external_ref"] = *detail;
+  http::ReplyJson(res, 200, answer.dump());
+}
+
+void HandlerApi::PutStep(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant,
+                         const std::string& name) const {
+  std::string type = req.get_header_value("Content-Type");
+  if (type.empty()) type = kDefaultStepType;
+  if (Status st = CheckContentType(type); !st.ok()) return http::ReplyError(res, st);
+  Status st = ledger_.PutStep(grant, name, type, req.body, clock_.NowMs());
+  if (!st.ok()) return ReplyFailure(res, st);
+  http::ReplyJson(res, 200, json{{"status", "stored"}, {"bytes", req.body.size()}}.dump());
+}
+
+void HandlerApi::GetStep(httplib::Response& res, const store::HandlerGrant& grant, const std::string& name) const {
+  auto step = ledger_.GetStep(grant, name, clock_.NowMs());
+  if (!step.ok()) return ReplyFailure(res, step.status());
+  if (!step->has_value()) return http::ReplyError(res, NotFound("no such step"));
+  res.status = 200;
+  res.set_content((*step)->body, (*step)->content_type.c_str());
+}
+
+}  // namespace hookinbox::admin

@@ -1,0 +1,41 @@
+// admin/handler_api.h — the handler API (/v1, SPEC §9 "Handler API"): what
+// a running action calls, with its event's token, to claim side effects and
+// keep step results (store/ledger.h holds the rules).
+//
+// Owns: request checks (route, method, size, bearer token, JSON body) and
+// the answers. Every refusal is a 4xx {"error": …} written before anything
+// is stored. Never logs tokens, effect keys, step names or bodies: a key
+// like "notify:<event>:<email>" may carry personal data.
+// Thread-safety: handlers run on the listener's pool; the Ledger is thread-safe.
+#pragma once
+
+#include <httplib.h>
+
+#include "common/clock.h"
+#include "store/ledger.h"
+
+namespace hookinbox::admin {
+
+class HandlerApi {
+ public:
+  HandlerApi(store::Ledger& ledger, const Clock& clock) : ledger_(ledger), clock_(clock) {}
+
+  // Answers requests the path, method or an absurd declared size already
+  // rule out (404, 405, 413) before the body is read; true when it answered.
+  bool Precheck(const httplib::Request& req, httplib::Response& res) const;
+  // Handles a request Precheck let through, its body read.
+  void Handle(const httplib::Request& req, httplib::Response& res) const;
+
+ private:
+  void Claim(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant) const;
+  void EndEffect(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant,
+                 const std::string& key, const std::string& action) const;
+  void PutStep(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant,
+               const std::string& name) const;
+  void GetStep(httplib::Response& res, const store::HandlerGrant& grant, const std::string& name) const;
+
+  store::Ledger& ledger_;
+  const Clock& clock_;
+};
+
+}  // namespace hookinbox::admin

@@ -1,0 +1,115 @@
+// store/ledger.h — the side-effect ledger and step results behind the
+// handler API (SPEC §9 "Handler API"; tables `effects`, `step_results`).
+//
+// A handler proves which event it works for with the token of that event's
+// current attempt (ClaimedEvent::token). Only the token's SHA-256 is stored
+// (webhook_inbox.token_hash), so the token is looked up by its digest and
+// the lookup leaks nothing usable about it. A token is valid exactly while
+// its attempt runs: the event is 'processing', its lease has not expired and
+// no later claim replaced the token. SPEC only requires it to stop at a
+// terminal state; we stop it at the end of the attempt (a retry gets a new
+// token), which also covers terminal states.
+//
+// Effects are keyed by (tenant, key): two events of one tenant claiming the
+// same key share one row, and exactly one holds it at a time. Steps are
+// keyed by (event, name): one event never sees another's steps.
+//
+// Every write re-checks the token inside its own transaction, so an attempt
+// that ends between Authenticate and the write can no longer change anything.
+// Durability: a write that returns ok is committed (synchronous=FULL); a
+// refused or failed write changed nothing.
+// Thread-safety: all methods may be called from any thread concurrently.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace hookinbox::store {
+
+// Limits of the handler API's values (bytes).
+inline constexpr size_t kMaxLedgerNameBytes = 200;     // an effect key or a step name
+inline constexpr size_t kMaxLedgerTextBytes = 1024;    // an external_ref or an error
+inline constexpr size_t kMaxStepBytes = 1024 * 1024;   // a step's stored body
+
+// Ok when `value` is 1..kMaxLedgerNameBytes bytes without control characters
+// (bytes below 0x20 and 0x7f); else InvalidArgument naming `what`.
+Status CheckLedgerName(std::string_view what, std::string_view value);
+
+// What a valid token stands for.
+struct HandlerGrant {
+  int64_t inbox_id = 0;
+  std::string tenant_id;
+  int attempt = 0;             // the event's attempt_count: the attempt the token was issued for
+  int64_t lease_until_ms = 0;  // the token stops working at this time unless the lease is renewed
+  std::string token_hash;      // Sha256Hex(token), re-checked by every write
+};
+
+enum class EffectClaimState {
+  kClaimed,     // do the effect now (new, already ours, or taken over from a dead holder or a failure)
+  kDone,        // done before: do not repeat; external_ref says what it was
+  kInProgress,  // another event's live attempt holds it
+  kUnknown,     // its outcome is unknown: blocked until a person reconciles it
+};
+const char* EffectClaimStateName(EffectClaimState s);  // "claimed" | "done" | "in_progress" | "unknown"
+
+struct EffectClaim {
+  EffectClaimState state = EffectClaimState::kClaimed;
+  std::string external_ref;  // kDone: as completed ("" when none was given)
+};
+
+// How the holder ends an effect: 'done' (with external_ref), 'failed' (the
+// effect did not happen; anyone may claim it again, with error) or 'unknown'
+// (it may have happened; nobody may claim it until reconciled).
+enum class EffectEnd { kDone, kFailed, kUnknown };
+const char* EffectEndName(EffectEnd e);  // "done" | "failed" | "unknown"
+
+struct StepResult {
+  std::string content_type;
+  std::string body;
+  int attempt = 0;  // the attempt that stored it
+  int64_t stored_at_ms = 0;
+};
+
+class Ledger {
+ public:
+  virtual ~Ledger() = default;
+
+  // The grant of `token` at `now_ms`. Errors: Unauthenticated for a token
+  // that is malformed, unknown, replaced by a later claim, or whose attempt
+  // ended or lease expired; Unavailable when the database is.
+  virtual Result<HandlerGrant> Authenticate(std::string_view token, int64_t now_ms) = 0;
+
+  // Claims (grant.tenant_id, key) for grant's event, deciding in one
+  // transaction. Claimed when the key is new, already held by this event
+  // (any attempt), 'failed', or held by an event whose attempt is no longer
+  // live (not processing, or its lease expired). Errors: Unauthenticated
+  // (token no longer valid), InvalidArgument (bad key); nothing changed.
+  virtual Result<EffectClaim> ClaimEffect(const HandlerGrant& grant, const std::string& key, int64_t now_ms) = 0;
+
+  // The holder ends its claim. `detail` is the external_ref (kDone) or the
+  // error (kFailed, kUnknown; may be empty). Repeating the same end is ok (a
+  // handler's retried request). Errors: Unauthenticated; NotFound when the
+  // key was never claimed; Conflict when another event holds it, or it
+  // already ended otherwise (another external_ref, another state);
+  // InvalidArgument for a bad key or an oversized detail. Nothing changed on error.
+  virtual Status EndEffect(const HandlerGrant& grant, const std::string& key, EffectEnd end,
+                           const std::string& detail, int64_t now_ms) = 0;
+
+  // Stores (or replaces) step `name` of grant's event: body as-is, with its
+  // content type. Errors: Unauthenticated, InvalidArgument (bad name),
+  // TooLarge (body over kMaxStepBytes); nothing changed.
+  virtual Status PutStep(const HandlerGrant& grant, const std::string& name, const std::string& content_type,
+                         const std::string& body, int64_t now_ms) = 0;
+
+  // Step `name` of grant's event; nullopt when it was never stored.
+  // Errors: Unauthenticated, InvalidArgument (bad name).
+  virtual Result<std::optional<StepResult>> GetStep(const HandlerGrant& grant, const std::string& name,
+                                                    int64_t now_ms) = 0;
+};
+
+}  // namespace hookinbox::store

@@ -1,0 +1,103 @@
+// Reconcile before retry (action.probe_url): an attempt whose answer was lost
+// asks the downstream whether it took effect, through the real binary.
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "downstream.h"
+#include "harness.h"
+
+namespace hookinbox::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using json = nlohmann::json;
+
+// The demo endpoint forwarding to a non-idempotent `url` (a lost answer is
+// `unknown`), reconciling through `probe_url`.
+void Configure(const Installation& inst, const std::string& url, const std::string& probe_url) {
+  inst.WriteTestConfig(ForwardingAction(inst, url) + R"(idempotent_target = false
+timeout_ms = 500
+probe_url = ")" + probe_url + R"("
+
+[worker]
+threads = 2
+lease_seconds = 5
+backoff_initial_ms = 10
+backoff_max_ms = 50
+)");
+}
+
+std::string Attempts(const Installation& inst, int64_t id) {
+  return inst.Sql("SELECT group_concat(kind || ':' || outcome, ',') FROM (SELECT kind, outcome FROM webhook_attempts"
+                  " WHERE inbox_id = " + std::to_string(id) + " ORDER BY id)");
+}
+
+int64_t Deliver(const ServerProcess& server, const std::string& id) {
+  auto r = server.PostSigned("/hooks/demo", R"({"id":")" + id + R"(","type":"order.created"})");
+  REQUIRE(r.status == 200);
+  return json::parse(r.body).at("id").get<int64_t>();
+}
+
+}  // namespace
+
+TEST_CASE("probe: the effect happened but the answer was lost → found → completed, no second call",
+          "[worker][probe]") {
+  Installation inst;
+  ServerProcess server{inst};
+  DownstreamProcess target;
+  target.Script(json::array({json{{"late_ms", 3000}}}));  // applies the effect, answers after the timeout
+  Configure(inst, target.url(), target.url("/lookup?key={idempotency_key}"));
+  server.Start();
+  const int64_t id = Deliver(server, "evt_late");
+  REQUIRE(PollUntil([&] { return inst.Sql("SELECT status FROM webhook_inbox WHERE id = " + std::to_string(id)) ==
+                                 "completed"; }, 30s));
+  CHECK(inst.Sql("SELECT result_ref FROM webhook_inbox WHERE id = " + std::to_string(id)) == "eff_1");
+  CHECK(Attempts(inst, id) == "action:unknown,probe:completed");
+  CHECK(inst.Sql("SELECT http_status || '|' || error FROM webhook_attempts WHERE kind = 'probe'") ==
+        "200|probe: found");
+  const json stats = target.Stats();
+  CHECK(stats["calls"] == 1);
+  CHECK(stats["effects"] == 1);
+  CHECK(stats["lookups"] == 1);
+}
+
+TEST_CASE("probe: not found → retried once and completed; cannot tell → stays unknown", "[worker][probe]") {
+  Installation inst;
+  ServerProcess server{inst};
+  DownstreamProcess target(/*dedup=*/false);  // a target that ignores the key
+  DownstreamProcess records;                  // where the probe looks: it never saw the event
+  target.Script(json::array({json{{"hold", true}}}));  // the first request never gets an answer
+  Configure(inst, target.url(), records.url("/lookup?key={idempotency_key}&event={event_id}"));
+  server.Start();
+  const int64_t id = Deliver(server, "evt_lost");
+  REQUIRE(PollUntil([&] { return inst.Sql("SELECT status FROM webhook_inbox WHERE id = " + std::to_string(id)) ==
+                                 "completed"; }, 30s));
+  CHECK(Attempts(inst, id) == "action:unknown,probe:retryable_failed,action:completed");
+  CHECK(records.Stats()["lookups"] == 1);
+  CHECK(target.Stats()["calls"] == 2);
+
+  SECTION("a probe that cannot answer leaves the event unknown for a person") {
+    records.Kill();
+    target.Script(json::array({json{{"hold", true}}}));
+    const int64_t unclear = Deliver(server, "evt_unclear");
+    REQUIRE(PollUntil([&] { return inst.Sql("SELECT status FROM webhook_inbox WHERE id = " +
+                                            std::to_string(unclear)) == "unknown"; }, 30s));
+    CHECK(Attempts(inst, unclear) == "action:unknown,probe:unknown");
+    CHECK(inst.Sql("SELECT error LIKE 'probe: no answer%' FROM webhook_attempts WHERE kind = 'probe' AND inbox_id = " +
+                   std::to_string(unclear)) == "1");
+  }
+  target.Release();
+}
+
+TEST_CASE("probe: a probe_url that is not an http URL is a config error", "[worker][probe]") {
+  Installation inst;
+  Configure(inst, "http://127.0.0.1:9/x", "ftp://example.test/{idempotency_key}");
+  auto r = RunCommand(BinaryPath() + " check-config -c " + inst.config_path() + " 2>&1");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("endpoint[0].action.probe_url") != std::string::npos);
+}
+
+}  // namespace hookinbox::testing
