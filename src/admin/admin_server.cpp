@@ -56,15 +56,7 @@ void AdminServer::Configure() {
   server_->set_write_timeout(kTimeoutSeconds, 0);
   server_->set_payload_max_length(kPayloadMax);
   server_->set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown";
-    try {
-      if (ep) std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    log::Error("admin_handler_exception", {{"error", what}});
-    http::ReplyError(res, Internal("internal error"));
+    http::ReplyToException("admin_handler_exception", res, ep);
   });
   // Answers the library writes itself (400 for an unparsable request, 413
   // past the payload limit) get a JSON body like ours.

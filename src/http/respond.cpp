@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/log.h"
+
 namespace hookinbox::http {
 
 int HttpStatusFor(Code code) {
@@ -39,6 +41,18 @@ void ReplyError(httplib::Response& res, const Status& status) {
   ReplyJson(res, HttpStatusFor(status.code()), nlohmann::json{{"error", message}}.dump());
   if (status.code() == Code::kNotAllowed) res.set_header("Allow", "POST");
   if (status.code() == Code::kUnavailable) res.set_header("Retry-After", "5");
+}
+
+void ReplyToException(const char* log_event, httplib::Response& res, std::exception_ptr ep) {
+  std::string what = "unknown";
+  try {
+    if (ep) std::rethrow_exception(ep);
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  log::Error(log_event, {{"error", what}});
+  ReplyError(res, Internal("internal error"));
 }
 
 }  // namespace hookinbox::http

@@ -22,4 +22,8 @@ void ReplyError(httplib::Response& res, const Status& status);
 // Writes a JSON body with `http_status`.
 void ReplyJson(httplib::Response& res, int http_status, const std::string& json);
 
+// A server's exception handler: logs `log_event` with the exception's
+// message (never the request) and answers 500 {"error":"internal error"}.
+void ReplyToException(const char* log_event, httplib::Response& res, std::exception_ptr ep);
+
 }  // namespace hookinbox::http

@@ -85,15 +85,7 @@ void PublicServer::Configure() {
   for (const auto& e : config_.endpoints) largest = std::max(largest, config_.MaxBodyBytes(e));
   server_->set_payload_max_length(static_cast<size_t>(largest));
   server_->set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown";
-    try {
-      if (ep) std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    log::Error("handler_exception", {{"error", what}});
-    ReplyError(res, Internal("internal error"));
+    ReplyToException("handler_exception", res, ep);
   });
 }
 

@@ -43,10 +43,7 @@ void DownstreamProcess::Start(int port) {
   std::string text;
   bool listening = PollUntil(
       [&] {
-        std::ifstream in(log);
-        std::stringstream ss;
-        ss << in.rdbuf();
-        text = ss.str();
+        text = ReadFile(log);
         std::smatch m;
         if (!std::regex_search(text, m, kListening)) return false;
         port_ = std::stoi(m[1]);

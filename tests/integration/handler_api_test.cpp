@@ -24,13 +24,6 @@ namespace {
 using namespace std::chrono_literals;
 using json = nlohmann::json;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 bool Exists(const std::string& path) { return std::filesystem::exists(path); }
 
 // The exec action running handler.sh; `worker` replaces the [worker] table.

@@ -132,12 +132,14 @@ ServerProcess::~ServerProcess() {
   }
 }
 
-std::string ServerProcess::log() const {
-  std::ifstream in(log_path_);
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
+
+std::string ServerProcess::log() const { return ReadFile(log_path_); }
 
 // The port of the "event=admin_listening url=http://HOST:PORT" line (logged
 // just before "listening"); 0 when absent.

@@ -107,6 +107,9 @@ class ServerProcess {
 
 int64_t NowSeconds();
 
+// The whole file as bytes; "" when it cannot be read.
+std::string ReadFile(const std::string& path);
+
 // One TCP connection (optionally TLS) for byte-level tests: keep-alive,
 // leftovers of rejected bodies, malformed requests. Reads until the server
 // closes or `timeout` passes.
