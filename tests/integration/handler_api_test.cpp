@@ -65,9 +65,10 @@ api() {  # METHOD PATH [DATA]
 )";
 
 // Records its token and API base, then waits (bounded) for `out/release`.
+// The token file is written last: tests wait for it, then read the rest.
 constexpr const char* kParkedHandler = R"(
+printf '%s' "$HOOKINBOX_API" >"$out/api.$e.tmp" && mv "$out/api.$e.tmp" "$out/api"
 printf '%s' "$HOOKINBOX_TOKEN" >"$out/token.$e.tmp" && mv "$out/token.$e.tmp" "$out/token.$e"
-printf '%s' "$HOOKINBOX_API" >"$out/api"
 for _ in $(seq 1 600); do [ -e "$out/release" ] && exit 0; sleep 0.05; done
 exit 75
 )";

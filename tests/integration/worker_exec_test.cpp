@@ -112,8 +112,12 @@ struct ExecFixture {
   std::string Inbox(int64_t id, const std::string& columns) const {
     return inst.Sql("SELECT " + columns + " FROM webhook_inbox WHERE id = " + std::to_string(id));
   }
-  bool Becomes(int64_t id, const std::string& status, std::chrono::milliseconds timeout = 20s) const {
-    return PollUntil([&] { return Inbox(id, "status") == status; }, timeout);
+  // The deadline is generous: under TSan on a loaded 2-core machine each
+  // fork of the (large) server is slow. A pass never waits for it.
+  bool Becomes(int64_t id, const std::string& status, std::chrono::milliseconds timeout = 60s) const {
+    if (PollUntil([&] { return Inbox(id, "status") == status; }, timeout)) return true;
+    UNSCOPED_INFO("event " << id << " is " << Inbox(id, "status") << "; attempts: " << Attempts(id));
+    return false;
   }
   // "outcome:exit_code:error;…" of every attempt, oldest first ('-' for NULL).
   std::string Attempts(int64_t id) const {
