@@ -327,3 +327,83 @@ CREATE VIEW step_results_iso AS
 SELECT inbox_id, name, content_type, length(body) AS bytes, attempt,
        strftime('%Y-%m-%dT%H:%M:%fZ', stored_at / 1000.0, 'unixepoch') AS stored_at
   FROM step_results;
+
+-- migration: 6
+
+-- Tamper-evident audit trail (store/audit_chain.h has the exact rules).
+--
+-- Every webhook_deliveries and webhook_attempts row is "sealed" once its
+-- content is final: chain_seq numbers it in its table's chain (1, 2, 3, …)
+-- and row_hash is the hex SHA-256 of the previous sealed row's hash and this
+-- row's content in a length-prefixed canonical encoding. A row is final when
+-- it is written, except an attempt (final when its outcome is set) and a row
+-- folding a flood of rejections (final once its minute is over, since its
+-- request_count grows until then). Sealing happens inside the transaction
+-- that finalises the row, on the single writer, so chain order is commit
+-- order. Unsealed rows (attempts in flight, this minute's folding row) are
+-- not yet covered. `hookinbox verify-audit FILE` walks both chains.
+ALTER TABLE webhook_deliveries ADD COLUMN chain_seq INTEGER;
+ALTER TABLE webhook_deliveries ADD COLUMN row_hash TEXT;
+ALTER TABLE webhook_attempts ADD COLUMN chain_seq INTEGER;
+ALTER TABLE webhook_attempts ADD COLUMN row_hash TEXT;
+CREATE UNIQUE INDEX webhook_deliveries_chain ON webhook_deliveries (chain_seq) WHERE chain_seq IS NOT NULL;
+CREATE UNIQUE INDEX webhook_attempts_chain ON webhook_attempts (chain_seq) WHERE chain_seq IS NOT NULL;
+CREATE INDEX webhook_deliveries_unsealed ON webhook_deliveries (id) WHERE chain_seq IS NULL;
+CREATE INDEX webhook_attempts_unsealed ON webhook_attempts (id) WHERE chain_seq IS NULL;
+
+-- What needs a person (the dead-letter and unknown queues): /metrics counts
+-- them per endpoint on every scrape, so the cost follows the queues' size,
+-- not the inbox's.
+CREATE INDEX webhook_inbox_attention ON webhook_inbox (endpoint, provider, status)
+  WHERE status IN ('dead_lettered', 'unknown');
+
+-- The admin API's conflict list (GET /admin/api/conflicts): conflicts are
+-- rare, so this index stays tiny while the delivery table grows.
+CREATE INDEX webhook_deliveries_conflicts ON webhook_deliveries (id) WHERE outcome = 'conflict';
+
+-- The last sealed row of each chain, so removing the newest rows is noticed
+-- too (a chain alone cannot tell a truncated end from a short one).
+CREATE TABLE audit_chain_heads (
+  table_name  TEXT    PRIMARY KEY CHECK (table_name IN ('webhook_deliveries', 'webhook_attempts')),
+  seq         INTEGER NOT NULL,                -- chain_seq of the last sealed row
+  row_id      INTEGER NOT NULL,                -- its id
+  row_hash    TEXT    NOT NULL                 -- its row_hash
+);
+
+-- What left a chain, and why. kind 'purge': retention removed the rows with
+-- chain_seq first_seq..last_seq; prev_hash is the hash the range continued
+-- from and last_hash the one it ended on, so the rows after it still verify.
+-- kind 'genesis': written by this migration; `rows` rows (ids up to
+-- last_row_id) existed before the chain did. They are sealed by the first
+-- write after the upgrade, so their hashes prove them unchanged since the
+-- upgrade (`at`), not since they were written.
+CREATE TABLE audit_checkpoints (
+  id             INTEGER PRIMARY KEY,
+  table_name     TEXT    NOT NULL CHECK (table_name IN ('webhook_deliveries', 'webhook_attempts')),
+  kind           TEXT    NOT NULL CHECK (kind IN ('genesis', 'purge')),
+  at             INTEGER NOT NULL,
+  first_seq      INTEGER,
+  last_seq       INTEGER,
+  rows           INTEGER NOT NULL,
+  last_row_id    INTEGER,
+  prev_hash      TEXT,
+  last_hash      TEXT,
+  purged_before  INTEGER,                       -- purge: rows older than this went (ms)
+  note           TEXT
+);
+CREATE INDEX audit_checkpoints_chain ON audit_checkpoints (table_name, first_seq);
+
+INSERT INTO audit_checkpoints (table_name, kind, at, rows, last_row_id, note)
+SELECT 'webhook_deliveries', 'genesis', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), count(*),
+       max(id), 'rows written before the audit chain existed; sealed at the first write after the upgrade'
+  FROM webhook_deliveries;
+INSERT INTO audit_checkpoints (table_name, kind, at, rows, last_row_id, note)
+SELECT 'webhook_attempts', 'genesis', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), count(*),
+       max(id), 'rows written before the audit chain existed; sealed at the first write after the upgrade'
+  FROM webhook_attempts;
+
+CREATE VIEW audit_checkpoints_iso AS
+SELECT id, table_name, kind, strftime('%Y-%m-%dT%H:%M:%fZ', at / 1000.0, 'unixepoch') AS at, first_seq, last_seq,
+       rows, last_row_id, prev_hash, last_hash,
+       strftime('%Y-%m-%dT%H:%M:%fZ', purged_before / 1000.0, 'unixepoch') AS purged_before, note
+  FROM audit_checkpoints;

@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
+# The browser test's chromium and playwright-core, here rather than inside its ctest timeout.
+bash tests/browser/run.sh --install-only
 
 jobs=$(nproc)
 run_suite() {

@@ -6,9 +6,15 @@
 #include <atomic>
 #include <chrono>
 
+#include "admin/admin_api.h"
+#include "admin/auth.h"
 #include "admin/handler_api.h"
+#include "admin/login_limiter.h"
+#include "admin/routes.h"
 #include "common/log.h"
+#include "http/request_view.h"
 #include "http/respond.h"
+#include "http/tls.h"
 #include "store/ledger.h"
 
 namespace hookinbox::admin {
@@ -25,20 +31,61 @@ std::string UrlHost(const std::string& host) {
   return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
 
+// Exposes the listening socket, which 0.11.4 keeps protected, so the accept
+// backlog can be raised after bind: the Debian .so hard-codes 5, and 20
+// handlers calling at once then see connections dropped under load.
+template <typename Base>
+class Listener final : public Base {
+ public:
+  using Base::Base;
+  socket_t listening_socket() const { return this->svr_sock_; }
+};
+constexpr int kListenBacklog = 256;
+
+socket_t ListeningSocket(httplib::Server& server) {
+  if (auto* tls = dynamic_cast<Listener<httplib::SSLServer>*>(&server)) return tls->listening_socket();
+  if (auto* plain = dynamic_cast<Listener<httplib::Server>*>(&server)) return plain->listening_socket();
+  return INVALID_SOCKET;
+}
+
+// Plain HTTP, or HTTPS when admin.tls_cert and tls_key are set (validation
+// makes sure it is both or neither).
+Result<std::unique_ptr<httplib::Server>> MakeServer(const config::AdminConfig& admin) {
+  if (admin.tls_cert.empty()) return std::unique_ptr<httplib::Server>(std::make_unique<Listener<httplib::Server>>());
+  auto tls = std::make_unique<Listener<httplib::SSLServer>>(admin.tls_cert.c_str(), admin.tls_key.c_str());
+  if (!tls->is_valid()) {
+    return InvalidArgument("cannot load admin.tls_cert " + admin.tls_cert + " and admin.tls_key " + admin.tls_key +
+                           " (missing, unreadable, or not a matching pair)");
+  }
+  http::TuneServerContext(tls->ssl_context());
+  return std::unique_ptr<httplib::Server>(std::move(tls));
+}
+
+bool DeclaresBody(const httplib::Request& req) {
+  return req.get_header_value<uint64_t>("Content-Length") > 0 || req.has_header("Transfer-Encoding");
+}
+
 }  // namespace
 
-Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::Config& config, store::Ledger& ledger,
+Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::Config& config, store::SqliteStore& store,
                                                          const Clock& clock) {
-  auto api = std::make_unique<HandlerApi>(ledger, clock);
-  std::unique_ptr<AdminServer> out(new AdminServer(config, std::make_unique<httplib::Server>(), std::move(api)));
+  auto server = MakeServer(config.admin);
+  if (!server.ok()) return server.status();
+  std::unique_ptr<AdminServer> out(new AdminServer(config, std::move(server).value(), store, clock));
   out->Configure();
   out->Route();
   return out;
 }
 
 AdminServer::AdminServer(const config::Config& config, std::unique_ptr<httplib::Server> server,
-                         std::unique_ptr<HandlerApi> api)
-    : config_(config), server_(std::move(server)), api_(std::move(api)) {}
+                         store::SqliteStore& store, const Clock& clock)
+    : config_(config),
+      server_(std::move(server)),
+      api_(std::make_unique<HandlerApi>(store, clock)),
+      limiter_(std::make_unique<LoginLimiter>(clock)),
+      auth_(std::make_unique<AdminAuth>(config.admin.token, config.admin.metrics_token, *limiter_)),
+      admin_api_(std::make_unique<AdminApi>(config, store, clock)),
+      tls_(!config.admin.tls_cert.empty()) {}
 
 AdminServer::~AdminServer() { Stop(); }
 
@@ -73,17 +120,38 @@ void AdminServer::Configure() {
 }
 
 void AdminServer::Route() {
-  const HandlerApi* api = api_.get();
-  server_->set_pre_routing_handler([api](const httplib::Request& req, httplib::Response& res) {
-    return api->Precheck(req, res) ? httplib::Server::HandlerResponse::Handled
-                                   : httplib::Server::HandlerResponse::Unhandled;
+  server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    return Gate(req, res) ? httplib::Server::HandlerResponse::Handled : httplib::Server::HandlerResponse::Unhandled;
   });
-  // Precheck let through only known paths with their methods; the api
-  // dispatches by the same table.
-  auto handle = [api](const httplib::Request& req, httplib::Response& res) { api->Handle(req, res); };
+  // The gate let through only known paths with their methods and
+  // credentials; dispatch is by the same table.
+  auto handle = [this](const httplib::Request& req, httplib::Response& res) { Dispatch(req, res); };
   server_->Post(R"([\s\S]*)", handle);
   server_->Put(R"([\s\S]*)", handle);
   server_->Get(R"([\s\S]*)", handle);
+}
+
+bool AdminServer::Gate(const httplib::Request& req, httplib::Response& res) const {
+  if (api_->Precheck(req, res)) return true;  // 404, 405, 413 for every route
+  AdminRoute route = MatchAdminRoute(req.path);
+  AuthDecision decision;
+  const std::string authorization = req.get_header_value("Authorization");
+  if (route.guard == Guard::kAdminToken) decision = auth_->CheckAdmin(authorization, req.remote_addr);
+  if (route.guard == Guard::kMetricsToken) decision = auth_->CheckMetrics(authorization, req.remote_addr);
+  if (decision.outcome == AuthOutcome::kOk) return false;
+  ReplyRefusal(decision, res);
+  // The body was not read: end the connection so its bytes are never parsed as a request.
+  if (DeclaresBody(req)) http::CloseAfterResponse(res);
+  return true;
+}
+
+void AdminServer::Dispatch(const httplib::Request& req, httplib::Response& res) const {
+  AdminRoute route = MatchAdminRoute(req.path);
+  if (route.guard == Guard::kHandlerToken) return api_->Handle(req, res);
+  if (req.body.size() > route.max_body) {  // read, but over this route's limit
+    return http::ReplyError(res, TooLarge("body is over " + std::to_string(route.max_body) + " bytes"));
+  }
+  admin_api_->Handle(route, req, res);
 }
 
 Status AdminServer::Bind() {
@@ -98,16 +166,19 @@ Status AdminServer::Bind() {
     return Unavailable("cannot listen on admin.listen " + config_.admin.listen +
                        ": address in use or not available");
   }
+  if (socket_t fd = ListeningSocket(*server_); fd != INVALID_SOCKET) ::listen(fd, kListenBacklog);
   return Status::Ok();
 }
 
-std::string AdminServer::BaseUrl() const { return "http://" + UrlHost(host_) + ":" + std::to_string(port_); }
+std::string AdminServer::BaseUrl() const {
+  return std::string(tls_ ? "https://" : "http://") + UrlHost(host_) + ":" + std::to_string(port_);
+}
 
 std::string AdminServer::HandlerApiBase() const {
   std::string host = host_;
   if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
   if (host == "::") host = "::1";
-  return "http://" + UrlHost(host) + ":" + std::to_string(port_) + "/v1";
+  return std::string(tls_ ? "https://" : "http://") + UrlHost(host) + ":" + std::to_string(port_) + "/v1";
 }
 
 void AdminServer::Start() {

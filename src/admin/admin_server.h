@@ -1,13 +1,17 @@
 // admin/admin_server.h — the admin listener (SPEC §3: default
-// 127.0.0.1:8081, plain HTTP on loopback). The admin module owns what is
-// served there: today the handler API (/v1, handler_api.h); the web UI,
-// /admin/api and /metrics arrive with the admin issue. It may use common,
-// config, store and the http module's answer helpers (tests/layering.sh);
-// it never sees the worker or the receive path.
+// 127.0.0.1:8081, plain HTTP on loopback, HTTPS with admin.tls_cert/tls_key).
+// The admin module owns what is served there: the handler API (/v1,
+// handler_api.h), the admin API and UI (/admin/api, /admin/, admin_api.h)
+// and /metrics. It may use common, config, store and the http module's
+// answer helpers (tests/layering.sh); it never sees the worker or the
+// receive path.
 //
 // Owns: the cpp-httplib server with its limits, binding admin.listen (a
-// taken port is an error naming it), and the thread it serves on. It is
-// stopped after the worker, because running actions call it until they end.
+// taken port is an error naming it), the thread it serves on, and the gate
+// every request passes before its body is read: route (404), method (405),
+// declared size (413), then the admin or metrics token (auth.h: 503, 401,
+// 429). It is stopped after the worker, because running actions call it
+// until they end.
 // Thread-safety: Create/Bind/Start/Stop from one thread.
 #pragma once
 
@@ -18,19 +22,25 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "config/config.h"
-#include "store/ledger.h"
+#include "store/sqlite_store.h"
 
 namespace httplib {
 class Server;
+struct Request;
+struct Response;
 }
 
 namespace hookinbox::admin {
 
+class AdminApi;
+class AdminAuth;
 class HandlerApi;
+class LoginLimiter;
 
 class AdminServer {
  public:
-  static Result<std::unique_ptr<AdminServer>> Create(const config::Config& config, store::Ledger& ledger,
+  // Errors: InvalidArgument when admin.tls_cert / tls_key do not load.
+  static Result<std::unique_ptr<AdminServer>> Create(const config::Config& config, store::SqliteStore& store,
                                                      const Clock& clock);
   ~AdminServer();  // Stop()s
 
@@ -38,7 +48,7 @@ class AdminServer {
   // admin.listen, when it is taken.
   Status Bind();
   int port() const { return port_; }
-  // "http://127.0.0.1:8081" — the address as bound.
+  // "http://127.0.0.1:8081" (https with TLS) — the address as bound.
   std::string BaseUrl() const;
   // What handlers call: BaseUrl() + "/v1", with a loopback host when the
   // listener is bound to every address (0.0.0.0, [::]).
@@ -51,14 +61,21 @@ class AdminServer {
   void Stop();
 
  private:
-  AdminServer(const config::Config& config, std::unique_ptr<httplib::Server> server,
-              std::unique_ptr<HandlerApi> api);
+  AdminServer(const config::Config& config, std::unique_ptr<httplib::Server> server, store::SqliteStore& store,
+              const Clock& clock);
   void Configure();
   void Route();
+  // The pre-routing gate; true when it answered (the body is then never read).
+  bool Gate(const httplib::Request& req, httplib::Response& res) const;
+  void Dispatch(const httplib::Request& req, httplib::Response& res) const;
 
   const config::Config& config_;
   std::unique_ptr<httplib::Server> server_;
   std::unique_ptr<HandlerApi> api_;
+  std::unique_ptr<LoginLimiter> limiter_;
+  std::unique_ptr<AdminAuth> auth_;
+  std::unique_ptr<AdminApi> admin_api_;
+  bool tls_ = false;
   std::string host_;
   int port_ = 0;
   std::thread thread_;

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admin/api_json.h"
+#include "admin/auth.h"
 #include "admin/routes.h"
 #include "http/request_view.h"
 #include "http/respond.h"
@@ -25,36 +27,6 @@ void ReplyFailure(httplib::Response& res, const Status& st) {
 
 bool DeclaresBody(const httplib::Request& req) {
   return req.get_header_value<uint64_t>("Content-Length") > 0 || req.has_header("Transfer-Encoding");
-}
-
-// The bearer token of the request; empty when there is none.
-std::string BearerToken(const httplib::Request& req) {
-  std::string value = req.get_header_value("Authorization");
-  if (value.size() < 7) return "";
-  std::string scheme = value.substr(0, 7);
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "bearer ") return "";
-  size_t start = value.find_first_not_of(' ', 7);
-  return start == std::string::npos ? "" : value.substr(start);
-}
-
-// The body as a JSON object; an empty body counts as {} when `empty_ok`.
-Result<json> ParseObject(const std::string& body, bool empty_ok) {
-  if (body.empty() && empty_ok) return json::object();
-  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return InvalidArgument("body must be a JSON object");
-  return j;
-}
-
-// The string member `name`; "" when absent and not `required`.
-Result<std::string> StringMember(const json& j, const char* name, bool required) {
-  auto it = j.find(name);
-  if (it == j.end()) {
-    if (required) return InvalidArgument(std::string(name) + " is missing");
-    return std::string();
-  }
-  if (!it->is_string()) return InvalidArgument(std::string(name) + " must be a string");
-  return it->get<std::string>();
 }
 
 Status CheckContentType(const std::string& type) {
@@ -99,7 +71,7 @@ void HandlerApi::Handle(const httplib::Request& req, httplib::Response& res) con
     http::ReplyError(res, TooLarge("body is over " + std::to_string(route.max_body) + " bytes"));
     return;
   }
-  auto grant = ledger_.Authenticate(BearerToken(req), clock_.NowMs());
+  auto grant = ledger_.Authenticate(BearerToken(req.get_header_value("Authorization")), clock_.NowMs());
   if (!grant.ok()) return ReplyFailure(res, grant.status());
   switch (route.id) {
     case RouteId::kEffectClaim: Claim(req, res, *grant); break;
@@ -111,12 +83,12 @@ void HandlerApi::Handle(const httplib::Request& req, httplib::Response& res) con
         GetStep(res, *grant, route.param);
       }
       break;
-    case RouteId::kNone: http::ReplyError(res, NotFound("no such route")); break;
+    default: http::ReplyError(res, NotFound("no such route")); break;
   }
 }
 
 void HandlerApi::Claim(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant) const {
-  auto body = ParseObject(req.body, false);
+  auto body = ParseJsonObject(req.body, false);
   if (!body.ok()) return http::ReplyError(res, body.status());
   auto key = StringMember(*body, "key", true);
   if (!key.ok()) return http::ReplyError(res, key.status());
@@ -137,7 +109,7 @@ void HandlerApi::Claim(const httplib::Request& req, httplib::Response& res, cons
 
 void HandlerApi::EndEffect(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant,
                            const std::string& key, const std::string& action) const {
-  auto body = ParseObject(req.body, true);
+  auto body = ParseJsonObject(req.body, true);
   if (!body.ok()) return http::ReplyError(res, body.status());
   store::EffectEnd end = EndOf(action);
   auto detail = StringMember(*body, end == store::EffectEnd::kDone ? "external_ref" : "error", false);

@@ -28,10 +28,69 @@ AdminRoute EffectRoute(std::string_view rest) {
   return r;
 }
 
+AdminRoute Make(RouteId id, const char* allow, Guard guard, size_t max_body = 0, std::string param = "") {
+  AdminRoute r;
+  r.id = id;
+  r.allow = allow;
+  r.guard = guard;
+  r.max_body = max_body;
+  r.param = std::move(param);
+  return r;
+}
+
+// An event id in a path: decimal digits only, so "/events/1x" is no route.
+bool IsEventId(std::string_view s) {
+  if (s.empty() || s.size() > 18) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// /admin/api/events/{id}[/replay|/resolve]
+AdminRoute EventRoute(std::string_view rest) {
+  size_t slash = rest.find('/');
+  std::string_view id = rest.substr(0, slash);
+  if (!IsEventId(id)) return {};
+  if (slash == std::string_view::npos) return Make(RouteId::kEvent, "GET", Guard::kAdminToken, 0, std::string(id));
+  std::string_view verb = rest.substr(slash + 1);
+  if (verb == "replay") return Make(RouteId::kEventReplay, "POST", Guard::kAdminToken, kMaxJsonBodyBytes, std::string(id));
+  if (verb == "resolve") {
+    return Make(RouteId::kEventResolve, "POST", Guard::kAdminToken, kMaxJsonBodyBytes, std::string(id));
+  }
+  return {};
+}
+
+AdminRoute ApiRoute(std::string_view rest) {
+  constexpr std::string_view kEventsPrefix = "events/";
+  if (rest == "events") return Make(RouteId::kEvents, "GET", Guard::kAdminToken);
+  if (StartsWith(rest, kEventsPrefix)) return EventRoute(rest.substr(kEventsPrefix.size()));
+  if (rest == "dead-letters") return Make(RouteId::kDeadLetters, "GET", Guard::kAdminToken);
+  if (rest == "unknown") return Make(RouteId::kUnknownQueue, "GET", Guard::kAdminToken);
+  if (rest == "conflicts") return Make(RouteId::kConflicts, "GET", Guard::kAdminToken);
+  if (rest == "effects/resolve") return Make(RouteId::kEffectResolve, "POST", Guard::kAdminToken, kMaxJsonBodyBytes);
+  if (rest == "stats") return Make(RouteId::kStats, "GET", Guard::kAdminToken);
+  if (rest == "export.db") return Make(RouteId::kExport, "GET", Guard::kAdminToken);
+  if (rest == "reconcile") return Make(RouteId::kReconcile, "GET, POST", Guard::kAdminToken, kMaxReconcileBodyBytes);
+  return {};
+}
+
 }  // namespace
 
 AdminRoute MatchAdminRoute(std::string_view path) {
+  constexpr std::string_view kApiPrefix = "/admin/api/";
+  constexpr std::string_view kUiPrefix = "/admin/";
   if (StartsWith(path, kEffectsPrefix)) return EffectRoute(path.substr(kEffectsPrefix.size()));
+  if (StartsWith(path, kApiPrefix)) return ApiRoute(path.substr(kApiPrefix.size()));
+  if (path == "/metrics") return Make(RouteId::kMetrics, "GET", Guard::kMetricsToken);
+  if (path == "/admin") {
+    AdminRoute r = Make(RouteId::kUi, "GET", Guard::kOpen);
+    r.action = "redirect";  // to "/admin/", so the page's relative links resolve below it
+    return r;
+  }
+  if (StartsWith(path, kUiPrefix) && path != "/admin/api") {
+    return Make(RouteId::kUi, "GET", Guard::kOpen, 0, std::string(path.substr(kUiPrefix.size())));
+  }
   AdminRoute r;
   if (StartsWith(path, kStepsPrefix) && path.size() > kStepsPrefix.size()) {
     r.id = RouteId::kStep;

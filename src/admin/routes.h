@@ -3,8 +3,8 @@
 // cpp-httplib 0.11.4 routes by regex and has no 404/405 distinction, so the
 // admin listener matches paths itself: MatchAdminRoute is the only table,
 // used by the pre-routing check (404, 405, 413 before a body is read) and
-// by the dispatcher. Only the handler API (/v1) exists so far; /admin and
-// /metrics arrive with the admin issue. Pure: no I/O.
+// by the dispatcher: the handler API (/v1), the admin API (/admin/api), the
+// UI's files (/admin/) and /metrics. Pure: no I/O.
 #pragma once
 
 #include <cstddef>
@@ -18,18 +18,42 @@ enum class RouteId {
   kEffectClaim,  // POST /v1/effects/claim
   kEffectEnd,    // POST /v1/effects/{key}/complete|fail|unknown
   kStep,         // PUT|GET /v1/steps/{name}
+  kMetrics,      // GET /metrics
+  kUi,           // GET /admin, /admin/, /admin/{asset}
+  kEvents,       // GET /admin/api/events
+  kEvent,        // GET /admin/api/events/{id}
+  kEventReplay,  // POST /admin/api/events/{id}/replay
+  kEventResolve, // POST /admin/api/events/{id}/resolve
+  kDeadLetters,  // GET /admin/api/dead-letters
+  kUnknownQueue, // GET /admin/api/unknown
+  kConflicts,    // GET /admin/api/conflicts
+  kEffectResolve,// POST /admin/api/effects/resolve
+  kStats,        // GET /admin/api/stats
+  kExport,       // GET /admin/api/export.db
+  kReconcile,    // GET|POST /admin/api/reconcile
+};
+
+// Which credential a route needs.
+enum class Guard {
+  kHandlerToken,  // /v1: the event's handler token (admin/handler_api)
+  kAdminToken,    // /admin/api: the admin token (admin/auth)
+  kMetricsToken,  // /metrics: a metrics token when one is configured
+  kOpen,          // the UI's static files: they hold no data; every call they make needs the admin token
 };
 
 // The largest JSON body the effect routes read (bytes); a step body may be
 // up to store::kMaxStepBytes.
 inline constexpr size_t kMaxJsonBodyBytes = 64 * 1024;
+// The largest body of POST /admin/api/reconcile: a provider's export of ids.
+inline constexpr size_t kMaxReconcileBodyBytes = 1024 * 1024;
 
 struct AdminRoute {
   RouteId id = RouteId::kNone;
-  std::string param;   // the effect key or step name, as decoded from the path
+  std::string param;   // the effect key, step name, event id or UI asset, as decoded from the path
   std::string action;  // kEffectEnd: "complete" | "fail" | "unknown"
   const char* allow = "";  // the methods the path accepts, as an Allow header
   size_t max_body = 0;     // the largest body the route reads
+  Guard guard = Guard::kHandlerToken;
 };
 
 // The route of a decoded request path. A key or name may itself contain '/'

@@ -27,6 +27,10 @@ Status App::Start() {
   // instance on a taken port must not start working the queue before it fails).
   admin_->Start();
   worker_->Start();
+  if (HasRetention(config_)) {
+    purge_ = std::make_unique<PurgeLoop>(*store_, config_, clock_);  // hourly, store/purge.h
+    purge_->Start();
+  }
   return Status::Ok();
 }
 
@@ -35,6 +39,7 @@ Status App::Run() { return server_->Run(); }
 bool App::Stop() { return server_ != nullptr && server_->Stop(); }
 
 void App::Close() {
+  purge_.reset();  // joins: a batch in progress finishes before the store closes
   if (worker_) worker_->Stop(std::chrono::seconds(config_.worker.shutdown_grace_seconds));
   if (admin_) admin_->Stop();
   server_.reset();

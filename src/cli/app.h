@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "admin/admin_server.h"
+#include "cli/purge.h"
 #include "common/clock.h"
 #include "config/config.h"
 #include "http/server.h"
@@ -48,6 +49,7 @@ class App {
   std::unique_ptr<admin::AdminServer> admin_;
   std::unique_ptr<runner::WorkerLoop> worker_;
   std::unique_ptr<http::PublicServer> server_;
+  std::unique_ptr<PurgeLoop> purge_;  // only when an endpoint sets [endpoint.retention]
 };
 
 }  // namespace hookinbox::cli

@@ -60,6 +60,33 @@ int Main(int argc, char** argv) {
       "check-downstream", "send a marked probe twice with one Idempotency-Key to ENDPOINT's http target and "
                           "report whether it deduplicated it (exit 0 yes, 1 no or cannot tell)");
   check_down->add_option("ENDPOINT", check_endpoint, "endpoint name")->required();
+  BackupOptions backup_opts;
+  auto* backup = app.add_subcommand("backup", "write a consistent copy of the database to OUT (also while serve "
+                                              "runs); exit 0 written, 1 failure (OUT exists, …), 2 usage");
+  backup->add_option("OUT", backup_opts.out_path, "file to create (must not exist; mode 0600)")->required();
+  backup->add_flag("--without-payloads", backup_opts.without_payloads, "leave payload bodies out of the copy");
+  backup->fallthrough();
+  ReconcileOptions reconcile_opts;
+  auto* reconcile = app.add_subcommand(
+      "reconcile", "compare event ids exported from the provider with the inbox; exit 0 all received and "
+                   "completed, 1 any never received, not completed or unknown, 2 usage or bad FILE");
+  reconcile->add_option("--endpoint", reconcile_opts.endpoint, "endpoint name")->required();
+  reconcile->add_option("--tenant", reconcile_opts.tenant, "tenant id (default: the endpoint's, \"default\")");
+  reconcile->add_option("--ids", reconcile_opts.ids_file, "FILE with one event id per line; - for stdin")->required();
+  reconcile->fallthrough();
+  auto* stats = app.add_subcommand("stats", "per-endpoint figures from the database (what the dashboard shows)");
+  stats->fallthrough();
+  std::string audit_file;
+  auto* verify_audit = app.add_subcommand(
+      "verify-audit", "check PRAGMA integrity_check and the audit hash chains of FILE (any copy, read-only); "
+                      "exit 0 ok, 1 broken (names the first broken row), 2 usage");
+  verify_audit->add_option("FILE", audit_file, "database file")->required();
+  verify_audit->fallthrough();
+  bool purge_dry_run = false;
+  auto* purge = app.add_subcommand("purge", "apply [endpoint.retention] now: remove expired bodies and terminal "
+                                            "events, per endpoint");
+  purge->add_flag("--dry-run", purge_dry_run, "only show what would be removed");
+  purge->fallthrough();
   for (auto* sub : {init, check, serve, send_test, events, ev_list, ev_show, ev_replay, ev_resolve, check_down}) {
     sub->fallthrough();  // -c and --json also work after the verb
   }
@@ -77,9 +104,14 @@ int Main(int argc, char** argv) {
   }
   if (init->parsed()) return RunInit(init_dir, common, std::cout, std::cerr);
   if (check->parsed()) return RunCheckConfig(common, std::cout, std::cerr);
-  if (serve->parsed()) return RunServe(common, std::cout, std::cerr);
+  if (serve->parsed()) return RunServe(common, std::cout);
   if (send_test->parsed()) return RunSendTest(send, common, std::cout, std::cerr);
   if (check_down->parsed()) return RunCheckDownstream(check_endpoint, common, std::cout, std::cerr);
+  if (backup->parsed()) return RunBackup(backup_opts, common, std::cout, std::cerr);
+  if (reconcile->parsed()) return RunReconcile(reconcile_opts, common, std::cout, std::cerr);
+  if (stats->parsed()) return RunStats(common, std::cout, std::cerr);
+  if (verify_audit->parsed()) return RunVerifyAudit(audit_file, common, std::cout, std::cerr);
+  if (purge->parsed()) return RunPurge(purge_dry_run, common, std::cout, std::cerr);
   if (ev_list->parsed()) return RunEventsList(ev, common, std::cout, std::cerr);
   if (ev_show->parsed()) return RunEventsShow(ev, common, std::cout, std::cerr);
   if (ev_replay->parsed()) return RunEventsReplay(ev, common, std::cout, std::cerr);

@@ -23,7 +23,7 @@ int RunCheckConfig(const CommonOptions& common, std::ostream& out, std::ostream&
 
 // `hookinbox serve`: serves until SIGTERM/SIGINT; creates the embedded
 // default in the current directory when no config exists and none was named.
-int RunServe(const CommonOptions& common, std::ostream& out, std::ostream& err);
+int RunServe(const CommonOptions& common, std::ostream& out);  // errors go to the log (stderr)
 
 // `hookinbox send-test ENDPOINT`: signs a sample delivery as the endpoint's
 // provider would and sends it to the running server, printing each response.
@@ -64,6 +64,41 @@ int RunEventsResolve(const EventsOptions& options, const CommonOptions& common, 
 // whether it deduplicated it. 0 it does, 1 it does not or cannot tell, 2 usage.
 int RunCheckDownstream(const std::string& endpoint, const CommonOptions& common, std::ostream& out,
                        std::ostream& err);
+
+// `hookinbox backup OUT.db [--without-payloads]` (backup.cpp): a consistent
+// copy of the database (store/snapshot.h), also while `serve` runs. 0 written,
+// 1 failure (OUT exists, database unreadable), 2 usage.
+struct BackupOptions {
+  std::string out_path;           // OUT.db: must not exist; created 0600
+  bool without_payloads = false;  // --without-payloads: leave payload bodies out
+};
+int RunBackup(const BackupOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
+
+// `hookinbox reconcile --endpoint E [--tenant T] --ids FILE` (reconcile.cpp):
+// sorts provider-exported ids into never received, received but not
+// completed, and unknown. 0 all completed, 1 any not, 2 usage or bad FILE.
+struct ReconcileOptions {
+  std::string endpoint;  // --endpoint: a configured endpoint
+  std::string tenant;    // --tenant: default the endpoint's tenant ("default")
+  std::string ids_file;  // --ids: one id per line; "-" = stdin
+};
+int RunReconcile(const ReconcileOptions& options, const CommonOptions& common, std::ostream& out,
+                 std::ostream& err);
+
+// `hookinbox stats [--json]` (stats.cpp): per-endpoint received, duplicates,
+// conflicts, rejected, backlog, oldest pending, dead letters, unknown and
+// completed, read from the config's database; --json is GET /admin/api/stats.
+int RunStats(const CommonOptions& common, std::ostream& out, std::ostream& err);
+
+// `hookinbox verify-audit FILE [--json]` (verify_audit.cpp): PRAGMA
+// integrity_check and the audit hash chains of any copy of the database,
+// read-only. 0 sound, 1 broken (names "<table> rowid <n>"), 2 no such file or
+// not a hookinbox database with audit chains.
+int RunVerifyAudit(const std::string& file, const CommonOptions& common, std::ostream& out, std::ostream& err);
+
+// `hookinbox purge [--dry-run] [--json]` (purge.cpp): applies every
+// endpoint's [endpoint.retention] now (store/purge.h); --dry-run only counts.
+int RunPurge(bool dry_run, const CommonOptions& common, std::ostream& out, std::ostream& err);
 
 // "hookinbox 0.1.0 (SQLite 3.40.1, OpenSSL 3.0.19 …)"
 std::string VersionLine();

@@ -11,10 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
-#include <ctime>
 #include <memory>
 
+#include "admin/api_json.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/load_config.h"
@@ -51,54 +50,18 @@ std::unique_ptr<store::SqliteStore> OpenStore(const CommonOptions& common, std::
   return std::move(opened).value();
 }
 
-json Time(int64_t ms) {
-  if (ms == 0) return nullptr;
-  std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  ::gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[40];
-  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms % 1000));
-  return out;
-}
-
+// The admin API's shapes (admin/api_json.h), so one reader understands both;
+// `show` adds the payload but not the admin API's effects and steps.
+json Time(int64_t ms) { return admin::IsoTime(ms); }
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
-json OrNull(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
-
-json ToJson(const store::EventRow& e) {
-  return {{"id", e.id}, {"provider", e.provider}, {"endpoint", e.endpoint}, {"tenant_id", e.tenant_id},
-          {"event_id", e.event_id}, {"event_type", OrNull(e.event_type)}, {"payload_hash", e.payload_hash},
-          {"status", e.status}, {"attempt_count", e.attempt_count}, {"lease_owner", OrNull(e.lease_owner)},
-          {"lease_until", Time(e.lease_until_ms)}, {"next_attempt_at", Time(e.next_attempt_at_ms)},
-          {"received_at", Time(e.received_at_ms)}, {"completed_at", Time(e.completed_at_ms)},
-          {"result_ref", OrNull(e.result_ref)}, {"last_error", OrNull(e.last_error)},
-          {"skip_reason", OrNull(e.skip_reason)}, {"skipped_for", e.skipped_for ? json(e.skipped_for) : json(nullptr)},
-          {"waiting_for", e.waiting_for ? json(e.waiting_for) : json(nullptr)},
-          {"business_key_hint", OrNull(e.business_key_hint)}};
-}
+json ToJson(const store::EventRow& e) { return admin::EventJson(e); }
 
 json ToJson(const store::EventDetail& d) {
   json out = {{"event", ToJson(d.event)}, {"deliveries", json::array()}, {"attempts", json::array()},
               {"actions", json::array()}};
-  for (const auto& x : d.deliveries) {
-    out["deliveries"].push_back({{"id", x.id}, {"received_at", Time(x.received_at_ms)},
-                                 {"remote_addr", OrNull(x.remote_addr)}, {"outcome", x.outcome},
-                                 {"http_status", x.http_status}, {"reason", OrNull(x.reason)},
-                                 {"content_type", OrNull(x.content_type)}, {"body_bytes", x.body_bytes},
-                                 {"user_agent", OrNull(x.user_agent)}});
-  }
-  for (const auto& a : d.attempts) {
-    out["attempts"].push_back({{"id", a.id}, {"attempt", a.attempt}, {"worker", a.worker},
-                               {"started_at", Time(a.started_at_ms)}, {"finished_at", Time(a.finished_at_ms)},
-                               {"outcome", OrNull(a.outcome)}, {"http_status", OrNull(a.http_status)},
-                               {"exit_code", OrNull(a.exit_code)}, {"error", OrNull(a.error)}});
-  }
-  for (const auto& a : d.actions) {
-    out["actions"].push_back({{"id", a.id}, {"at", Time(a.at_ms)}, {"actor", a.actor}, {"action", a.action},
-                              {"from_status", a.from_status}, {"to_status", a.to_status},
-                              {"result_ref", OrNull(a.result_ref)}, {"note", OrNull(a.note)}});
-  }
+  for (const auto& x : d.deliveries) out["deliveries"].push_back(admin::DeliveryJson(x));
+  for (const auto& a : d.attempts) out["attempts"].push_back(admin::AttemptJson(a));
+  for (const auto& a : d.actions) out["actions"].push_back(admin::ActionJson(a));
   if (d.has_payload) out["payload"] = {{"content_type", OrNull(d.content_type)}, {"body", d.payload}};
   return out;
 }

@@ -55,6 +55,20 @@ Status EnsureCertificate(const fs::path& cert, const fs::path& key) {
   return http::WriteSelfSignedCertificate(cert.string(), key.string(), http::SelfSignedOptions{});
 }
 
+// The generated config: the embedded default plus an [admin] table naming
+// the admin token file init writes. The default file itself stays free of
+// it, so it loads where no token file exists (a package's sample config).
+std::string GeneratedConfig() {
+  std::string toml = kHookinboxDefaultToml;
+  const std::string admin =
+      "[admin]\n"
+      "listen = \"127.0.0.1:8081\"        # admin listener: web UI at /admin/, API, /metrics\n"
+      "token_file = \"secrets/admin.token\" # bearer token for the UI and /admin/api (written by init)\n\n";
+  size_t at = toml.find("[storage]");
+  toml.insert(at == std::string::npos ? toml.size() : at, admin);
+  return toml;
+}
+
 }  // namespace
 
 Status Initialize(const std::string& dir) {
@@ -70,12 +84,16 @@ Status Initialize(const std::string& dir) {
   if (!fs::exists(root / "secrets/demo.secret", ec)) {
     if (Status st = WriteNewFile(root / "secrets/demo.secret", RandomHex(32) + "\n", 0600); !st.ok()) return st;
   }
+  // The admin token: 32 random bytes as hex, readable by the owner only.
+  if (!fs::exists(root / "secrets/admin.token", ec)) {
+    if (Status st = WriteNewFile(root / "secrets/admin.token", RandomHex(32) + "\n", 0600); !st.ok()) return st;
+  }
   // The database, with its schema, exactly as serve would create it.
   auto store = store::SqliteStore::Open({(root / "data/hookinbox.db").string(), 5000, 1});
   if (!store.ok()) return store.status();
   (*store)->Close();
   // Last, so a half-finished init (disk full) is simply run again.
-  return WriteNewFile(root / "hookinbox.toml", kHookinboxDefaultToml, 0644);
+  return WriteNewFile(root / "hookinbox.toml", GeneratedConfig(), 0644);
 }
 
 std::string Tour(const std::string& dir, const std::string& base_url) {
@@ -87,7 +105,8 @@ std::string Tour(const std::string& dir, const std::string& base_url) {
   out += "  endpoint:    " + url + "\n";
   out += "  secret:      " + secret + " (HMAC-SHA256 key for the demo endpoint)\n";
   out += "  certificate: " + cert + " (self-signed; pass it to curl with --cacert)\n";
-  out += "  database:    " + dir + "/data/hookinbox.db\n\n";
+  out += "  database:    " + dir + "/data/hookinbox.db\n";
+  out += "  admin UI:    http://127.0.0.1:8081/admin/ (sign in with the token in " + dir + "/secrets/admin.token)\n\n";
   out += "Send a signed test delivery (run it twice: the second answer is \"duplicate\"):\n\n";
   out += "  body='{\"id\":\"evt_demo_1\",\"type\":\"demo.ping\",\"data\":{\"hello\":\"world\"}}'; ts=$(date +%s); "
          "sig=$(printf '%s' \"$ts.$body\" | openssl dgst -sha256 -hmac \"$(cat " + secret +

@@ -48,11 +48,11 @@ std::thread StartSignalThread(App& app, const std::atomic<bool>& run_finished) {
 }
 
 // No -c and no ./hookinbox.toml: write the embedded default here first.
-bool PrepareDefault(std::string* path, std::ostream& out, std::ostream& err) {
+bool PrepareDefault(std::string* path, std::ostream& out) {
   std::error_code ec;
   if (std::filesystem::exists(*path, ec)) return true;
   if (Status st = Initialize("."); !st.ok()) {
-    err << "hookinbox serve: cannot create the default installation: " << st.message() << "\n";
+    log::Error("init_failed", {{"detail", "cannot create the default installation: " + st.message()}});
     return false;
   }
   out << "No " << kDefaultConfig << " here: created the default installation in "
@@ -60,11 +60,14 @@ bool PrepareDefault(std::string* path, std::ostream& out, std::ostream& err) {
   return true;
 }
 
-bool LoadValid(const std::string& path, config::Config* config, std::ostream& err) {
+// A server's stderr is its log: problems go there as JSON lines like every
+// other line, so a log shipper never meets a plain-text one.
+bool LoadValid(const std::string& path, config::Config* config) {
   CheckedConfig checked = LoadAndCheck(path);
-  PrintProblems(checked, path, err);
+  for (const auto& w : checked.loaded.warnings) log::Warn("config_warning", {{"detail", config::Describe(w, path)}});
+  for (const auto& e : checked.errors) log::Error("config_error", {{"detail", config::Describe(e, path)}});
   if (!checked.ok()) {
-    err << "hookinbox serve: refusing to start with an invalid config (see `hookinbox check-config`)\n";
+    log::Error("refusing_to_start", {{"detail", "refusing to start with an invalid config (see `hookinbox check-config`)"}});
     return false;
   }
   *config = std::move(checked.loaded.config);
@@ -80,23 +83,24 @@ void WarnInsecure(const config::Config& config) {
 
 }  // namespace
 
-int RunServe(const CommonOptions& common, std::ostream& out, std::ostream& err) {
+int RunServe(const CommonOptions& common, std::ostream& out) {
   ::umask(077);  // the database, WAL and anything else we create stay private
   // A client that hangs up mid-answer must cost us a failed write, not the
   // process: TLS writes go through write(2), which raises SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);
   std::string path = common.config_path.empty() ? kDefaultConfig : common.config_path;
   bool fresh_default = common.config_path.empty() && !std::filesystem::exists(path);
-  if (common.config_path.empty() && !PrepareDefault(&path, out, err)) return kExitFailure;
+  if (common.config_path.empty() && !PrepareDefault(&path, out)) return kExitFailure;
   config::Config config;
-  if (!LoadValid(path, &config, err)) return kExitFailure;
+  if (!LoadValid(path, &config)) return kExitFailure;
+  log::SetRedactedFields(config.log.redact);  // before the first line
   WarnInsecure(config);
 
   sigset_t signals = ShutdownSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // before any thread exists
   App app(std::move(config));
   if (Status st = app.Start(); !st.ok()) {
-    err << "hookinbox serve: " << st.message() << "\n";
+    log::Error("start_failed", {{"detail", st.message()}});
     return kExitFailure;
   }
   // Before "listening": whoever waits for that line can read both addresses.
@@ -112,7 +116,7 @@ int RunServe(const CommonOptions& common, std::ostream& out, std::ostream& err) 
   signal_thread.join();
   app.Close();
   if (!run.ok()) {
-    err << "hookinbox serve: " << run.message() << "\n";
+    log::Error("serve_failed", {{"detail", run.message()}});
     return kExitFailure;
   }
   log::Info("stopped", {{"detail", "database closed cleanly"}});

@@ -1,9 +1,13 @@
+// common/log.cpp — see log.h. Written without a JSON library: common/ sits
+// below every module (tests/layering.sh) and needs only string escaping.
 #include "common/log.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <memory>
 #include <mutex>
 
 namespace hookinbox::log {
@@ -11,6 +15,9 @@ namespace {
 
 std::atomic<int> g_min_level{static_cast<int>(Level::kInfo)};
 std::mutex g_write_mu;  // keeps concurrent lines whole
+std::mutex g_redact_mu;
+// Replaced whole by SetRedactedFields; readers take a reference under g_redact_mu.
+std::shared_ptr<const std::vector<std::string>> g_redacted = std::make_shared<std::vector<std::string>>();
 
 const char* LevelName(Level level) {
   switch (level) {
@@ -22,33 +29,46 @@ const char* LevelName(Level level) {
   return "info";
 }
 
-bool NeedsQuotes(std::string_view v) {
-  if (v.empty()) return true;
-  for (unsigned char c : v) {
-    if (c <= ' ' || c == '"' || c == '=' || c == 0x7f) return true;
+void AppendEscape(std::string& out, unsigned char c) {
+  switch (c) {
+    case '"': out += "\\\""; return;
+    case '\\': out += "\\\\"; return;
+    case '\n': out += "\\n"; return;
+    case '\r': out += "\\r"; return;
+    case '\t': out += "\\t"; return;
+    default: break;
   }
-  return false;
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "\\u%04x", c);
+  out += buf;
 }
 
-void AppendValue(std::string& out, std::string_view v) {
-  if (!NeedsQuotes(v)) {
-    out.append(v);
-    return;
+// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not
+// one (stray continuation byte, overlong form, surrogate, above U+10FFFF, cut short).
+size_t Utf8Length(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = b(0);
+  size_t n = 0;
+  unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;  // overlong
+    if (c == 0xED) hi = 0x9F;  // surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;  // overlong
+    if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
   }
-  out.push_back('"');
-  for (unsigned char c : v) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out.append(buf);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
+  if (i + n > s.size()) return 0;
+  if (b(1) < lo || b(1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k) {
+    if (b(k) < 0x80 || b(k) > 0xBF) return 0;
   }
-  out.push_back('"');
+  return n;
 }
 
 std::string IsoTime(long long now_ms) {
@@ -61,23 +81,74 @@ std::string IsoTime(long long now_ms) {
   return buf;
 }
 
+std::shared_ptr<const std::vector<std::string>> Redacted() {
+  std::lock_guard<std::mutex> lock(g_redact_mu);
+  return g_redacted;
+}
+
+// Digits with an optional sign and at most one inner decimal point: what the
+// numeric constructors of Field produce, and nothing that could break a line.
+bool IsNumber(std::string_view v) {
+  if (!v.empty() && v[0] == '-') v.remove_prefix(1);
+  if (v.empty() || v.front() == '.' || v.back() == '.') return false;
+  if (std::count(v.begin(), v.end(), '.') > 1) return false;
+  return std::all_of(v.begin(), v.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+}
+
 }  // namespace
+
+void AppendJsonString(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == '"' || c == '\\' || c == 0x7f) {
+      AppendEscape(out, c);
+      ++i;
+    } else if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+    } else if (size_t n = Utf8Length(text, i); n > 0) {
+      out.append(text.substr(i, n));
+      i += n;
+    } else {
+      out += "\\ufffd";  // one replacement per invalid byte
+      ++i;
+    }
+  }
+  out.push_back('"');
+}
+
+Field::Field(std::string_view k, double v) : key(k), number(true) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  value = buf;  // nan/inf fail IsNumber and are written quoted
+}
 
 void SetMinLevel(Level level) { g_min_level.store(static_cast<int>(level)); }
 
+void SetRedactedFields(std::vector<std::string> names) {
+  auto list = std::make_shared<const std::vector<std::string>>(std::move(names));
+  std::lock_guard<std::mutex> lock(g_redact_mu);
+  g_redacted = std::move(list);
+}
+
 std::string Format(Level level, std::string_view event, std::initializer_list<Field> fields, long long now_ms) {
-  std::string line = IsoTime(now_ms);
-  line.push_back(' ');
-  line.append(LevelName(level));
-  line.append(" event=");
-  AppendValue(line, event);
-  for (const auto& [key, value] : fields) {
-    line.push_back(' ');
-    line.append(key);
-    line.push_back('=');
-    AppendValue(line, value);
+  const auto redacted = Redacted();
+  std::string line = "{\"ts\":\"" + IsoTime(now_ms) + "\",\"level\":\"" + LevelName(level) + "\",\"event\":";
+  AppendJsonString(line, event);
+  for (const Field& f : fields) {
+    line.push_back(',');
+    AppendJsonString(line, f.key);
+    line.push_back(':');
+    if (std::find(redacted->begin(), redacted->end(), f.key) != redacted->end()) {
+      line += "\"[redacted]\"";
+    } else if (f.number && IsNumber(f.value)) {
+      line += f.value;
+    } else {
+      AppendJsonString(line, f.value);
+    }
   }
-  line.push_back('\n');
+  line += "}\n";
   return line;
 }
 

@@ -37,6 +37,24 @@ struct AdminConfig {
   std::string listen = "127.0.0.1:8081";  // admin.listen: the admin listener (handler API /v1); port 0 = any free port
   std::string token_env;                  // admin.token_env: env var holding the bearer token
   std::string token_file;                 // admin.token_file: file holding the bearer token
+  // Resolved from token_env / token_file (config/secrets.cpp); empty = none
+  // configured, and /admin/api answers 503 until one is.
+  Secret token;
+  // admin.tls_cert / admin.tls_key: serve the admin listener over HTTPS (both
+  // or neither; relative to the config file). Empty = plain HTTP, meant for loopback.
+  std::string tls_cert;
+  std::string tls_key;
+  // admin.metrics_token_env: env var holding a bearer token GET /metrics then
+  // requires (admin/auth.h); unset = /metrics needs no token (SPEC §9).
+  std::string metrics_token_env;
+  Secret metrics_token;  // resolved from metrics_token_env (config/secrets.cpp)
+};
+
+// [log]: the JSON lines on stderr (common/log.h).
+struct LogConfig {
+  // log.redact: field names (e.g. "remote_addr", "tenant") whose values every
+  // log line replaces by "[redacted]"; "ts", "level" and "event" cannot be.
+  std::vector<std::string> redact;
 };
 
 struct StorageConfig {
@@ -185,6 +203,14 @@ struct ActionConfig {
   std::string probe_url;
 };
 
+// [endpoint.retention] (SPEC §9 "Beyond the inbox"): how long an endpoint's
+// data is kept; the hourly purge of `serve` and `hookinbox purge` apply it
+// (store/purge.h says exactly what goes). 0 = keep forever.
+struct RetentionConfig {
+  int payload_days = 0;  // retention.payload_days: bodies of terminal events older than this are removed
+  int key_days = 0;      // retention.key_days: terminal events (their key, audit rows, …) older than this are removed
+};
+
 struct EndpointConfig {
   std::string name;                    // endpoint.name: the {endpoint} of POST /hooks/{endpoint}
   std::string provider = "generic";    // endpoint.provider: "generic" or a preset name (verify/registry.cpp)
@@ -211,6 +237,9 @@ struct EndpointConfig {
   // (fields a provider changes on its own retries, e.g. an attempt counter).
   // A segment "*" means every element or member at that level ("/*/attemptNumber").
   std::vector<std::string> volatile_fields;
+  // endpoint.redact: JSON Pointers whose values the admin API replaces with
+  // "[redacted]" when it shows a payload (GET /admin/api/events/{id}?payload=1).
+  std::vector<std::string> redact;
   std::vector<TenantConfig> tenants;  // endpoint.tenants: when set, endpoint.tenant and secrets are unused
   // Public keys for the asymmetric schemes, as the provider's dashboard shows
   // them (SendGrid base64 DER or PEM, Discord hex, PayPal a PEM certificate),
@@ -227,11 +256,16 @@ struct EndpointConfig {
   // data, not a TOML key): send-test adds them so the provider's own library
   // accepts its sample (Shopify's checks X-Shopify-Shop-Domain and -API-Version).
   std::vector<std::pair<std::string, std::string>> sample_headers;
+  // How long the provider keeps redelivering an event, in hours (preset data
+  // from docs/providers.md, not a TOML key; 0 = not documented, no minimum):
+  // retention.key_days may not be shorter, or a late retry would act twice.
+  int redelivery_window_hours = 0;
   SignatureConfig signature;
   KeyConfig key;
   ActionConfig action;
   BusinessKeyConfig business_key;
   OrderingConfig ordering;
+  RetentionConfig retention;
 
   // The tenant with this id, or nullptr.
   const TenantConfig* FindTenant(std::string_view id) const;
@@ -250,6 +284,7 @@ struct Config {
   std::string base_dir;   // directory relative paths resolve against
   ServerConfig server;
   AdminConfig admin;
+  LogConfig log;
   StorageConfig storage;
   WorkerConfig worker;
   std::vector<EndpointConfig> endpoints;

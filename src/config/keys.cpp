@@ -20,6 +20,7 @@ constexpr int64_t kGiB = int64_t{1} << 30;
 // Section accessors: which struct a key of each table writes into.
 ServerConfig* Server(const KeyTarget& t) { return &t.config->server; }
 AdminConfig* Admin(const KeyTarget& t) { return &t.config->admin; }
+LogConfig* Log(const KeyTarget& t) { return &t.config->log; }
 StorageConfig* Storage(const KeyTarget& t) { return &t.config->storage; }
 WorkerConfig* Worker(const KeyTarget& t) { return &t.config->worker; }
 EndpointConfig* Endpoint(const KeyTarget& t) { return t.endpoint; }
@@ -32,6 +33,7 @@ SecretSources* EndpointVerifyToken(const KeyTarget& t) { return &t.sources->veri
 ActionConfig* Action(const KeyTarget& t) { return &t.endpoint->action; }
 BusinessKeyConfig* BusinessKey(const KeyTarget& t) { return &t.endpoint->business_key; }
 OrderingConfig* Ordering(const KeyTarget& t) { return &t.endpoint->ordering; }
+RetentionConfig* Retention(const KeyTarget& t) { return &t.endpoint->retention; }
 SecretSources* ActionForwardSecret(const KeyTarget& t) { return &t.sources->forward_secret; }
 SecretSources* TenantSecrets(const KeyTarget& t) { return t.tenant_sources; }
 
@@ -151,6 +153,16 @@ std::vector<KeyInfo> BuildKeys() {
                      "environment variable holding the admin bearer token"));
   k.push_back(String("admin.token_file", Admin, &AdminConfig::token_file,
                      "file holding the admin bearer token; relative to the config file"));
+  k.push_back(String("admin.tls_cert", Admin, &AdminConfig::tls_cert,
+                     "PEM certificate for HTTPS on the admin listener (with tls_key); relative to the config file"));
+  k.push_back(String("admin.tls_key", Admin, &AdminConfig::tls_key,
+                     "PEM private key for HTTPS on the admin listener (with tls_cert); relative to the config file"));
+  k.push_back(String("admin.metrics_token_env", Admin, &AdminConfig::metrics_token_env,
+                     "environment variable holding a bearer token for GET /metrics; unset = no token needed"));
+
+  k.push_back(Table("log", KeyType::kTable, "the JSON log lines on stderr"));
+  k.push_back(Strings("log.redact", Log, &LogConfig::redact,
+                      "log field names whose values are written as \"[redacted]\", e.g. [\"remote_addr\"]"));
 
   k.push_back(Table("storage", KeyType::kTable, "where events and the audit trail are kept"));
   k.push_back(String("storage.backend", Storage, &StorageConfig::backend, "storage engine", {"sqlite"},
@@ -214,6 +226,8 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(Strings("endpoint.volatile_fields", Endpoint, &EndpointConfig::volatile_fields,
                       "JSON Pointers removed before the payload hash (fields a provider changes on retries); "
                       "a segment * means every element"));
+  k.push_back(Strings("endpoint.redact", Endpoint, &EndpointConfig::redact,
+                      "JSON Pointers whose values the admin API shows as \"[redacted]\" in a payload"));
 
   k.push_back(Table("endpoint.signature", KeyType::kTable, "how a delivery proves it came from the provider"));
   k.push_back(String("endpoint.signature.scheme", Signature, &SignatureConfig::scheme,
@@ -334,6 +348,17 @@ std::vector<KeyInfo> BuildKeys() {
                      "JSON Pointer to the object id; an event without it is not ordered"));
   k.push_back(String("endpoint.ordering.version", Ordering, &OrderingConfig::version,
                      "JSON Pointer to the object version: an integer, a Unix time or an RFC 3339 time"));
+
+  // [endpoint.retention] (issue 6, retention; store/purge.h).
+  k.push_back(Table("endpoint.retention", KeyType::kTable,
+                    "how long this endpoint's data is kept; an hourly purge in serve (and hookinbox purge) applies it"));
+  k.push_back(Int("endpoint.retention.payload_days", Retention, &RetentionConfig::payload_days, 0, 36500,
+                  "bodies (payloads, step results) of completed, dead_lettered and skipped events older than this "
+                  "many days are removed; 0 = kept"));
+  k.push_back(Int("endpoint.retention.key_days", Retention, &RetentionConfig::key_days, 0, 36500,
+                  "completed, dead_lettered and skipped events idle for this many days are removed with their audit "
+                  "rows (a checkpoint keeps the chain verifiable); at least the provider's redelivery window; "
+                  "0 = kept"));
 
   k.push_back(Table("endpoint.tenants", KeyType::kTableArray,
                     "per-tenant secrets; the endpoint is then POST /hooks/{name}/{tenant}"));

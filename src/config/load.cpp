@@ -281,6 +281,8 @@ void ResolvePaths(Config& c) {
   c.server.tls_key = c.Resolve(c.server.tls_key);
   c.storage.path = c.Resolve(c.storage.path);
   c.admin.token_file = c.Resolve(c.admin.token_file);
+  if (!c.admin.tls_cert.empty()) c.admin.tls_cert = c.Resolve(c.admin.tls_cert);
+  if (!c.admin.tls_key.empty()) c.admin.tls_key = c.Resolve(c.admin.tls_key);
   for (EndpointConfig& e : c.endpoints) {
     if (!e.action.ca_file.empty()) e.action.ca_file = c.Resolve(e.action.ca_file);
     if (!e.action.command.empty() && !e.action.command[0].empty()) e.action.command[0] = c.Resolve(e.action.command[0]);

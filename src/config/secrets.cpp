@@ -149,16 +149,33 @@ class SecretReader {
     if (p_.Has(file_key)) FromFile(file_key, s.file, out);
   }
 
-  // Reads the admin token to prove it resolves, then drops it: Config has no field for it yet.
-  void CheckAdminToken(const AdminConfig& admin) {
-    std::vector<Secret> discard;
+  // Reads the admin bearer token into admin.token (the admin listener
+  // compares requests against it); it stays empty when none is configured.
+  void ResolveAdminToken(AdminConfig& admin) {
+    std::vector<Secret> read;
     key_format_ = nullptr;
     if (p_.Has("admin.token_env") && p_.Has("admin.token_file")) {
       report_.Error("admin.token_file", "set only one of token_env and token_file");
     }
-    if (p_.Has("admin.token_env")) FromEnv("admin.token_env", admin.token_env, discard);
+    if (p_.Has("admin.token_env")) FromEnv("admin.token_env", admin.token_env, read);
     // token_file was resolved against base_dir with the other paths already.
-    if (p_.Has("admin.token_file")) FromFile("admin.token_file", admin.token_file, discard);
+    if (p_.Has("admin.token_file")) FromFile("admin.token_file", admin.token_file, read);
+    if (!read.empty()) admin.token = read.front();
+  }
+
+  // Reads admin.metrics_token_env into admin.metrics_token (admin/auth.h).
+  // It must not be the admin token: a scraper's token would then also
+  // replay events and download the database.
+  void ResolveMetricsToken(AdminConfig& admin) {
+    if (!p_.Has("admin.metrics_token_env")) return;
+    std::vector<Secret> read;
+    key_format_ = nullptr;
+    FromEnv("admin.metrics_token_env", admin.metrics_token_env, read);
+    if (read.empty()) return;
+    admin.metrics_token = read.front();
+    if (!admin.token.empty() && ConstantTimeEqual(admin.metrics_token.bytes(), admin.token.bytes())) {
+      report_.Error("admin.metrics_token_env", "must hold a different token than the admin token");
+    }
   }
 
   // Reads the public key sources of the endpoint at `at` into `out`, each
@@ -366,7 +383,8 @@ void ResolveForwardSecret(SecretReader& reader, EndpointConfig& e, const SecretS
 
 void ResolveSecrets(Parsed& parsed, Reporter& report) {
   SecretReader reader(parsed, report);
-  reader.CheckAdminToken(parsed.config.admin);
+  reader.ResolveAdminToken(parsed.config.admin);
+  reader.ResolveMetricsToken(parsed.config.admin);
   for (size_t i = 0; i < parsed.config.endpoints.size(); ++i) {
     EndpointConfig& e = parsed.config.endpoints[i];
     const EndpointSources& sources = parsed.sources[i];

@@ -190,6 +190,7 @@ class Validator {
     Server();
     Worker();
     Storage();
+    Log();
     // When `endpoint` is present but malformed, the loader has said so already.
     if (c_.endpoints.empty() && !p_.Has("endpoint")) {
       report_.Error("endpoint", "no [[endpoint]]: add at least one, e.g. [[endpoint]] with name = \"demo\"");
@@ -201,12 +202,34 @@ class Validator {
   }
 
  private:
+  // log.redact names fields of the JSON lines: lower-case identifiers, and
+  // never the three every line needs to be read at all.
+  void Log() {
+    for (size_t i = 0; i < c_.log.redact.size(); ++i) {
+      const std::string& name = c_.log.redact[i];
+      const std::string at = "log.redact[" + std::to_string(i) + "]";
+      bool ident = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
+      });
+      if (!ident) {
+        report_.Error(at, "expected a log field name of a-z, 0-9 and _, e.g. \"remote_addr\"; got " + Quote(name));
+      } else if (name == "ts" || name == "level" || name == "event") {
+        report_.Error(at, Quote(name) + " is part of every line and cannot be redacted");
+      }
+    }
+  }
+
   void Server() {
     if (auto problem = ListenProblem(c_.server.listen); !problem.empty()) report_.Error("server.listen", problem);
     if (auto problem = ListenProblem(c_.admin.listen); !problem.empty()) {
       report_.Error("admin.listen", problem);
     } else if (c_.admin.listen == c_.server.listen && PortOf(c_.server.listen) != 0) {
       report_.Error("admin.listen", "must differ from server.listen (both are " + Quote(c_.server.listen) + ")");
+    }
+    // The admin listener's HTTPS is optional, but half of it is a mistake.
+    if (c_.admin.tls_cert.empty() != c_.admin.tls_key.empty()) {
+      report_.Error(c_.admin.tls_cert.empty() ? "admin.tls_cert" : "admin.tls_key",
+                    "set both admin.tls_cert and admin.tls_key, or neither (plain HTTP)");
     }
     if (!c_.server.plain_http) {
       if (c_.server.tls_cert.empty()) report_.Error("server.tls_cert", "required unless plain_http = true");
@@ -247,6 +270,26 @@ class Validator {
     Action(e, at);
     BusinessKey(e, at);
     Ordering(e, at);
+    Retention(e, at);
+  }
+
+  // [endpoint.retention]: a key forgotten before the provider stops
+  // redelivering makes a late retry a new event, acted on twice.
+  void Retention(const EndpointConfig& e, const std::string& endpoint_at) {
+    const RetentionConfig& r = e.retention;
+    const std::string at = endpoint_at + ".retention";
+    if (r.key_days > 0 && static_cast<int64_t>(r.key_days) * 24 < e.redelivery_window_hours) {
+      const int need = (e.redelivery_window_hours + 23) / 24;
+      report_.Error(at + ".key_days", "must be at least " + std::to_string(need) + (need == 1 ? " day" : " days") +
+                                          ": provider " + Quote(e.provider) + " redelivers for up to " +
+                                          std::to_string(e.redelivery_window_hours) +
+                                          " hours, and a retry after its key is purged would be acted on again (got " +
+                                          std::to_string(r.key_days) + ")");
+    }
+    if (r.key_days > 0 && r.payload_days > r.key_days) {
+      report_.Warn(at + ".payload_days", "has no effect beyond key_days (" + std::to_string(r.key_days) +
+                                             "): the whole event goes then");
+    }
   }
 
   // [endpoint.business_key]: the values are read from the JSON body (or a
@@ -592,6 +635,7 @@ class Validator {
     Pointer(at + ".event_type_pointer", k.event_type_pointer, false);
     Fields(at + ".fields", k.fields, e.signature.body_kind);
     PointerList(endpoint_at + ".volatile_fields", e.volatile_fields, true);
+    PointerList(endpoint_at + ".redact", e.redact, true);
     Batch(e, at);
   }
 
@@ -709,6 +753,8 @@ std::vector<Problem> CheckFiles(const Config& config) {
     if (!config.server.tls_cert.empty()) CheckReadable("server.tls_cert", config.server.tls_cert, out);
     if (!config.server.tls_key.empty()) CheckReadable("server.tls_key", config.server.tls_key, out);
   }
+  if (!config.admin.tls_cert.empty()) CheckReadable("admin.tls_cert", config.admin.tls_cert, out);
+  if (!config.admin.tls_key.empty()) CheckReadable("admin.tls_key", config.admin.tls_key, out);
   for (size_t i = 0; i < config.endpoints.size(); ++i) {
     const ActionConfig& a = config.endpoints[i].action;
     const std::string at = "endpoint[" + std::to_string(i) + "].action";

@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cctype>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "common/log.h"
+#include "common/metrics.h"
+#include "common/secret.h"
 #include "http/request_view.h"
 #include "http/respond.h"
 #include "http/routes.h"
@@ -140,16 +143,52 @@ std::string ClaimReply(const store::ClaimResult& claim) {
   return body.dump();
 }
 
-void LogDelivery(const store::DeliveryRecord& d, int64_t inbox_id, int64_t elapsed_us) {
-  log::Info("delivery", {{"endpoint", d.endpoint},
+// 16 random hex digits naming one request in the log and in its answer's
+// X-Request-Id, so a provider's support ticket can be matched to a line.
+std::string NewRequestId() { return RandomHex(8); }
+
+// One line per request that reached /hooks/…: never the body, a header
+// value that could authenticate, or the query (it may carry a token).
+void LogDelivery(const store::DeliveryRecord& d, int64_t inbox_id, int64_t elapsed_us, const std::string& request_id) {
+  log::Info("delivery", {{"request_id", request_id},
+                         {"endpoint", d.endpoint},
+                         {"provider", d.provider},
                          {"tenant", d.tenant_id},
-                         {"outcome", d.outcome},
-                         {"status", std::to_string(d.http_status)},
-                         {"reason", d.reason},
                          {"event_id", d.event_id},
-                         {"inbox_id", std::to_string(inbox_id)},
-                         {"remote", d.remote_addr},
-                         {"us", std::to_string(elapsed_us)}});
+                         {"outcome", d.outcome},
+                         {"status", d.http_status},
+                         {"reason", d.reason},
+                         {"inbox_id", inbox_id},
+                         {"remote_addr", d.remote_addr},
+                         {"latency_ms", static_cast<double>(elapsed_us) / 1000.0}});
+}
+
+// Counts one answered delivery (SPEC §9): accepted, duplicate and conflict
+// are authenticated receipts; rejections carry a reason from a fixed set
+// (a Status code name, "handshake" or "http"), never free text. Endpoint and
+// provider come from the config, never from the request path, so an unknown
+// endpoint counts with empty labels instead of creating a series per path.
+void CountDelivery(const store::DeliveryRecord& d, std::string_view reject_reason = {}) {
+  auto& registry = metrics::Registry::Default();
+  if (d.outcome == "rejected") {
+    registry.Add(metrics::kRejectedTotal, {d.endpoint, d.provider, std::string(reject_reason)});
+    return;
+  }
+  if (d.outcome != "accepted" && d.outcome != "duplicate" && d.outcome != "conflict") return;  // ignored
+  registry.Add(metrics::kReceivedTotal, {d.endpoint, d.provider});
+  if (d.outcome == "duplicate") registry.Add(metrics::kDuplicateTotal, {d.endpoint, d.provider});
+  if (d.outcome == "conflict") registry.Add(metrics::kConflictTotal, {d.endpoint, d.provider});
+}
+
+// The outcome the store records for a batch's delivery row (see
+// store/sqlite_store.cpp BatchOutcome): any new event makes it accepted,
+// else a conflict, else a duplicate.
+const char* BatchOutcome(const std::vector<store::ClaimResult>& claims) {
+  auto any = [&](store::ClaimOutcome o) {
+    return std::any_of(claims.begin(), claims.end(), [o](const store::ClaimResult& c) { return c.outcome == o; });
+  };
+  if (any(store::ClaimOutcome::kAccepted)) return "accepted";
+  return any(store::ClaimOutcome::kConflict) ? "conflict" : "duplicate";
 }
 
 void DescribeTarget(const Target& target, store::DeliveryRecord* audit) {
@@ -181,8 +220,10 @@ class Delivery {
   Delivery(const config::Config& config, store::Store& store, const Clock& clock, const httplib::Request& req,
            httplib::Response& res, const std::function<void()>& on_accepted)
       : config_(config), store_(store), on_accepted_(on_accepted), req_(req), res_(res),
-        started_(std::chrono::steady_clock::now()), audit_(DescribeRequest(req, clock.NowMs())) {
+        started_(std::chrono::steady_clock::now()), audit_(DescribeRequest(req, clock.NowMs())),
+        request_id_(NewRequestId()) {
     t_audited = true;  // every path below writes the row (or answers 503 when it cannot)
+    res_.set_header("X-Request-Id", request_id_);
   }
 
   void Receive(const httplib::ContentReader& reader);
@@ -216,6 +257,7 @@ class Delivery {
   httplib::Response& res_;
   std::chrono::steady_clock::time_point started_;
   store::DeliveryRecord audit_;
+  std::string request_id_;
 };
 
 void Delivery::Receive(const httplib::ContentReader& reader) {
@@ -276,13 +318,17 @@ void Delivery::ReceiveBatch(const Target& target, const HeaderView& headers, std
 
 void Delivery::ClaimFailed(const Status& status) {
   // Nothing was written, so nothing was promised: the provider retries.
-  log::Error("claim_failed", {{"endpoint", audit_.endpoint}, {"error", status.message()}});
+  log::Error("claim_failed", {{"request_id", request_id_}, {"endpoint", audit_.endpoint}, {"error", status.message()}});
   // A busy or full database would refuse the audit row too (after another
   // busy wait); any other failure still gets its row.
   if (status.code() != Code::kUnavailable) {
     Reject(status, Body::kConsumed);
   } else {
     ReplyError(res_, status);
+    audit_.outcome = "rejected";  // for the count and the log line only: no row was written
+    audit_.http_status = res_.status;
+    CountDelivery(audit_, CodeName(status.code()));
+    LogDelivery(audit_, 0, ElapsedUs(), request_id_);
   }
 }
 
@@ -293,12 +339,11 @@ void Delivery::AcceptBatch(const std::vector<store::NewEvent>& events) {
     return;
   }
   ReplyJson(res_, 200, BatchReply(events, *claims));
-  bool any_new = std::any_of(claims->begin(), claims->end(),
-                             [](const store::ClaimResult& c) { return c.outcome == store::ClaimOutcome::kAccepted; });
-  if (any_new && on_accepted_) on_accepted_();
-  audit_.outcome = "accepted";
+  audit_.outcome = BatchOutcome(*claims);
+  if (audit_.outcome == "accepted" && on_accepted_) on_accepted_();
   audit_.http_status = 200;
-  LogDelivery(audit_, 0, ElapsedUs());
+  CountDelivery(audit_);
+  LogDelivery(audit_, 0, ElapsedUs(), request_id_);
 }
 
 void Delivery::Accept(const store::NewEvent& event) {
@@ -311,7 +356,8 @@ void Delivery::Accept(const store::NewEvent& event) {
   if (claim->outcome == store::ClaimOutcome::kAccepted && on_accepted_) on_accepted_();
   audit_.outcome = store::ClaimOutcomeName(claim->outcome);
   audit_.http_status = 200;
-  LogDelivery(audit_, claim->inbox_id, ElapsedUs());
+  CountDelivery(audit_);
+  LogDelivery(audit_, claim->inbox_id, ElapsedUs(), request_id_);
 }
 
 void Delivery::ReceiveOtherMethod() {
@@ -338,7 +384,8 @@ void Delivery::Reject(const Status& status, Body body, const httplib::ContentRea
   }
   ReplyError(res_, status);
   SettleBody(req_, res_, body, reader);
-  LogDelivery(audit_, 0, ElapsedUs());
+  CountDelivery(audit_, CodeName(status.code()));
+  LogDelivery(audit_, 0, ElapsedUs(), request_id_);
 }
 
 // A handshake is recorded like any delivery, as "ignored" when answered and
@@ -360,7 +407,8 @@ void Delivery::Answer(const verify::HandshakeAnswer& answer, bool authenticated)
   }
   res_.status = answer.http_status;
   if (!answer.body.empty()) res_.set_content(answer.body, answer.content_type);
-  LogDelivery(audit_, 0, ElapsedUs());
+  CountDelivery(audit_, "handshake");
+  LogDelivery(audit_, 0, ElapsedUs(), request_id_);
 }
 
 void Delivery::Ignore() {
@@ -372,7 +420,7 @@ void Delivery::Ignore() {
     return;
   }
   ReplyJson(res_, 200, R"({"status":"ignored"})");
-  LogDelivery(audit_, 0, ElapsedUs());
+  LogDelivery(audit_, 0, ElapsedUs(), request_id_);
 }
 
 }  // namespace
@@ -396,7 +444,8 @@ void Receiver::AuditIfUnrecorded(const httplib::Request& req, const httplib::Res
   audit.http_status = res.status;
   audit.reason = "http: answered " + std::to_string(res.status) + " by the HTTP layer";
   if (Status st = store_.RecordRejected(audit); !st.ok()) log::Warn("audit_write_failed", {{"error", st.message()}});
-  LogDelivery(audit, 0, 0);
+  CountDelivery(audit, "http");
+  LogDelivery(audit, 0, 0, NewRequestId());  // the answer has gone already: no X-Request-Id
 }
 
 }  // namespace hookinbox::http

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "common/log.h"
+#include "common/metrics.h"
 #include "worker/backoff.h"
 
 namespace hookinbox::runner {
@@ -40,6 +41,16 @@ worker::ActionInput InputOf(const store::ClaimedEvent& e, const std::string& api
     in.api_base = api_base;
   }
   return in;
+}
+
+// Counts a recorded attempt: by outcome, and a retry by its cause.
+void CountAttempt(const store::ClaimedEvent& event, const worker::Outcome& outcome,
+                  const std::optional<worker::ProbeResult>& probe, const store::AttemptResult& result) {
+  auto& registry = metrics::Registry::Default();
+  registry.Add(metrics::kAttemptsTotal, {event.endpoint, event.provider, store::AttemptOutcomeName(result.outcome)});
+  if (result.outcome != store::AttemptOutcome::kRetryableFailed) return;
+  const bool probe_not_found = probe && probe->verdict == worker::ProbeVerdict::kNotFound;
+  registry.Add(metrics::kRetriesTotal, {event.endpoint, event.provider, RetryReason(outcome, probe_not_found)});
 }
 
 }  // namespace
@@ -88,6 +99,20 @@ store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store:
       break;
   }
   return r;
+}
+
+const char* RetryReason(const worker::Outcome& outcome, bool probe_not_found) {
+  if (probe_not_found) return "probe_not_found";
+  const int status = outcome.http_status;
+  if (status == 429) return "status_429";
+  if (status >= 500) return "status_5xx";
+  if (status >= 400) return "status_4xx";
+  if (outcome.exit_code && *outcome.exit_code == 75) return "exit_75";
+  const std::string& e = outcome.error;
+  if (e.find("timed out") != std::string::npos || e.find("Timeout") != std::string::npos) return "timeout";
+  if (e.rfind("not sent", 0) == 0 || e.rfind("cannot ", 0) == 0) return "connect";
+  if (e.rfind("no answer", 0) == 0) return "no_answer";
+  return "other";
 }
 
 void ApplyProbe(const config::WorkerConfig& worker, const store::ClaimedEvent& event, const worker::ProbeResult& probe,
@@ -261,6 +286,7 @@ bool WorkerLoop::RunOne(const std::string& owner) {
   worker::Outcome outcome;
   std::optional<worker::ProbeResult> probe;
   int64_t probe_started_ms = 0;
+  const auto attempt_started = std::chrono::steady_clock::now();
   if (action) {
     const worker::ActionInput input = InputOf(*event, handler_api_base_);
     outcome = action->Run(input);
@@ -275,6 +301,8 @@ bool WorkerLoop::RunOne(const std::string& owner) {
     outcome.verdict = worker::Verdict::kPermanent;
     outcome.error = "endpoint has no action";
   }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt_started).count();
+  if (action) metrics::Registry::Default().Observe(metrics::kProcessingSeconds, {event->endpoint, event->provider}, seconds);
   {
     std::lock_guard<std::mutex> lock(renew_mu);
     done = true;
@@ -300,10 +328,15 @@ bool WorkerLoop::RunOne(const std::string& owner) {
       log::Error("worker_finish_failed", {{"endpoint", event->endpoint}, {"id", std::to_string(event->id)},
                                           {"error", st.message()}});
     } else {
+      CountAttempt(*event, outcome, probe, result);
       log::Info("attempt", {{"endpoint", event->endpoint},
-                            {"id", std::to_string(event->id)},
-                            {"attempt", std::to_string(event->attempt)},
+                            {"provider", event->provider},
+                            {"id", event->id},
+                            {"event_id", event->event_id},
+                            {"attempt", event->attempt},
                             {"outcome", store::AttemptOutcomeName(result.outcome)},
+                            {"status", outcome.http_status},
+                            {"duration_ms", seconds * 1000.0},
                             {"error", result.error}});
     }
   }

@@ -42,6 +42,12 @@ store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store:
                                 const std::string& owner, const worker::Outcome& outcome, int64_t now_ms,
                                 double uniform01);
 
+// Why an attempt ended retryable_failed, as the `reason` label of
+// webhook_retries_total: one of status_429, status_5xx, status_4xx (408/425/
+// 409 on an idempotent target), exit_75, timeout, connect (not sent), no_answer
+// (sent, no reply, idempotent target), probe_not_found, other. Never free text.
+const char* RetryReason(const worker::Outcome& outcome, bool probe_not_found);
+
 // Reconcile before retry: `r` (an unknown outcome from MapOutcome) after
 // the probe answered `probe`, started at `probe_started_ms`. Found →
 // completed with the probe's result_ref; not found → as a transient failure

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "store/database.h"
+#include "store/sqlite_bind.h"
 #include "store/sqlite_reader.h"
 #include "store/sqlite_store.h"
 
@@ -108,6 +109,33 @@ std::vector<ActionRow> ReadActions(SQLite::Database& db, int64_t id) {
   return out;
 }
 
+std::vector<EffectEntry> ReadEffects(SQLite::Database& db, int64_t id) {
+  SQLite::Statement st(db,
+                       "SELECT effect_key, status, external_ref, error, attempt, claimed_at, updated_at"
+                       " FROM effects WHERE inbox_id = ? ORDER BY effect_key");
+  st.bind(1, static_cast<int64_t>(id));
+  std::vector<EffectEntry> out;
+  while (st.executeStep()) {
+    out.push_back({Text(st.getColumn(0)), Text(st.getColumn(1)), Text(st.getColumn(2)), Text(st.getColumn(3)),
+                   st.getColumn(4).getInt(), Time(st.getColumn(5)), Time(st.getColumn(6))});
+  }
+  return out;
+}
+
+// Names, sizes and times only: a step body may be large or personal.
+std::vector<StepRow> ReadSteps(SQLite::Database& db, int64_t id) {
+  SQLite::Statement st(db,
+                       "SELECT name, content_type, length(body), attempt, stored_at FROM step_results"
+                       " WHERE inbox_id = ? ORDER BY name");
+  st.bind(1, static_cast<int64_t>(id));
+  std::vector<StepRow> out;
+  while (st.executeStep()) {
+    out.push_back({Text(st.getColumn(0)), Text(st.getColumn(1)), Time(st.getColumn(2)), st.getColumn(3).getInt(),
+                   Time(st.getColumn(4))});
+  }
+  return out;
+}
+
 void ReadPayload(SQLite::Database& db, EventDetail& d) {
   SQLite::Statement st(db, "SELECT content_type, body FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
   st.bind(1, static_cast<int64_t>(d.event.id));
@@ -151,6 +179,8 @@ Result<EventDetail> SqliteStore::GetEvent(int64_t id, bool with_payload) {
     d.deliveries = ReadDeliveries(db, id);
     d.attempts = ReadAttempts(db, id);
     d.actions = ReadActions(db, id);
+    d.effects = ReadEffects(db, id);
+    d.steps = ReadSteps(db, id);
     if (with_payload) ReadPayload(db, d);
     return d;
   });
@@ -162,18 +192,81 @@ Result<EventPage> SqliteStore::ListEvents(const EventFilter& f) {
     return InvalidArgument("list events: unknown status '" + f.status + "'");
   }
   return WithReader<EventPage>(reader_mu_, reader_, "list events", [&](SQLite::Database& db) -> Result<EventPage> {
+    // Newest first by id, which grows with received_at; an absent condition
+    // is bound as NULL / 0 and drops out. instr() rather than LIKE: the
+    // substring is taken literally, '%' and '_' included.
     SQLite::Statement st(db, std::string("SELECT ") + kEventColumns +
                                  " FROM webhook_inbox WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR endpoint = ?2)"
-                                 " AND (?3 = 0 OR id < ?3) ORDER BY id DESC LIMIT ?4");
-    if (f.status.empty()) st.bind(1); else st.bind(1, f.status);
-    if (f.endpoint.empty()) st.bind(2); else st.bind(2, f.endpoint);
-    st.bind(3, static_cast<int64_t>(f.before_id));
-    st.bind(4, f.limit + 1);  // one more tells whether another page exists
+                                 " AND (?3 IS NULL OR tenant_id = ?3) AND (?4 IS NULL OR event_type = ?4)"
+                                 " AND (?5 IS NULL OR instr(event_id, ?5) > 0)"
+                                 " AND (?6 = 0 OR received_at >= ?6) AND (?7 = 0 OR received_at < ?7)"
+                                 " AND (?8 = 0 OR id < ?8) ORDER BY id DESC LIMIT ?9");
+    BindText(st, 1, f.status);
+    BindText(st, 2, f.endpoint);
+    BindText(st, 3, f.tenant);
+    BindText(st, 4, f.event_type);
+    BindText(st, 5, f.id_contains);
+    st.bind(6, static_cast<int64_t>(f.since_ms));
+    st.bind(7, static_cast<int64_t>(f.until_ms));
+    st.bind(8, static_cast<int64_t>(f.before_id));
+    st.bind(9, f.limit + 1);  // one more tells whether another page exists
     EventPage page;
     while (st.executeStep()) page.events.push_back(ReadEventRow(st));
     if (static_cast<int>(page.events.size()) > f.limit) {
       page.events.pop_back();
       page.next_before_id = page.events.back().id;
+    }
+    return page;
+  });
+}
+
+Result<ConflictPage> SqliteStore::ListConflicts(const ConflictFilter& f) {
+  if (f.limit < 1 || f.limit > 1000) return InvalidArgument("list conflicts: limit must be 1..1000");
+  return WithReader<ConflictPage>(reader_mu_, reader_, "list conflicts", [&](SQLite::Database& db) -> Result<ConflictPage> {
+    // A single delivery's row names its event; a batch delivery lists each
+    // event's outcome in webhook_delivery_events (its own row says only
+    // 'accepted' when anything in it was new).
+    SQLite::Statement st(db,
+                         "WITH c AS ("
+                         " SELECT d.id AS delivery_id, 0 AS position, d.inbox_id AS inbox_id FROM webhook_deliveries d"
+                         "  WHERE d.outcome = 'conflict' AND d.inbox_id IS NOT NULL"
+                         " UNION ALL SELECT delivery_id, position, inbox_id FROM webhook_delivery_events"
+                         "  WHERE outcome = 'conflict')"
+                         " SELECT c.delivery_id, c.position, c.inbox_id, i.endpoint, i.tenant_id, i.event_id, i.event_type,"
+                         "  d.remote_addr, d.received_at, i.payload_hash,"
+                         "  (SELECT id FROM webhook_payloads WHERE inbox_id = c.inbox_id AND kind = 'original'),"
+                         "  p.payload_hash, p.id"
+                         " FROM c JOIN webhook_inbox i ON i.id = c.inbox_id JOIN webhook_deliveries d ON d.id = c.delivery_id"
+                         " LEFT JOIN webhook_payloads p ON p.id = (SELECT min(id) FROM webhook_payloads"
+                         "  WHERE delivery_id = c.delivery_id AND inbox_id = c.inbox_id AND kind = 'conflict')"
+                         " WHERE (?1 = 0 OR c.delivery_id < ?1 OR (c.delivery_id = ?1 AND c.position < ?2))"
+                         "  AND (?3 IS NULL OR i.endpoint = ?3)"
+                         " ORDER BY c.delivery_id DESC, c.position DESC LIMIT ?4");
+    st.bind(1, static_cast<int64_t>(f.before_delivery_id));
+    st.bind(2, f.before_position);
+    BindText(st, 3, f.endpoint);
+    st.bind(4, f.limit + 1);
+    ConflictPage page;
+    while (st.executeStep()) {
+      ConflictRow r;
+      r.delivery_id = st.getColumn(0).getInt64();
+      r.position = st.getColumn(1).getInt();
+      r.inbox_id = st.getColumn(2).getInt64();
+      r.endpoint = Text(st.getColumn(3));
+      r.tenant_id = Text(st.getColumn(4));
+      r.event_id = Text(st.getColumn(5));
+      r.event_type = Text(st.getColumn(6));
+      r.remote_addr = Text(st.getColumn(7));
+      r.received_at_ms = Time(st.getColumn(8));
+      r.original_hash = Text(st.getColumn(9));
+      r.original_payload_id = Time(st.getColumn(10));
+      r.conflict_hash = Text(st.getColumn(11));
+      r.conflict_payload_id = Time(st.getColumn(12));
+      page.conflicts.push_back(std::move(r));
+    }
+    if (static_cast<int>(page.conflicts.size()) > f.limit) {
+      page.conflicts.pop_back();
+      page.more = true;
     }
     return page;
   });

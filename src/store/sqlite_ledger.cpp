@@ -153,6 +153,44 @@ std::optional<StepResult> ReadStep(SQLite::Database& db, int64_t inbox_id, const
   return r;
 }
 
+// What an operator's resolve of an effect found; the write happens only for kResolved.
+enum class EffectResolveVerdict { kResolved, kMissing, kNotUnknown };
+
+// Closes the effect when it is 'unknown' and writes the audit row on its
+// event, in the writer's transaction.
+EffectResolveVerdict WriteEffectResolve(SQLite::Database& db, const std::string& tenant, const std::string& key,
+                                        const std::string& as, const std::string& external_ref,
+                                        const std::string& note, const std::string& actor, int64_t now_ms) {
+  SQLite::Statement up(db,
+                       "UPDATE effects SET status = ?1, external_ref = CASE WHEN ?1 = 'done' THEN ?2 END,"
+                       " error = CASE WHEN ?1 = 'failed' THEN ?3 END, updated_at = ?4"
+                       " WHERE tenant_id = ?5 AND effect_key = ?6 AND status = 'unknown' RETURNING inbox_id");
+  up.bind(1, as);
+  BindText(up, 2, external_ref);
+  up.bind(3, "resolved as failed by " + actor);
+  up.bind(4, static_cast<int64_t>(now_ms));
+  up.bind(5, tenant);
+  up.bind(6, key);
+  if (!up.executeStep()) {
+    return ReadEffect(db, tenant, key).found ? EffectResolveVerdict::kNotUnknown : EffectResolveVerdict::kMissing;
+  }
+  const int64_t inbox_id = up.getColumn(0).getInt64();
+  up.reset();
+  // webhook_event_actions is the operators' audit trail; the event itself
+  // does not change state, so from and to are its current status.
+  SQLite::Statement audit(db,
+                          "INSERT INTO webhook_event_actions (inbox_id, at, actor, action, from_status, to_status,"
+                          " result_ref, note) SELECT id, ?2, ?3, 'resolve', status, status, ?4, ?5"
+                          " FROM webhook_inbox WHERE id = ?1");
+  audit.bind(1, static_cast<int64_t>(inbox_id));
+  audit.bind(2, static_cast<int64_t>(now_ms));
+  audit.bind(3, actor);
+  BindText(audit, 4, external_ref);
+  audit.bind(5, "effect " + key + ": unknown -> " + as + (note.empty() ? "" : "; " + note));
+  audit.exec();
+  return EffectResolveVerdict::kResolved;
+}
+
 Status Expired() { return Unauthenticated("token expired: its attempt ended or was replaced"); }
 
 Status Prefixed(const std::string& what, const Status& st) { return Status(st.code(), what + ": " + st.message()); }
@@ -264,6 +302,29 @@ Status SqliteStore::PutStep(const HandlerGrant& grant, const std::string& name, 
   });
   if (!st.ok()) return Prefixed("put step", st);
   if (!live) return Expired();
+  return Status::Ok();
+}
+
+Status SqliteStore::ResolveEffect(const std::string& tenant, const std::string& key, const std::string& as,
+                                  const std::string& external_ref, const std::string& note, const std::string& actor,
+                                  int64_t now_ms) {
+  if (Status st = CheckLedgerName("tenant", tenant); !st.ok()) return st;
+  if (Status st = CheckLedgerName("key", key); !st.ok()) return st;
+  if (as != "done" && as != "failed") return InvalidArgument("as must be \"done\" or \"failed\"");
+  if (as == "failed" && !external_ref.empty()) return InvalidArgument("external_ref is only for as = \"done\"");
+  if (external_ref.size() > kMaxLedgerTextBytes || note.size() > kMaxLedgerTextBytes) {
+    return InvalidArgument("external_ref and note are at most " + std::to_string(kMaxLedgerTextBytes) + " bytes");
+  }
+  EffectResolveVerdict verdict = EffectResolveVerdict::kMissing;
+  Status st = writer_->Submit([&](SQLite::Database& db) {
+    verdict = WriteEffectResolve(db, tenant, key, as, external_ref, note, actor, now_ms);
+  });
+  if (!st.ok()) return Prefixed("resolve effect", st);
+  switch (verdict) {
+    case EffectResolveVerdict::kResolved: return Status::Ok();
+    case EffectResolveVerdict::kMissing: return NotFound("no such effect");
+    case EffectResolveVerdict::kNotUnknown: return Status(Code::kConflict, "effect is not unknown");
+  }
   return Status::Ok();
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "store/audit_chain.h"
 #include "store/database.h"
 #include "store/sqlite_bind.h"
 
@@ -176,7 +177,6 @@ std::vector<ClaimResult> ClaimBatchInTransaction(SQLite::Database& db, const std
   return results;
 }
 
-constexpr const char* kFloodReason = "flood: further rejections from this address this minute";
 
 struct MinuteRows {
   int64_t count = 0;
@@ -194,6 +194,17 @@ MinuteRows CountMinute(SQLite::Database& db, const char* sql, const DeliveryReco
   rows.bind(4, static_cast<int64_t>(minute_start + 60000));
   rows.executeStep();
   return {rows.getColumn(0).getInt64(), rows.getColumn(1).isNull() ? 0 : rows.getColumn(1).getInt64()};
+}
+
+// Counts one more rejection on the folding row, unless the row is already
+// sealed into the audit chain (its minute looked over): a sealed row never
+// changes, so the caller starts a new folding row instead.
+bool BumpFold(SQLite::Database& db, int64_t fold_id) {
+  SQLite::Statement bump(db,
+                         "UPDATE webhook_deliveries SET request_count = request_count + 1 WHERE id = ?"
+                         " AND chain_seq IS NULL");
+  bump.bind(1, static_cast<int64_t>(fold_id));
+  return bump.exec() == 1;
 }
 
 // Rejections (and unauthenticated answers, outcome 'ignored') are counted
@@ -219,10 +230,8 @@ void RecordOrFold(SQLite::Database& db, DeliveryRecord d) {
   const int64_t fold_id = rows.fold_id;
   if (count < kRejectedRowsPerMinute) {
     InsertDelivery(db, d, 0);
-  } else if (fold_id > 0) {
-    SQLite::Statement bump(db, "UPDATE webhook_deliveries SET request_count = request_count + 1 WHERE id = ?");
-    bump.bind(1, static_cast<int64_t>(fold_id));
-    bump.exec();
+  } else if (fold_id > 0 && BumpFold(db, fold_id)) {
+    // counted on the folding row
   } else {
     // The first rejection over the limit: this row stands for the rest of the minute.
     d.reason = kFloodReason;
@@ -249,7 +258,12 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   // The reader opens after the writer's connection has migrated the schema.
   auto reader = OpenDatabase(options.path, OpenOptions{options.busy_timeout_ms, false});
   if (!reader.ok()) return reader.status();
-  auto writer = std::make_unique<Writer>(std::move(db).value(), options.max_batch);
+  // Every commit seals the audit rows it finalised (store/audit_chain.h).
+  auto writer = std::make_unique<Writer>(std::move(db).value(), options.max_batch,
+                                         [](SQLite::Database& db) { SealAuditRows(db, 0); });
+  // An empty write seals what an older version (or a fold minute that ended
+  // while nothing was written) left unsealed.
+  if (Status st = writer->Submit([](SQLite::Database&) {}); !st.ok()) return st;
   return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(writer), std::move(reader).value()));
 }
 

@@ -17,6 +17,9 @@
 #include <utility>
 
 #include "store/ledger.h"
+#include "store/purge.h"
+#include "store/reconcile.h"
+#include "store/stats.h"
 #include "store/store.h"
 #include "store/work_queue.h"
 #include "store/writer.h"
@@ -56,6 +59,9 @@ class SqliteStore final : public Store, public WorkQueue, public Ledger {
                  const std::string& actor, int64_t now_ms) override;
   Result<EventDetail> GetEvent(int64_t id, bool with_payload) override;
   Result<EventPage> ListEvents(const EventFilter& filter) override;
+  // Conflicting deliveries, newest first (the admin API's queue).
+  // Errors: InvalidArgument for a limit out of range.
+  Result<ConflictPage> ListConflicts(const ConflictFilter& filter);
 
   // Ledger (sqlite_ledger.cpp): writes through the Writer, reads on the reader.
   Result<HandlerGrant> Authenticate(std::string_view token, int64_t now_ms) override;
@@ -66,6 +72,26 @@ class SqliteStore final : public Store, public WorkQueue, public Ledger {
                  const std::string& body, int64_t now_ms) override;
   Result<std::optional<StepResult>> GetStep(const HandlerGrant& grant, const std::string& name,
                                             int64_t now_ms) override;
+  // An operator closes an effect marked 'unknown' (nobody may claim it until
+  // then) as "done" (with external_ref) or "failed" (free to claim again),
+  // with an audit row on its event (webhook_event_actions, action 'resolve',
+  // the event's status unchanged, the note naming the effect). Errors:
+  // InvalidArgument (bad tenant, key, `as` or sizes), NotFound (no such
+  // effect), Conflict (it is not 'unknown'); nothing changed.
+  Status ResolveEffect(const std::string& tenant, const std::string& key, const std::string& as,
+                       const std::string& external_ref, const std::string& note, const std::string& actor,
+                       int64_t now_ms);
+
+  // Sorts provider-exported event ids of one endpoint and tenant (reconcile.h), on the reader.
+  Result<ReconcileReport> Reconcile(const std::string& endpoint, const std::string& tenant,
+                                    const std::vector<std::string>& ids);
+
+  // Per-endpoint figures (stats.h) on the reader, one consistent snapshot (stats.cpp).
+  Result<Stats> ReadStats(const StatsOptions& options);
+
+  // Retention (purge.h): removes what `options` says has expired, one
+  // bounded batch per writer transaction; a dry run only counts, on the reader.
+  Result<PurgeReport> Purge(const PurgeOptions& options);
 
   Writer& writer() { return *writer_; }  // for fault-injection tests
 

@@ -188,11 +188,13 @@ bool MoveEvent(SQLite::Database& db, const AttemptResult& r) {
   return st.exec() == 1;
 }
 
-// Closes this owner's attempt row with `outcome`.
+// Closes this owner's attempt row with `outcome`. A row already closed and
+// sealed into the audit chain (closed 'lost' when another worker reclaimed
+// the event) is left as it is: sealed audit rows never change.
 void CloseAttempt(SQLite::Database& db, const AttemptResult& r, const char* outcome, const std::string& error) {
   SQLite::Statement st(db,
                        "UPDATE webhook_attempts SET outcome = ?, finished_at = ?, http_status = ?, exit_code = ?,"
-                       " error = ? WHERE inbox_id = ? AND attempt = ? AND worker = ?"
+                       " error = ? WHERE inbox_id = ? AND attempt = ? AND worker = ? AND chain_seq IS NULL"
                        " AND id = (SELECT max(id) FROM webhook_attempts WHERE inbox_id = ? AND attempt = ? AND worker = ?)");
   st.bind(1, outcome);
   st.bind(2, static_cast<int64_t>(r.finished_at_ms));
@@ -346,10 +348,17 @@ Result<int> SqliteStore::ReleaseLeases(const std::string& owner, int64_t now_ms)
 
 Status SqliteStore::Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) {
   std::string from;
+  bool body_purged = false;
   Status st = writer_->Submit([&](SQLite::Database& db) {
     std::string old_ref;
     from = StatusOf(db, id, &old_ref);
     if (from != "dead_lettered" && from != "unknown" && from != "completed") return;
+    // Retention (payload_days) may have removed the body: the action would
+    // get an empty one, so such an event cannot be processed again.
+    SQLite::Statement body(db, "SELECT 1 FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
+    body.bind(1, static_cast<int64_t>(id));
+    body_purged = !body.executeStep();
+    if (body_purged) return;
     // attempt_count restarts at 0: a replay is a person's decision to try
     // again, so max_attempts applies afresh instead of dead-lettering at once.
     // result_ref and completed_at are cleared (the event is no longer
@@ -369,6 +378,10 @@ Status SqliteStore::Replay(int64_t id, const std::string& actor, const std::stri
   if (from != "dead_lettered" && from != "unknown" && from != "completed") {
     return Status(Code::kConflict,
                   what + ": event is " + from + "; only dead_lettered, unknown or completed events can be replayed");
+  }
+  if (body_purged) {
+    return Status(Code::kConflict, what + ": its payload was removed by retention (payload_days); it cannot be "
+                                          "processed again");
   }
   return Status::Ok();
 }

@@ -106,20 +106,71 @@ struct ActionRow {
   std::string actor, action, from_status, to_status, result_ref, note;
 };
 
+// A side effect the event holds or held through the handler API (table `effects`).
+struct EffectEntry {
+  std::string effect_key, status, external_ref, error;
+  int attempt = 0;
+  int64_t claimed_at_ms = 0, updated_at_ms = 0;
+};
+
+// A stored step result, described without its body (table `step_results`).
+struct StepRow {
+  std::string name, content_type;
+  int64_t bytes = 0;
+  int attempt = 0;
+  int64_t stored_at_ms = 0;
+};
+
 struct EventDetail {
   EventRow event;
   std::vector<DeliveryRow> deliveries;  // single and batch deliveries that carried it, oldest first
   std::vector<AttemptRow> attempts;     // oldest first
   std::vector<ActionRow> actions;       // oldest first
+  std::vector<EffectEntry> effects;       // by key
+  std::vector<StepRow> steps;           // by name
   bool has_payload = false;             // set only when asked for
   std::string content_type, payload;
 };
 
+// Every field narrows the list; empty / 0 = no condition.
 struct EventFilter {
-  std::string status;     // empty = any
-  std::string endpoint;   // empty = any
-  int limit = 50;         // 1..1000
-  int64_t before_id = 0;  // keyset pagination: only ids below this; 0 = from the newest
+  std::string status;
+  std::string endpoint;
+  std::string tenant;
+  std::string event_type;
+  std::string id_contains;  // a substring of event_id (case-sensitive)
+  int64_t since_ms = 0;     // received_at >= since_ms
+  int64_t until_ms = 0;     // received_at < until_ms
+  int limit = 50;           // 1..1000
+  int64_t before_id = 0;    // keyset pagination: only ids below this; 0 = from the newest
+};
+
+// A delivery that reused an event's key with another payload (outcome
+// 'conflict'), with the payload rows an investigator compares.
+struct ConflictRow {
+  int64_t delivery_id = 0;
+  int position = 0;  // the event's index in a batch delivery; 0 for a single one
+  int64_t inbox_id = 0;
+  std::string endpoint, tenant_id, event_id, event_type, remote_addr;
+  int64_t received_at_ms = 0;
+  std::string original_hash;      // payload_hash of the stored event
+  int64_t original_payload_id = 0;  // its webhook_payloads row; 0 when purged
+  std::string conflict_hash;        // payload_hash of the conflicting body
+  int64_t conflict_payload_id = 0;  // the kept conflicting body; 0 when purged
+};
+
+struct ConflictFilter {
+  std::string endpoint;  // empty = any
+  int limit = 50;        // 1..1000
+  // Keyset: only rows before (before_delivery_id, before_position) in
+  // (delivery_id, position) descending order; 0 = from the newest.
+  int64_t before_delivery_id = 0;
+  int before_position = 0;
+};
+
+struct ConflictPage {
+  std::vector<ConflictRow> conflicts;  // newest first
+  bool more = false;                   // the last row's (delivery_id, position) is the next page's keyset
 };
 
 struct EventPage {

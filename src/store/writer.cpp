@@ -7,8 +7,8 @@
 
 namespace hookinbox::store {
 
-Writer::Writer(std::unique_ptr<SQLite::Database> db, int max_batch)
-    : max_batch_(max_batch < 1 ? 1 : max_batch), db_(std::move(db)) {
+Writer::Writer(std::unique_ptr<SQLite::Database> db, int max_batch, Operation before_commit)
+    : max_batch_(max_batch < 1 ? 1 : max_batch), before_commit_(std::move(before_commit)), db_(std::move(db)) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -101,6 +101,7 @@ Status Writer::Transact(std::deque<Job>& jobs, size_t first, size_t count, bool*
         throw;
       }
     }
+    if (before_commit_) before_commit_(*db_);
     if (hook) {
       if (Status st = hook(); !st.ok()) return st;  // txn destructor rolls back
     }

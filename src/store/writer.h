@@ -35,7 +35,10 @@ class Writer {
   // (rolled back, nothing written) — for "nothing half-written" tests.
   using CommitHook = std::function<Status()>;
 
-  Writer(std::unique_ptr<SQLite::Database> db, int max_batch);
+  // `before_commit` (optional) runs after a transaction's operations, inside
+  // it, before COMMIT: the store seals audit rows there (store/audit_chain.h),
+  // so every write, whoever makes it, leaves its final audit rows chained.
+  Writer(std::unique_ptr<SQLite::Database> db, int max_batch, Operation before_commit = nullptr);
   ~Writer();  // Stop()s
 
   // Queues `op` and waits for its transaction to be durable (or to fail).
@@ -63,6 +66,7 @@ class Writer {
 
   // Constant after construction.
   const int max_batch_;
+  const Operation before_commit_;
 
   std::unique_ptr<SQLite::Database> db_;  // used only by the writer thread (and Stop after join)
   CommitHook commit_hook_;                // guarded by mu_ when set; read by the writer thread

@@ -225,6 +225,34 @@ constexpr Refused kRefused[] = {
 };
 // --- end of helper "asym"'s block ---
 
+// How long each provider keeps redelivering an event, in hours: the "Retry
+// window" of docs/providers.md (the README's "provider retries" column),
+// manual redelivery periods included since a person's redelivery repeats the
+// key too. Where two figures are given the longer one counts (square: 24 h,
+// some pages 72 h; meta: ~36 h, WhatsApp up to 7 days). 0 = not documented
+// or only seconds to minutes: no minimum beyond the one day key_days allows.
+// check-config refuses a retention.key_days shorter than this.
+struct Window {
+  std::string_view provider;
+  int hours;
+};
+constexpr Window kRedeliveryWindows[] = {
+    {"stripe", 72},    {"github", 72},     {"shopify", 4},    {"slack", 1},        {"svix", 27},
+    {"typeform", 10},  {"tally", 31},      {"calendly", 24},  {"paddle", 72},      {"square", 72},
+    {"razorpay", 24},  {"zoho-payments", 48}, {"postmark", 11}, {"mailgun", 8},     {"zoom", 2},
+    {"hubspot", 24},   {"meta", 168},      {"sendgrid", 24},  {"paypal", 72},
+    // gitlab, bitbucket, standard-webhooks (the sender's own), intercom,
+    // linear, sentry, vercel, twilio, jotform, mollie, woocommerce, pipedrive,
+    // zendesk, discord: not documented as a duration → 0.
+};
+
+int RedeliveryWindowHours(std::string_view provider) {
+  for (const Window& w : kRedeliveryWindows) {
+    if (w.provider == provider) return w.hours;
+  }
+  return 0;
+}
+
 std::vector<Preset> BuildTable() {
   std::vector<Preset> t;
   // Stripe: the secret is used as written, "whsec_" included; v0 parts are skipped.
@@ -337,7 +365,10 @@ std::vector<Preset> BuildTable() {
   AddFormPresets(t);
   AddKnobPresets(t);
   AddAsymmetricPresets(t);
-  for (Preset& p : t) p.endpoint.provider = p.names.front();
+  for (Preset& p : t) {
+    p.endpoint.provider = p.names.front();
+    p.endpoint.redelivery_window_hours = RedeliveryWindowHours(p.names.front());
+  }
   return t;
 }
 

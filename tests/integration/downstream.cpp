@@ -82,6 +82,7 @@ std::string ForwardingAction(const Installation& inst, const std::string& url) {
   const std::string secret = inst.dir() + "/secrets/forward.secret";
   std::ofstream(secret) << "whsec_Zm9yd2FyZC1zZWNyZXQtZm9yLXRlc3Rz\n";  // "forward-secret-for-tests"
   ::chmod(secret.c_str(), 0600);
+  RegisterLeakMarker("Zm9yd2FyZC1zZWNyZXQtZm9yLXRlc3Rz");  // the log-leak check (harness.h)
   return "\n[endpoint.action]\ntype = \"http\"\nurl = \"" + url +
          "\"\nforward_secret_file = \"secrets/forward.secret\"\n";
 }

@@ -13,33 +13,15 @@ using nlohmann::json;
 
 namespace {
 
-struct Running {
-  Installation inst;
-  ServerProcess server{inst};
-  Running() {
-    inst.WriteTestConfig();
-    server.Start();
-  }
+// The test config, the server started; SqlWrite and Deliver (harness.h).
+struct Running : RunningServer {
   // Runs `hookinbox events ARGS -c CONFIG`; stderr goes to the output too.
-  CommandResult Events(const std::string& args) const {
-    return RunCommand(BinaryPath() + " events " + args + " -c " + inst.config_path() + " 2>&1");
-  }
+  CommandResult Events(const std::string& args) const { return Cli("events " + args); }
   json EventsJson(const std::string& args) const {
     auto r = RunCommand(BinaryPath() + " events " + args + " --json -c " + inst.config_path());
     INFO(r.out);
     REQUIRE(r.exit_code == 0);
     return json::parse(r.out);
-  }
-  // Writes with the sqlite3 CLI while the server holds the file (Installation::Sql is read-only).
-  void SqlWrite(const std::string& query) const {
-    auto w = RunCommand("sqlite3 -cmd '.timeout 5000' " + inst.db_path() + " \"" + query + "\" 2>&1");
-    INFO(w.out);
-    REQUIRE(w.exit_code == 0);
-  }
-  int64_t Deliver(const std::string& id) const {
-    auto r = server.PostSigned("/hooks/demo", R"({"id":")" + id + R"(","type":"invoice.paid","data":{}})");
-    REQUIRE(r.status == 200);
-    return json::parse(r.body).at("id").get<int64_t>();
   }
 };
 

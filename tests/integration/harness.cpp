@@ -13,9 +13,12 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <cstdio>
 #include <fstream>
+#include <mutex>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -68,6 +71,8 @@ static std::string Trim(std::string s) {
   return s;
 }
 
+static void RegisterBody(const std::string& body);  // below, with the suite log
+
 Installation::Installation() {
   auto r = RunCommand(BinaryPath() + " init " + dir_.path() + " 2>&1");
   INFO(r.out);
@@ -75,6 +80,7 @@ Installation::Installation() {
   std::ifstream in(dir_.File("secrets/demo.secret"));
   std::getline(in, secret_);
   REQUIRE(secret_.size() == 64);
+  RegisterLeakMarker(secret_);
 }
 
 void Installation::WriteConfig(const std::string& toml) const { dir_.Write("hookinbox.toml", toml); }
@@ -92,12 +98,11 @@ listen = "127.0.0.1:0"
 )" + admin_extra + R"(
 [storage]
 path = "data/hookinbox.db"
-)" + storage_extra + R"(
+)" + storage_extra + "\n" + DemoLikeEndpoint("demo") + extra);
+}
 
-[[endpoint]]
-name = "demo"
-provider = "generic"
-secret_file = "secrets/demo.secret"
+std::string DemoLikeEndpoint(const std::string& name, const std::string& table_extra) {
+  return "\n[[endpoint]]\nname = \"" + name + "\"\nprovider = \"generic\"\n" + table_extra + R"(secret_file = "secrets/demo.secret"
 
 [endpoint.signature]
 header = "X-Signature"
@@ -109,19 +114,80 @@ tolerance_seconds = 300
 [endpoint.key]
 id_pointer = "/id"
 event_type_pointer = "/type"
-)" + extra);
+)";
 }
 
 std::string Installation::SignedRequest(const std::string& path, const std::string& body) const {
   std::string ts = std::to_string(NowSeconds());
+  RegisterLeakMarker(HmacSha256Hex(secret_, ts + "." + body));
+  RegisterBody(body);
   return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
          "X-Timestamp: " + ts + "\r\nX-Signature: sha256=" + HmacSha256Hex(secret_, ts + "." + body) +
          "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
+std::string SuiteLogDir() { return HOOKINBOX_SUITE_LOG_DIR; }
+
+void AppendSuiteLog(const std::string& text) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  std::ofstream out(SuiteLogDir() + "/integration-" + std::to_string(::getpid()) + ".log", std::ios::app);
+  out << text;
+}
+
+// Markers are stored hex-encoded, one per line, so a body with a newline is one marker.
+void RegisterLeakMarker(const std::string& marker) {
+  if (marker.empty()) return;
+  static std::mutex mu;
+  static std::set<std::string> seen;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!seen.insert(marker).second) return;
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : marker) {
+    hex.push_back(kHex[c >> 4]);
+    hex.push_back(kHex[c & 15]);
+  }
+  std::ofstream out(SuiteLogDir() + "/integration-markers-" + std::to_string(::getpid()) + ".txt", std::ios::app);
+  out << hex << "\n";
+}
+
+// Bodies shorter than this are not markers: "{}" or "x" also occur in
+// legitimate log lines, and a short body is no payload worth hiding.
+static void RegisterBody(const std::string& body) {
+  if (body.size() >= 24) RegisterLeakMarker(body);
+}
+
+void ServerProcess::ArchiveLog() {
+  if (archived_) return;
+  archived_ = true;
+  AppendSuiteLog(ReadFile(log_path_));
+}
+
 std::string Installation::Sql(const std::string& query) const {
   auto r = RunCommand("sqlite3 -readonly " + db_path() + " \"" + query + "\" 2>&1");
   return Trim(r.out);
+}
+
+void Installation::SqlWrite(const std::string& query) const {
+  auto w = RunCommand("sqlite3 -cmd '.timeout 5000' " + db_path() + " \"" + query + "\" 2>&1");
+  INFO(w.out);
+  REQUIRE(w.exit_code == 0);
+}
+
+RunningServer::RunningServer() {
+  inst.WriteTestConfig();
+  server.Start();
+}
+
+CommandResult RunningServer::Cli(const std::string& args) const {
+  return RunCommand(BinaryPath() + " " + args + " -c " + inst.config_path() + " 2>&1");
+}
+
+int64_t RunningServer::Deliver(const std::string& id) const {
+  auto r = server.PostSigned("/hooks/demo", R"({"id":")" + id + R"(","type":"invoice.paid","data":{}})");
+  REQUIRE(r.status == 200);
+  return nlohmann::json::parse(r.body).at("id").get<int64_t>();
 }
 
 ServerProcess::~ServerProcess() {
@@ -130,6 +196,7 @@ ServerProcess::~ServerProcess() {
     int status = 0;
     ::waitpid(pid_, &status, 0);
   }
+  ArchiveLog();
 }
 
 std::string ReadFile(const std::string& path) {
@@ -141,13 +208,13 @@ std::string ReadFile(const std::string& path) {
 
 std::string ServerProcess::log() const { return ReadFile(log_path_); }
 
-// The port of the "event=admin_listening url=http://HOST:PORT" line (logged
-// just before "listening"); 0 when absent.
+// The port of the {"event":"admin_listening","url":"http://HOST:PORT"} line
+// (logged just before "listening"); 0 when absent.
 static int AdminPortIn(const std::string& log) {
-  const std::string marker = "event=admin_listening url=";
+  const std::string marker = R"("event":"admin_listening","url":")";
   size_t at = log.find(marker);
   if (at == std::string::npos) return 0;
-  size_t end = log.find_first_of(" \n", at + marker.size());
+  size_t end = log.find_first_of("\"\n", at + marker.size());
   std::string url = log.substr(at + marker.size(), end == std::string::npos ? std::string::npos : end - at - marker.size());
   size_t colon = url.rfind(':');
   if (colon == std::string::npos) return 0;
@@ -160,7 +227,7 @@ static int AdminPortIn(const std::string& log) {
 
 bool ServerProcess::TryStart() {
   TryStartAsync();
-  static const std::regex kListening(R"(event=listening url=(https?)://[^ ]*:(\d+))");
+  static const std::regex kListening(R"re("event":"listening","url":"(https?)://[^"]*:(\d+)")re");
   return PollUntil(
       [&] {
         std::smatch m;
@@ -175,7 +242,9 @@ bool ServerProcess::TryStart() {
 }
 
 void ServerProcess::TryStartAsync() {
+  ArchiveLog();  // the previous run's log, before this run gets a new file
   log_path_ = inst_.dir() + "/serve-" + std::to_string(++starts_) + ".log";
+  archived_ = false;
   // Signals stay blocked across fork until the child dropped the test
   // binary's handlers, so a SIGTERM sent at once reaches hookinbox's defaults.
   sigset_t all, previous;
@@ -261,6 +330,8 @@ HttpResult ServerProcess::PostSigned(const std::string& path, const std::string&
                                      const std::string& content_type) const {
   std::string ts = std::to_string(timestamp != 0 ? timestamp : NowSeconds());
   std::string sig = "sha256=" + HmacSha256Hex(inst_.secret(), ts + "." + body);
+  RegisterLeakMarker(sig.substr(7));
+  RegisterBody(body);
   return Request("POST", path, body, {{"X-Timestamp", ts}, {"X-Signature", sig}}, content_type);
 }
 

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <csignal>  // SIGTERM/SIGKILL for ServerProcess::Kill
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -43,6 +44,19 @@ struct HttpResult {
   std::map<std::string, std::string> headers;
 };
 
+// The log-leak check (log_leak_test.cpp, issue 6): every ServerProcess
+// appends its whole log (stdout + stderr) to this test process's suite log,
+// BUILD/tests/integration/integration-<pid>.log, when it restarts or is
+// destroyed. Tests register every secret, token, signature and payload they
+// send (the harness does it for the demo secret and for what PostSigned and
+// SignedRequest send); a last ctest entry greps every suite log of the run
+// for every registered marker and must find none.
+void RegisterLeakMarker(const std::string& marker);
+// Appends `text` to this process's suite log.
+void AppendSuiteLog(const std::string& text);
+// Directory holding the suite logs and marker files of this build.
+std::string SuiteLogDir();
+
 class Installation {
  public:
   Installation();  // runs `hookinbox init` into a fresh temp dir
@@ -63,11 +77,20 @@ class Installation {
   std::string SignedRequest(const std::string& path, const std::string& body) const;
   // Runs a query with the sqlite3 CLI; returns trimmed output.
   std::string Sql(const std::string& query) const;
+  // Writes with the sqlite3 CLI while a server may hold the file (WAL; waits
+  // up to 5 s for its lock); REQUIREs success. Sql() opens read-only.
+  void SqlWrite(const std::string& query) const;
 
  private:
   TempDir dir_;
   std::string secret_;
 };
+
+// An [[endpoint]] named `name`, signed like the demo endpoint (its secret
+// file, header and payload format) and keyed by /id and /type, as TOML that
+// can follow the config WriteTestConfig writes. `table_extra` (lines such as
+// `tenant = "acme"`) is added to the [[endpoint]] table itself.
+std::string DemoLikeEndpoint(const std::string& name, const std::string& table_extra = "");
 
 class ServerProcess {
  public:
@@ -103,6 +126,22 @@ class ServerProcess {
   bool tls_ = true;  // from the scheme of the "listening" URL
   int starts_ = 0;
   std::string log_path_;
+  void ArchiveLog();      // appends the current log to the suite log, once
+  bool archived_ = true;  // the current log_path_ was appended already (or there is none)
+};
+
+// The fixture of tests that drive the CLI against a running server's
+// database: the test config, the server started.
+struct RunningServer {
+  Installation inst;
+  ServerProcess server{inst};
+  RunningServer();
+  // Runs `hookinbox ARGS -c CONFIG`; stderr goes to the output too.
+  CommandResult Cli(const std::string& args) const;
+  void SqlWrite(const std::string& query) const { inst.SqlWrite(query); }
+  // Delivers {"id":ID,"type":"invoice.paid","data":{}} to demo; REQUIREs a
+  // 200 and returns the inbox id.
+  int64_t Deliver(const std::string& id) const;
 };
 
 int64_t NowSeconds();

@@ -38,7 +38,7 @@ TEST_CASE("shutdown: SIGTERM exits 0 and leaves a consistent database", "[integr
   REQUIRE(server.PostSigned("/hooks/demo", R"({"id":"evt_term","type":"t"})").status == 200);
   server.Kill(SIGTERM);
   CHECK(server.WaitExit() == 0);
-  CHECK(server.log().find("event=stopped") != std::string::npos);
+  CHECK(server.log().find(R"("event":"stopped")") != std::string::npos);
   CHECK(inst.Sql("PRAGMA integrity_check") == "ok");
   CHECK(inst.Sql("SELECT count(*) FROM webhook_inbox") == "1");
   CHECK(inst.Sql("PRAGMA journal_mode") == "wal");
@@ -59,7 +59,7 @@ TEST_CASE("logs: no secret, signature or payload reaches the log", "[integration
   server.Kill(SIGTERM);
   REQUIRE(server.WaitExit() == 0);
   std::string log = server.log();
-  CHECK(log.find("event=delivery") != std::string::npos);
+  CHECK(log.find(R"("event":"delivery")") != std::string::npos);
   CHECK(log.find(inst.secret()) == std::string::npos);
   CHECK(log.find(bad_sig) == std::string::npos);
   CHECK(log.find("4242-SECRET-PAYLOAD") == std::string::npos);

@@ -476,7 +476,7 @@ async function startServe(cfg, logPath) {
   let exited = false;
   child.on('exit', () => { exited = true; });
   const port = await pollUntil(() => {
-    const m = fs.readFileSync(logPath, 'utf8').match(/event=listening url=https:\/\/[^ ]*:(\d+)/);
+    const m = fs.readFileSync(logPath, 'utf8').match(/"event":"listening","url":"https:\/\/[^"]*:(\d+)"/);
     return m ? Number(m[1]) : exited ? -1 : 0;
   }, 30000);
   if (!(port > 0)) {

@@ -126,7 +126,7 @@ for p in "${providers[@]}"; do
   fi
 done
 
-# Serve; the port (listen port 0) comes from the "event=listening" log line.
+# Serve; the port (listen port 0) comes from the {"event":"listening",…} log line.
 # timeout: should this script be killed outright (SIGKILL from a test runner),
 # the server still goes away on its own.
 : >"$work/serve.log"  # exists before the background shell opens it, for the poll below
@@ -135,7 +135,7 @@ server_pid=$!
 deadline=$((SECONDS + 30))
 port=""
 while [ -z "$port" ]; do
-  port="$(sed -n 's/.*event=listening url=https:\/\/[^ ]*:\([0-9][0-9]*\).*/\1/p' "$work/serve.log" | head -n 1)"
+  port="$(sed -n 's/.*"event":"listening","url":"https:\/\/[^"]*:\([0-9][0-9]*\)".*/\1/p' "$work/serve.log" | head -n 1)"
   [ -n "$port" ] && break
   if ! kill -0 "$server_pid" 2>/dev/null || [ $SECONDS -ge $deadline ]; then
     echo "interop: hookinbox serve did not start:" >&2

@@ -31,7 +31,6 @@ TEST_CASE("admin routes: the handler API's paths, their parameters and methods",
       {"/v1/steps", RouteId::kNone, "", "", ""},
       {"/v1", RouteId::kNone, "", "", ""},
       {"/", RouteId::kNone, "", "", ""},
-      {"/admin/api/events", RouteId::kNone, "", "", ""},
   };
   for (const auto& c : cases) {
     INFO(c.path);
@@ -56,4 +55,50 @@ TEST_CASE("admin routes: methods and body limits", "[admin][routes]") {
   CHECK_FALSE(MethodAllowed(step, "HEAD"));
   CHECK(step.max_body == hookinbox::store::kMaxStepBytes);
   CHECK_FALSE(MethodAllowed(MatchAdminRoute("/nope"), "GET"));
+}
+
+TEST_CASE("admin routes: the admin API, the UI and /metrics, with the credential each needs", "[admin][routes]") {
+  struct Case {
+    const char* path;
+    RouteId id;
+    const char* param;
+    const char* allow;
+    Guard guard;
+  };
+  const Case cases[] = {
+      {"/admin/api/events", RouteId::kEvents, "", "GET", Guard::kAdminToken},
+      {"/admin/api/events/42", RouteId::kEvent, "42", "GET", Guard::kAdminToken},
+      {"/admin/api/events/42/replay", RouteId::kEventReplay, "42", "POST", Guard::kAdminToken},
+      {"/admin/api/events/42/resolve", RouteId::kEventResolve, "42", "POST", Guard::kAdminToken},
+      {"/admin/api/dead-letters", RouteId::kDeadLetters, "", "GET", Guard::kAdminToken},
+      {"/admin/api/unknown", RouteId::kUnknownQueue, "", "GET", Guard::kAdminToken},
+      {"/admin/api/conflicts", RouteId::kConflicts, "", "GET", Guard::kAdminToken},
+      {"/admin/api/effects/resolve", RouteId::kEffectResolve, "", "POST", Guard::kAdminToken},
+      {"/admin/api/stats", RouteId::kStats, "", "GET", Guard::kAdminToken},
+      {"/admin/api/export.db", RouteId::kExport, "", "GET", Guard::kAdminToken},
+      {"/admin/api/reconcile", RouteId::kReconcile, "", "GET, POST", Guard::kAdminToken},
+      {"/metrics", RouteId::kMetrics, "", "GET", Guard::kMetricsToken},
+      {"/admin/", RouteId::kUi, "", "GET", Guard::kOpen},
+      {"/admin", RouteId::kUi, "", "GET", Guard::kOpen},
+      {"/admin/app.js", RouteId::kUi, "app.js", "GET", Guard::kOpen},
+      {"/admin/api/events/4x", RouteId::kNone, "", "", Guard::kHandlerToken},
+      {"/admin/api/events/", RouteId::kNone, "", "", Guard::kHandlerToken},
+      {"/admin/api/events/1/delete", RouteId::kNone, "", "", Guard::kHandlerToken},
+      {"/admin/api/events/1234567890123456789", RouteId::kNone, "", "", Guard::kHandlerToken},
+      {"/admin/api/nope", RouteId::kNone, "", "", Guard::kHandlerToken},
+      {"/admin/api", RouteId::kNone, "", "", Guard::kHandlerToken},
+      {"/metrics/x", RouteId::kNone, "", "", Guard::kHandlerToken},
+  };
+  for (const auto& c : cases) {
+    INFO(c.path);
+    AdminRoute r = MatchAdminRoute(c.path);
+    CHECK(r.id == c.id);
+    CHECK(r.param == c.param);
+    CHECK(std::string(r.allow) == c.allow);
+    CHECK(r.guard == c.guard);
+  }
+  CHECK(MatchAdminRoute("/admin").action == "redirect");
+  CHECK(MatchAdminRoute("/admin/api/reconcile").max_body == kMaxReconcileBodyBytes);
+  CHECK(MatchAdminRoute("/admin/api/events/1/replay").max_body == kMaxJsonBodyBytes);
+  CHECK(MatchAdminRoute("/admin/api/events").max_body == 0);
 }

@@ -43,6 +43,14 @@ struct StoreFixture {
     SQLite::Database db(path, SQLite::OPEN_READONLY);
     return db.execAndGet(sql).getString();
   }
+  // Writes over a second connection, behind the store's back (as a hand edit would).
+  void Exec(const std::string& sql) const {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.setBusyTimeout(2000);
+    db.exec(sql);
+  }
+  // Claims `e` with SampleDelivery(), both received at `at`; returns the inbox id.
+  int64_t ClaimAt(store::NewEvent e, int64_t at);
 };
 
 inline store::NewEvent SampleEvent(const std::string& event_id, const std::string& hash = "h1",
@@ -71,6 +79,15 @@ inline store::DeliveryRecord SampleDelivery() {
   d.tenant_id = "default";
   d.body_bytes = 14;
   return d;
+}
+
+inline int64_t StoreFixture::ClaimAt(store::NewEvent e, int64_t at) {
+  e.received_at_ms = at;
+  auto d = SampleDelivery();
+  d.received_at_ms = at;
+  auto r = store->Claim(e, d);
+  REQUIRE(r.ok());
+  return r->inbox_id;
 }
 
 }  // namespace hookinbox::testing

@@ -90,3 +90,15 @@ TEST_CASE("preset check: every preset passes CheckEndpoint", "[verify]") {
     CHECK(s.ok());
   }
 }
+
+TEST_CASE("registry: redelivery windows come from docs/providers.md; undocumented ones set no minimum",
+          "[verify][registry][retention]") {
+  CHECK(FindPreset("stripe")->redelivery_window_hours == 72);
+  CHECK(FindPreset("github")->redelivery_window_hours == 72);  // manual redelivery of the last 3 days
+  CHECK(FindPreset("paypal")->redelivery_window_hours == 72);
+  CHECK(FindPreset("svix")->redelivery_window_hours == 27);
+  CHECK(FindPreset("clerk")->redelivery_window_hours == 27);  // an alias shares its preset's window
+  CHECK(FindPreset("whatsapp")->redelivery_window_hours == 168);
+  CHECK(FindPreset("intercom")->redelivery_window_hours == 0);  // not documented
+  CHECK(FindPreset("woocommerce")->redelivery_window_hours == 0);  // does not retry
+}

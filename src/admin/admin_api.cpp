@@ -1,0 +1,28 @@
+// AdminApi's dispatch by route (routes.cpp decides the route, AdminServer
+// the authentication); the handlers live in api_*.cpp.
+#include "admin/admin_api.h"
+
+#include "http/respond.h"
+
+namespace hookinbox::admin {
+
+void AdminApi::Handle(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const {
+  switch (route.id) {
+    case RouteId::kEvents: return ListEvents(req, res, nullptr);
+    case RouteId::kDeadLetters: return ListEvents(req, res, "dead_lettered");
+    case RouteId::kUnknownQueue: return ListEvents(req, res, "unknown");
+    case RouteId::kEvent: return ShowEvent(route, req, res);
+    case RouteId::kEventReplay: return ReplayEvent(route, req, res);
+    case RouteId::kEventResolve: return ResolveEvent(route, req, res);
+    case RouteId::kConflicts: return ListConflicts(req, res);
+    case RouteId::kEffectResolve: return ResolveEffect(req, res);
+    case RouteId::kReconcile: return Reconcile(req, res);
+    case RouteId::kStats: return Stats(res);
+    case RouteId::kMetrics: return Metrics(res);
+    case RouteId::kExport: return Export(req, res);
+    case RouteId::kUi: return Ui(route, res);
+    default: return http::ReplyError(res, NotFound("no such route"));
+  }
+}
+
+}  // namespace hookinbox::admin

@@ -1,0 +1,60 @@
+// admin/admin_api.h — the admin API (/admin/api, SPEC §9 "Admin API"), the
+// UI's files (/admin/) and /metrics, behind the admin listener's
+// authentication (admin/auth.h; AdminServer checks it before a body is read).
+//
+// Owns: reading each request's parameters and body, calling the store, and
+// the answers. Refusals are 4xx {"error": …} before anything is changed.
+// Operator actions are audited with actor "admin:<remote address>". Never
+// logs tokens or payloads. Files by concern: api_events.cpp (list, detail,
+// replay, resolve, queues), api_ops.cpp (conflicts, effect resolve,
+// reconcile), api_pages.cpp (stats, metrics, UI), api_export.cpp (export.db).
+// Thread-safety: handlers run on the listener's pool; the store is thread-safe.
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <string>
+
+#include "admin/routes.h"
+#include "common/clock.h"
+#include "config/config.h"
+#include "store/sqlite_store.h"
+
+namespace hookinbox::admin {
+
+class AdminApi {
+ public:
+  AdminApi(const config::Config& config, store::SqliteStore& store, const Clock& clock)
+      : config_(config), store_(store), clock_(clock) {}
+
+  // Answers an authenticated request for `route` (not a /v1 route).
+  void Handle(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
+
+ private:
+  // api_events.cpp
+  void ListEvents(const httplib::Request& req, httplib::Response& res, const char* fixed_status) const;
+  void ShowEvent(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
+  void ReplayEvent(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
+  void ResolveEvent(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
+  // api_ops.cpp
+  void ListConflicts(const httplib::Request& req, httplib::Response& res) const;
+  void ResolveEffect(const httplib::Request& req, httplib::Response& res) const;
+  void Reconcile(const httplib::Request& req, httplib::Response& res) const;
+  // api_pages.cpp
+  void Stats(httplib::Response& res) const;
+  void Metrics(httplib::Response& res) const;
+  void Ui(const AdminRoute& route, httplib::Response& res) const;
+  // api_export.cpp
+  void Export(const httplib::Request& req, httplib::Response& res) const;
+
+  const config::Config& config_;
+  store::SqliteStore& store_;
+  const Clock& clock_;
+  mutable std::atomic<int> exports_{0};  // exports being written or downloaded (api_export.cpp)
+};
+
+// "admin:<remote address>": who did it, in audit rows.
+std::string AdminActor(const httplib::Request& req);
+
+}  // namespace hookinbox::admin

@@ -1,0 +1,118 @@
+// GET /admin/api/export.db[?payloads=0]: the "Download audit database" of
+// the UI. A consistent snapshot (store/snapshot.h) is written to a temporary
+// file beside the database — same filesystem, and never /tmp, which may be
+// small or shared — then streamed in chunks, so a multi-GB database never
+// sits in memory. The file is unlinked as soon as it is open: the open
+// descriptor keeps the bytes until the download ends, and a crash or a
+// client that goes away leaves nothing behind. See admin_api.h.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+
+#include "admin/admin_api.h"
+#include "common/log.h"
+#include "common/secret.h"
+#include "http/respond.h"
+#include "store/snapshot.h"
+
+namespace hookinbox::admin {
+namespace {
+
+constexpr size_t kChunkBytes = 256 * 1024;
+// Each export holds a full copy on disk until it is downloaded; a few at
+// once is plenty for people clicking a button.
+constexpr int kMaxConcurrentExports = 2;
+
+// Owns the open snapshot and the export slot until the response is gone.
+struct OpenSnapshot {
+  int fd = -1;
+  std::atomic<int>* active = nullptr;
+  ~OpenSnapshot() {
+    if (fd >= 0) ::close(fd);
+    if (active != nullptr) active->fetch_sub(1);
+  }
+};
+
+Result<bool> WantsPayloads(const httplib::Request& req) {
+  for (const auto& [name, value] : req.params) {
+    if (name != "payloads") return InvalidArgument("unknown parameter " + name);
+  }
+  std::string v = req.get_param_value("payloads");
+  if (v.empty() || v == "1") return true;
+  if (v == "0") return false;
+  return InvalidArgument("parameter payloads: must be 0 or 1");
+}
+
+std::string AttachmentName(int64_t now_ms, bool with_payloads) {
+  std::time_t secs = static_cast<std::time_t>(now_ms / 1000);
+  std::tm tm{};
+  ::gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return std::string("hookinbox-audit-") + buf + (with_payloads ? "" : "-without-payloads") + ".db";
+}
+
+// Writes the snapshot to a fresh hidden file beside the database and opens
+// it; the name is gone from the directory when this returns.
+Result<int> SnapshotToOpenFile(const std::string& db_path, bool with_payloads) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(db_path).parent_path();
+  fs::path tmp = dir / (".hookinbox-export-" + RandomHex(8) + ".db");
+  Status st = store::WriteSnapshot(db_path, tmp.string(), store::SnapshotOptions{with_payloads});
+  if (!st.ok()) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    return st;
+  }
+  int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  int open_errno = errno;
+  std::error_code ec;
+  fs::remove(tmp, ec);
+  if (fd < 0) return Unavailable(std::string("export: cannot open the snapshot: ") + std::strerror(open_errno));
+  return fd;
+}
+
+}  // namespace
+
+void AdminApi::Export(const httplib::Request& req, httplib::Response& res) const {
+  auto with_payloads = WantsPayloads(req);
+  if (!with_payloads.ok()) return http::ReplyError(res, with_payloads.status());
+  auto holder = std::make_shared<OpenSnapshot>();
+  if (exports_.fetch_add(1) >= kMaxConcurrentExports) {
+    exports_.fetch_sub(1);
+    http::ReplyJson(res, http::HttpStatusFor(Code::kUnavailable), R"({"error":"another export is running; retry later"})");
+    res.set_header("Retry-After", "10");
+    return;
+  }
+  holder->active = &exports_;
+  auto fd = SnapshotToOpenFile(config_.storage.path, *with_payloads);
+  if (!fd.ok()) {
+    log::Error("admin_export_failed", {{"error", fd.status().message()}});
+    return http::ReplyError(res, fd.status());
+  }
+  holder->fd = *fd;
+  struct stat sb {};
+  if (::fstat(holder->fd, &sb) != 0) return http::ReplyError(res, Unavailable("export: cannot stat the snapshot"));
+  res.set_header("Content-Disposition",
+                 "attachment; filename=\"" + AttachmentName(clock_.NowMs(), *with_payloads) + "\"");
+  res.set_header("Cache-Control", "no-store");
+  res.set_content_provider(
+      static_cast<size_t>(sb.st_size), "application/vnd.sqlite3",
+      [holder](size_t offset, size_t length, httplib::DataSink& sink) {
+        std::string chunk(std::min(length, kChunkBytes), '\0');
+        ssize_t n = ::pread(holder->fd, chunk.data(), chunk.size(), static_cast<off_t>(offset));
+        if (n <= 0) return false;  // the library then closes the connection
+        return sink.write(chunk.data(), static_cast<size_t>(n));
+      },
+      [holder](bool) {});  // the holder closes the file when the last copy of it goes
+}
+
+}  // namespace hookinbox::admin

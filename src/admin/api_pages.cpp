@@ -1,0 +1,57 @@
+// What the admin listener serves besides JSON operations: the stats the
+// dashboard reads, the Prometheus text, and the UI's embedded files. See
+// admin_api.h.
+#include "admin/admin_api.h"
+#include "admin/metrics.h"
+#include "admin/ui_assets.h"
+#include "http/respond.h"
+
+namespace hookinbox::admin {
+namespace {
+
+// The UI loads only its own files and talks only to this listener: no
+// inline script, no framing (clickjacking of the replay button), no referrer
+// leaking an event id to anything else.
+constexpr const char* kUiSecurityPolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+void NoStore(httplib::Response& res) { res.set_header("Cache-Control", "no-store"); }
+
+}  // namespace
+
+void AdminApi::Stats(httplib::Response& res) const {
+  auto body = RenderStatsJson(store_, clock_.NowMs());
+  if (!body.ok()) return http::ReplyError(res, body.status());
+  NoStore(res);
+  http::ReplyJson(res, 200, *body);
+}
+
+void AdminApi::Metrics(httplib::Response& res) const {
+  auto body = RenderMetricsText(store_, clock_.NowMs());
+  if (!body.ok()) return http::ReplyError(res, body.status());
+  NoStore(res);
+  res.status = 200;
+  res.set_content(*body, "text/plain; version=0.0.4; charset=utf-8");
+}
+
+void AdminApi::Ui(const AdminRoute& route, httplib::Response& res) const {
+  // "/admin" has no trailing slash: relative asset links would resolve
+  // against "/", so send the browser to "/admin/".
+  if (route.action == "redirect") {
+    res.status = 308;
+    res.set_header("Location", "/admin/");
+    return;
+  }
+  const UiAsset* asset = FindUiAsset(route.param);
+  if (asset == nullptr) return http::ReplyError(res, NotFound("no such file"));
+  NoStore(res);
+  res.set_header("Content-Security-Policy", kUiSecurityPolicy);
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_header("X-Frame-Options", "DENY");
+  res.status = 200;
+  res.set_content(asset->body.data(), asset->body.size(), std::string(asset->content_type).c_str());
+}
+
+}  // namespace hookinbox::admin

@@ -1,0 +1,66 @@
+// admin/metrics.cpp — see metrics.h.
+#include "admin/metrics.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "common/metrics.h"
+
+namespace hookinbox::admin {
+namespace {
+
+double OldestPendingAgeSeconds(const store::EndpointStats& s, int64_t now_ms) {
+  if (s.backlog == 0 || s.oldest_pending_received_at_ms == 0) return 0;
+  return static_cast<double>(std::max<int64_t>(0, now_ms - s.oldest_pending_received_at_ms)) / 1000.0;
+}
+
+// One gauge family over every endpoint the database knows.
+template <typename F>
+void AppendGauge(std::string& out, const char* name, const char* help, const store::Stats& stats, F value) {
+  metrics::AppendHeader(out, name, metrics::Type::kGauge, help);
+  for (const auto& s : stats.endpoints) {
+    metrics::AppendSample(out, name, {{"endpoint", s.endpoint}, {"provider", s.provider}}, value(s));
+  }
+}
+
+}  // namespace
+
+Result<std::string> RenderMetricsText(store::SqliteStore& store, int64_t now_ms) {
+  auto stats = store.ReadStats({});
+  if (!stats.ok()) return stats.status();
+  std::string out = metrics::Registry::Default().Render();
+  AppendGauge(out, "webhook_backlog", "Events waiting or in progress (received + retryable_failed + processing).",
+              *stats, [](const store::EndpointStats& s) { return static_cast<double>(s.backlog); });
+  AppendGauge(out, "webhook_dead_lettered", "Events dead-lettered, waiting for a person (replay or resolve).",
+              *stats, [](const store::EndpointStats& s) { return static_cast<double>(s.dead_lettered); });
+  AppendGauge(out, "webhook_oldest_pending_age_seconds",
+              "Age of the oldest event in the backlog since it was received; 0 when the backlog is empty.", *stats,
+              [now_ms](const store::EndpointStats& s) { return OldestPendingAgeSeconds(s, now_ms); });
+  AppendGauge(out, "webhook_unknown", "Events whose outcome downstream cannot be known, waiting for a person.",
+              *stats, [](const store::EndpointStats& s) { return static_cast<double>(s.unknown); });
+  return out;
+}
+
+Result<std::string> RenderStatsJson(store::SqliteStore& store, int64_t now_ms) {
+  store::StatsOptions options;
+  options.with_totals = true;
+  auto stats = store.ReadStats(options);
+  if (!stats.ok()) return stats.status();
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& s : stats->endpoints) {
+    list.push_back({{"endpoint", s.endpoint},
+                    {"provider", s.provider},
+                    {"received", s.received},
+                    {"duplicates", s.duplicates},
+                    {"conflicts", s.conflicts},
+                    {"rejected", s.rejected},
+                    {"backlog", s.backlog},
+                    {"oldest_pending_age_seconds", OldestPendingAgeSeconds(s, now_ms)},
+                    {"dead_lettered", s.dead_lettered},
+                    {"unknown", s.unknown},
+                    {"completed", s.completed}});
+  }
+  return nlohmann::ordered_json{{"now_ms", now_ms}, {"endpoints", std::move(list)}}.dump();
+}
+
+}  // namespace hookinbox::admin

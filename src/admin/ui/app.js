@@ -1,0 +1,673 @@
+// hookinbox admin UI: hand-written, no framework, no build step. Embedded in the binary
+// (src/admin/ui_assets.cpp) and served at /admin/ by the admin listener.
+//
+// Rules kept throughout:
+// - Every value from the server is rendered with textContent (through el()/text()),
+//   never parsed as HTML, so an event id or error text cannot inject markup.
+// - The admin token lives in sessionStorage (this tab only) and is sent as
+//   `Authorization: Bearer`; a 401 forgets it and returns to the login.
+// - Views are chosen by the URL hash (#/, #/events?…, #/event/ID), so Back works
+//   and a filtered list can be bookmarked without the token in it.
+'use strict';
+
+(function () {
+  const API = 'api';  // relative to /admin/, so the UI works behind a path prefix too
+  const TOKEN_KEY = 'hookinbox.adminToken';
+  const PAGE_SIZE = 50;
+  // What the store allows (store/sqlite_work_queue.cpp Replay and Resolve).
+  const STATUSES_REPLAYABLE = ['completed', 'dead_lettered', 'unknown'];
+  const STATUSES_RESOLVABLE = ['unknown'];
+
+  const $ = (id) => document.getElementById(id);
+
+  // ---- rendering helpers (text only) ----
+
+  // el('td', {class: 'x', 'data-field': 'received'}, 'text', childNode, ...)
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v !== undefined && v !== null && v !== false) node.setAttribute(k, String(v));
+    }
+    for (const c of children) {
+      if (c === undefined || c === null) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+  }
+
+  function show(node, visible) {
+    node.hidden = !visible;
+  }
+
+  // Times arrive as ms since the epoch or as ISO-8601 strings; both become ms.
+  function toMs(v) {
+    if (v === undefined || v === null || v === '') return null;
+    if (typeof v === 'number') return v;
+    const n = Date.parse(v);
+    return Number.isNaN(n) ? null : n;
+  }
+
+  function fmtTime(v) {
+    const ms = toMs(v);
+    if (ms === null) return '—';
+    return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  }
+
+  function fmtAge(seconds) {
+    if (seconds === undefined || seconds === null) return '—';
+    let s = Math.max(0, Math.round(Number(seconds)));
+    if (!Number.isFinite(s)) return '—';
+    if (s < 60) return s + ' s';
+    const d = Math.floor(s / 86400); s -= d * 86400;
+    const h = Math.floor(s / 3600); s -= h * 3600;
+    const m = Math.floor(s / 60); s -= m * 60;
+    if (d > 0) return d + ' d ' + h + ' h';
+    if (h > 0) return h + ' h ' + m + ' min';
+    return m + ' min ' + s + ' s';
+  }
+
+  function dash(v) {
+    return v === undefined || v === null || v === '' ? '—' : v;
+  }
+
+  function say(text, kind) {
+    const m = $('message');
+    m.textContent = text || '';
+    m.className = 'message' + (kind ? ' ' + kind : '');
+    show(m, Boolean(text));
+  }
+
+  // ---- API ----
+
+  class ApiError extends Error {
+    constructor(status, message) {
+      super(message);
+      this.status = status;
+    }
+  }
+
+  function token() {
+    return sessionStorage.getItem(TOKEN_KEY) || '';
+  }
+
+  async function errorText(res) {
+    try {
+      const body = await res.json();
+      if (body && typeof body.error === 'string') return body.error;
+    } catch (e) {
+      // not JSON: fall through to the status line
+    }
+    return 'HTTP ' + res.status;
+  }
+
+  // One request to the admin API with the bearer token. 401 ends the session,
+  // 429 tells the person to wait; both throw so callers stop.
+  async function api(path, options) {
+    const opts = Object.assign({ method: 'GET' }, options || {});
+    const headers = { Authorization: 'Bearer ' + (opts.token !== undefined ? opts.token : token()) };
+    if (opts.json !== undefined) headers['Content-Type'] = 'application/json';
+    let res;
+    try {
+      res = await fetch(API + path, {
+        method: opts.method,
+        headers: headers,
+        body: opts.json !== undefined ? JSON.stringify(opts.json) : undefined,
+        cache: 'no-store',
+        credentials: 'omit',
+      });
+    } catch (e) {
+      throw new ApiError(0, 'The server did not answer (' + e.message + ').');
+    }
+    if (res.status === 401) {
+      throw new ApiError(401, 'The admin token was not accepted.');
+    }
+    if (res.status === 429) {
+      throw new ApiError(429, 'Too many failed logins from this address: wait a minute, then try again.');
+    }
+    if (!res.ok) throw new ApiError(res.status, await errorText(res));
+    return res;
+  }
+
+  async function apiJson(path, options) {
+    const res = await api(path, options);
+    return res.json();
+  }
+
+  // Shows an API failure where the person is; a 401 goes back to the login.
+  function fail(err) {
+    if (err instanceof ApiError && err.status === 401) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      showLogin('Your session ended or the token changed: log in again.');
+      return;
+    }
+    say(err.message || String(err), 'error');
+  }
+
+  // ---- views ----
+
+  const VIEWS = ['login', 'dashboard', 'events', 'detail'];
+
+  function showView(name) {
+    for (const v of VIEWS) show($(v), v === name);
+    show($('nav'), name !== 'login');
+    $('nav-dashboard').classList.toggle('current', name === 'dashboard');
+    $('nav-events').classList.toggle('current', name === 'events' || name === 'detail');
+  }
+
+  function showLogin(why) {
+    showView('login');
+    const e = $('login-error');
+    e.textContent = why || '';
+    show(e, Boolean(why));
+    $('token').focus();
+  }
+
+  async function onLogin(ev) {
+    ev.preventDefault();
+    const candidate = $('token').value.trim();
+    if (!candidate) return;
+    $('login-submit').disabled = true;
+    try {
+      // The stats route needs the token like every other: a cheap check that it works.
+      await api('/stats', { token: candidate });
+      sessionStorage.setItem(TOKEN_KEY, candidate);
+      $('token').value = '';
+      show($('login-error'), false);
+      say('');
+      route();
+    } catch (err) {
+      const e = $('login-error');
+      e.textContent = err.status === 401 ? 'Wrong token.' : err.message;
+      show(e, true);
+    } finally {
+      $('login-submit').disabled = false;
+    }
+  }
+
+  function onLogout() {
+    stopLive();
+    sessionStorage.removeItem(TOKEN_KEY);
+    say('');
+    location.hash = '#/';
+    showLogin('');
+  }
+
+  // -- dashboard --
+
+  // The figures of GET /admin/api/stats (admin/metrics.cpp RenderStatsJson), per
+  // endpoint and provider, in the table's column order.
+  const STAT_COLUMNS = [
+    ['received', 'Received'],            // authenticated deliveries: accepted + duplicate + conflict
+    ['duplicates', 'Duplicates'],
+    ['conflicts', 'Conflicts'],
+    ['backlog', 'Backlog'],              // received + retryable_failed + processing, now
+    ['oldest_pending_age_seconds', 'Oldest waiting'],
+    ['dead_lettered', 'Dead letters'],
+    ['unknown', 'Unknown'],
+    ['completed', 'Completed'],
+    ['rejected', 'Rejected'],
+  ];
+  // Non-zero figures that lead to the events behind them.
+  const STAT_LINKS = { dead_lettered: 'dead_lettered', unknown: 'unknown', backlog: null, completed: 'completed' };
+
+  async function loadDashboard() {
+    showView('dashboard');
+    try {
+      const stats = await apiJson('/stats');
+      const body = $('stats').tBodies[0];
+      clear(body);
+      const rows = Array.isArray(stats.endpoints) ? stats.endpoints : [];
+      for (const e of rows) {
+        const name = e.endpoint || '';
+        const tr = el('tr', { 'data-endpoint': name, 'data-provider': e.provider || '' });
+        const title = name
+          ? el('a', { href: '#/events?endpoint=' + encodeURIComponent(name) }, name)
+          : el('span', { class: 'hint' }, '(no endpoint: rejected requests)');
+        tr.append(el('th', { scope: 'row', 'data-label': 'Endpoint' }, el('span', {}, title,
+          e.provider ? el('span', { class: 'hint provider' }, ' ' + e.provider) : null)));
+        for (const [key, label] of STAT_COLUMNS) {
+          const raw = e[key];
+          const value = key === 'oldest_pending_age_seconds' ? (Number(e.backlog) > 0 ? fmtAge(raw) : '—') : dash(raw);
+          const td = el('td', { 'data-field': key, 'data-label': label });
+          const status = STAT_LINKS[key];
+          if (status && name && Number(raw) > 0) {
+            td.append(el('a', { href: '#/events?status=' + status + '&endpoint=' + encodeURIComponent(name) }, value));
+          } else {
+            td.append(value);
+          }
+          if ((key === 'dead_lettered' || key === 'unknown') && Number(raw) > 0) td.classList.add('attention');
+          tr.append(td);
+        }
+        body.append(tr);
+      }
+      show($('stats-empty'), rows.length === 0);
+      show($('stats'), rows.length > 0);
+      $('stats-time').textContent = 'As of ' + fmtTime(toMs(stats.now_ms) || Date.now()) +
+        '. Received, duplicates, conflicts and rejected count HTTP deliveries; the others count events.';
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  // -- audit database download --
+
+  function exportFileName() {
+    const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+    return 'hookinbox-audit-' + t + '.db';
+  }
+
+  // The name the server gives (Content-Disposition), when it is a plain file name.
+  function serverFileName(res) {
+    const m = /filename="?([A-Za-z0-9._-]+)"?/.exec(res.headers.get('Content-Disposition') || '');
+    return m ? m[1] : null;
+  }
+
+  // The bearer header cannot ride on a plain link, so the file is fetched and handed
+  // to the browser as a blob download.
+  async function onExport() {
+    const button = $('export');
+    const withoutPayloads = $('export-without-payloads').checked;
+    button.disabled = true;
+    say('Preparing the audit database…');
+    try {
+      const res = await api('/export.db' + (withoutPayloads ? '?payloads=0' : ''));
+      const blob = await res.blob();
+      const url = URL.createObjectURL(blob);
+      const a = el('a', { href: url, download: serverFileName(res) || exportFileName() });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      // Give the browser time to start the download before the URL goes away.
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+      say('Audit database downloaded (' + blob.size + ' bytes' + (withoutPayloads ? ', without payloads' : '') + ').', 'ok');
+    } catch (err) {
+      fail(err);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  // -- event list --
+
+  const FILTERS = ['status', 'endpoint', 'tenant', 'type', 'q', 'since', 'until'];
+
+  // datetime-local values are local wall-clock times; the API gets ms since the epoch.
+  function localToMs(v) {
+    if (!v) return null;
+    const ms = new Date(v).getTime();
+    return Number.isNaN(ms) ? null : ms;
+  }
+
+  function parseHashQuery() {
+    const h = location.hash;
+    const i = h.indexOf('?');
+    return new URLSearchParams(i >= 0 ? h.slice(i + 1) : '');
+  }
+
+  function filtersFromForm() {
+    const p = new URLSearchParams();
+    for (const f of FILTERS) {
+      const v = $('f-' + f).value.trim();
+      if (v) p.set(f, v);
+    }
+    const limit = parseHashQuery().get('limit');
+    if (limit) p.set('limit', limit);
+    return p;
+  }
+
+  function fillForm(p) {
+    for (const f of FILTERS) $('f-' + f).value = p.get(f) || '';
+    // On a phone the filters fold away unless one is in use, so the list shows first.
+    if (window.matchMedia('(max-width: 719px)').matches) $('filter-box').open = FILTERS.some((f) => p.get(f));
+  }
+
+  function apiQuery(p, cursor) {
+    const q = new URLSearchParams();
+    for (const f of FILTERS) {
+      const v = p.get(f);
+      if (!v) continue;
+      if (f === 'since' || f === 'until') {
+        const ms = localToMs(v);
+        if (ms !== null) q.set(f, String(ms));
+      } else {
+        q.set(f, v);
+      }
+    }
+    // A page size in the address (#/events?limit=N) wins, within the API's bounds.
+    const limit = Number(p.get('limit'));
+    q.set('limit', String(Number.isInteger(limit) && limit >= 1 && limit <= 500 ? limit : PAGE_SIZE));
+    if (cursor) q.set('cursor', cursor);
+    return q.toString();
+  }
+
+  let listState = { query: '', cursors: [], next: null };
+
+  function statusBadge(status) {
+    return el('span', { class: 'status s-' + String(status).replace(/[^a-z_]/g, '') }, status);
+  }
+
+  function eventRow(e) {
+    const href = '#/event/' + encodeURIComponent(e.id);
+    return el('tr', { 'data-id': e.id, 'data-status': e.status },
+      el('td', { 'data-label': '#' }, el('a', { href: href }, e.id)),
+      el('td', { 'data-label': 'Status' }, statusBadge(e.status)),
+      el('td', { 'data-label': 'Endpoint' }, dash(e.endpoint)),
+      el('td', { 'data-label': 'Tenant' }, dash(e.tenant_id)),
+      el('td', { 'data-label': 'Event id', class: 'mono wrap' }, el('a', { href: href }, dash(e.event_id))),
+      el('td', { 'data-label': 'Type' }, dash(e.event_type)),
+      el('td', { 'data-label': 'Attempts' }, dash(e.attempt_count)),
+      el('td', { 'data-label': 'Received' }, fmtTime(e.received_at)));
+  }
+
+  async function loadEvents(cursor) {
+    showView('events');
+    const p = parseHashQuery();
+    fillForm(p);
+    const query = p.toString();
+    if (query !== listState.query) listState = { query: query, cursors: [], next: null };
+    try {
+      const page = await apiJson('/events?' + apiQuery(p, cursor));
+      const body = $('event-list').tBodies[0];
+      clear(body);
+      const events = Array.isArray(page.events) ? page.events : [];
+      for (const e of events) body.append(eventRow(e));
+      show($('events-empty'), events.length === 0);
+      show($('event-list'), events.length > 0);
+      listState.next = page.next_cursor || null;
+      show($('page-next'), Boolean(listState.next));
+      show($('page-first'), Boolean(cursor));
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  function onFilter(ev) {
+    ev.preventDefault();
+    const q = filtersFromForm().toString();
+    const target = '#/events' + (q ? '?' + q : '');
+    if (location.hash === target) {
+      loadEvents(null);
+    } else {
+      location.hash = target;
+    }
+  }
+
+  function onClearFilters() {
+    fillForm(new URLSearchParams());
+    location.hash = '#/events';
+  }
+
+  // -- event detail --
+
+  let current = null;  // the event shown: {id, status}
+
+  function field(dl, label, value, cls) {
+    dl.append(el('dt', {}, label), el('dd', { class: cls || null, 'data-field': label }, dash(value)));
+  }
+
+  // One entry per thing that happened to the event, oldest first.
+  function timelineItems(d) {
+    const items = [];
+    for (const x of d.deliveries || []) {
+      const what = 'Delivery ' + dash(x.outcome) + ' (HTTP ' + dash(x.http_status) + ')';
+      const more = [x.reason && 'reason: ' + x.reason, x.remote_addr && 'from ' + x.remote_addr,
+        x.body_bytes !== undefined && x.body_bytes !== null && x.body_bytes + ' bytes',
+        x.user_agent && x.user_agent].filter(Boolean).join(' · ');
+      items.push({ at: toMs(x.received_at), kind: 'delivery', outcome: x.outcome, what: what, more: more });
+    }
+    for (const a of d.attempts || []) {
+      const kind = a.kind === 'probe' ? 'Probe' : 'Attempt';
+      const what = kind + ' ' + dash(a.attempt) + ': ' + (a.outcome || 'in progress');
+      const more = [a.http_status !== undefined && a.http_status !== null && 'HTTP ' + a.http_status,
+        a.exit_code !== undefined && a.exit_code !== null && 'exit ' + a.exit_code,
+        a.error && a.error, a.finished_at && 'finished ' + fmtTime(a.finished_at),
+        a.worker && 'worker ' + a.worker].filter(Boolean).join(' · ');
+      items.push({ at: toMs(a.started_at), kind: 'attempt', outcome: a.outcome || 'processing', what: what, more: more });
+    }
+    for (const a of d.actions || []) {
+      const what = (a.action === 'replay' ? 'Replayed' : 'Resolved') + ': ' + dash(a.from_status) + ' → ' + dash(a.to_status);
+      const more = [a.actor && 'by ' + a.actor, a.result_ref && 'ref ' + a.result_ref, a.note && 'note: ' + a.note]
+        .filter(Boolean).join(' · ');
+      items.push({ at: toMs(a.at), kind: 'action', outcome: a.to_status, what: what, more: more });
+    }
+    for (const f of d.effects || []) {
+      const what = 'Effect ' + dash(f.effect_key || f.key) + ': ' + dash(f.status);
+      const more = [f.external_ref && 'ref ' + f.external_ref, f.error && f.error,
+        f.attempt !== undefined && 'attempt ' + f.attempt].filter(Boolean).join(' · ');
+      items.push({ at: toMs(f.updated_at) || toMs(f.claimed_at), kind: 'effect', outcome: f.status, what: what, more: more });
+    }
+    for (const s of d.steps || []) {
+      const bytes = s.bytes !== undefined ? s.bytes : s.body_bytes;
+      const what = 'Step ' + dash(s.name) + ' stored';
+      const more = [s.content_type, bytes !== undefined && bytes !== null && bytes + ' bytes',
+        s.attempt !== undefined && 'attempt ' + s.attempt].filter(Boolean).join(' · ');
+      items.push({ at: toMs(s.stored_at), kind: 'step', outcome: 'stored', what: what, more: more });
+    }
+    // Stable: equal times keep the order above (delivery before its attempt).
+    return items.map((it, i) => [it, i])
+      .sort((a, b) => ((a[0].at || 0) - (b[0].at || 0)) || (a[1] - b[1]))
+      .map((p) => p[0]);
+  }
+
+  function renderDetail(d) {
+    const e = d.event || d;
+    current = { id: e.id, status: e.status };
+    $('detail-title').textContent = '#' + e.id;
+    const dl = $('detail-fields');
+    clear(dl);
+    dl.append(el('dt', {}, 'Status'), el('dd', { 'data-field': 'Status', id: 'detail-status' }, statusBadge(e.status)));
+    field(dl, 'Endpoint', e.endpoint);
+    field(dl, 'Provider', e.provider);
+    field(dl, 'Tenant', e.tenant_id);
+    field(dl, 'Event id', e.event_id, 'mono wrap');
+    field(dl, 'Event type', e.event_type);
+    field(dl, 'Attempts', e.attempt_count);
+    field(dl, 'Received', fmtTime(e.received_at));
+    field(dl, 'Completed', fmtTime(e.completed_at));
+    if (e.next_attempt_at && (e.status === 'retryable_failed' || e.status === 'received')) {
+      field(dl, 'Next attempt', fmtTime(e.next_attempt_at));
+    }
+    if (e.result_ref) field(dl, 'Result reference', e.result_ref, 'mono wrap');
+    // The store keeps the last error after success, as history: say so.
+    if (e.last_error) field(dl, e.status === 'completed' ? 'Earlier error' : 'Last error', e.last_error, 'wrap');
+    if (e.skip_reason) field(dl, 'Skipped because', e.skip_reason + (e.skipped_for ? ' (event #' + e.skipped_for + ')' : ''));
+    if (e.waiting_for) field(dl, 'Waiting for', 'event #' + e.waiting_for);
+    if (e.business_key_hint) field(dl, 'Business key', e.business_key_hint);
+    field(dl, 'Payload hash', e.payload_hash, 'mono wrap');
+
+    const ol = $('timeline');
+    clear(ol);
+    const items = timelineItems(d);
+    for (const it of items) {
+      ol.append(el('li', { class: 't-' + it.kind + ' o-' + String(it.outcome || '').replace(/[^a-z_]/g, ''), 'data-kind': it.kind },
+        el('time', {}, fmtTime(it.at)),
+        el('span', { class: 'what' }, it.what),
+        it.more ? el('span', { class: 'more' }, it.more) : null));
+    }
+    if (items.length === 0) ol.append(el('li', {}, 'Nothing recorded yet.'));
+
+    $('replay').disabled = !STATUSES_REPLAYABLE.includes(e.status);
+    $('replay').title = $('replay').disabled ? 'Only dead_lettered, unknown or completed events can be replayed.' : '';
+    $('resolve').disabled = !STATUSES_RESOLVABLE.includes(e.status);
+    $('resolve').title = $('resolve').disabled
+      ? 'Only unknown events are resolved by hand (their outcome downstream could not be known).' : '';
+
+    if (d.payload !== undefined && d.payload !== null) {
+      const p = typeof d.payload === 'object' ? d.payload : { body: d.payload };
+      const notes = [p.content_type, p.redacted ? 'configured fields redacted' : null].filter(Boolean);
+      $('payload-type').textContent = notes.length ? '(' + notes.join(', ') + ')' : '';
+      $('payload').textContent = p.body === null || p.body === undefined
+        ? 'Not shown: ' + (p.withheld || 'no payload is stored.')
+        : prettyBody(p.body);
+      show($('payload-box'), true);
+      $('show-payload').textContent = 'Hide payload';
+    } else {
+      show($('payload-box'), false);
+      $('show-payload').textContent = 'Show payload';
+    }
+  }
+
+  // The body exactly as stored (after redaction): never re-serialised, since
+  // JSON.parse would round large numbers and an auditor must see what arrived.
+  function prettyBody(body) {
+    if (body === undefined || body === null) return '(no body stored)';
+    return typeof body === 'string' ? body : JSON.stringify(body, null, 2);
+  }
+
+  // While the event is still with the worker, the detail refreshes itself.
+  const LIVE_STATUSES = ['received', 'processing', 'retryable_failed'];
+  const LIVE_REFRESH_MS = 2000;
+  let liveTimer = null;
+
+  function stopLive() {
+    if (liveTimer !== null) clearTimeout(liveTimer);
+    liveTimer = null;
+  }
+
+  async function loadDetail(id, withPayload) {
+    stopLive();
+    showView('detail');
+    try {
+      const d = await apiJson('/events/' + encodeURIComponent(id) + (withPayload ? '?payload=1' : ''));
+      renderDetail(d);
+      const status = (d.event || d).status;
+      if (LIVE_STATUSES.includes(status) && !withPayload) {
+        liveTimer = setTimeout(() => {
+          liveTimer = null;
+          if (!$('detail').hidden && current && String(current.id) === String(id)) loadDetail(id, false);
+        }, LIVE_REFRESH_MS);
+      }
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  function onShowPayload() {
+    if (!current) return;
+    const visible = !$('payload-box').hidden;
+    if (visible) {
+      show($('payload-box'), false);
+      $('show-payload').textContent = 'Show payload';
+    } else {
+      loadDetail(current.id, true);
+    }
+  }
+
+  // Asks for confirmation in a <dialog>; resolves to null (cancelled) or the fields.
+  function confirmAction(title, text, withResolveFields) {
+    const dlg = $('confirm');
+    $('confirm-title').textContent = title;
+    $('confirm-text').textContent = text;
+    $('confirm-note').value = '';
+    $('resolve-ref').value = '';
+    show($('resolve-fields'), withResolveFields);
+    return new Promise((resolve) => {
+      dlg.addEventListener('close', function onClose() {
+        dlg.removeEventListener('close', onClose);
+        if (dlg.returnValue !== 'ok') {
+          resolve(null);
+          return;
+        }
+        resolve({ note: $('confirm-note').value.trim(), as: $('resolve-as').value, ref: $('resolve-ref').value.trim() });
+      });
+      dlg.returnValue = '';
+      dlg.showModal();
+      $('confirm-cancel').focus();
+    });
+  }
+
+  async function onReplay() {
+    if (!current) return;
+    const id = current.id;
+    const answer = await confirmAction('Replay event #' + id + '?',
+      'It goes back to "received" with the same idempotency key and its action runs again. ' +
+      'Replay only when the action is safe to repeat or did not take effect.', false);
+    if (!answer) return;
+    try {
+      await api('/events/' + encodeURIComponent(id) + '/replay', { method: 'POST', json: answer.note ? { note: answer.note } : {} });
+      say('Event #' + id + ' replayed: it is waiting for the worker again.', 'ok');
+      await loadDetail(id, false);
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  async function onResolve() {
+    if (!current) return;
+    const id = current.id;
+    const answer = await confirmAction('Resolve event #' + id + '?',
+      'Its outcome downstream could not be known. Check the downstream system, then record here what ' +
+      'became of it. Nothing is sent; the worker will not run it again.', true);
+    if (!answer) return;
+    const body = { as: answer.as };
+    if (answer.ref) body.result_ref = answer.ref;
+    if (answer.note) body.note = answer.note;
+    try {
+      await api('/events/' + encodeURIComponent(id) + '/resolve', { method: 'POST', json: body });
+      say('Event #' + id + ' resolved as ' + answer.as + '.', 'ok');
+      await loadDetail(id, false);
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  // ---- routing ----
+
+  function route() {
+    if (!token()) {
+      showLogin('');
+      return;
+    }
+    const h = location.hash || '#/';
+    const path = h.replace(/^#/, '').split('?')[0];
+    const m = path.match(/^\/event\/([^/]+)$/);
+    if (m) {
+      loadDetail(decodeURIComponent(m[1]), false);
+    } else if (path === '/events') {
+      loadEvents(null);
+    } else {
+      loadDashboard();
+    }
+  }
+
+  function onHashChange() {
+    stopLive();
+    say('');
+    route();
+  }
+
+  function start() {
+    $('login-form').addEventListener('submit', onLogin);
+    $('logout').addEventListener('click', onLogout);
+    $('dashboard-refresh').addEventListener('click', () => loadDashboard());
+    $('events-refresh').addEventListener('click', () => loadEvents(listState.cursors[listState.cursors.length - 1] || null));
+    $('export').addEventListener('click', onExport);
+    $('filters').addEventListener('submit', onFilter);
+    $('filter-clear').addEventListener('click', onClearFilters);
+    $('page-next').addEventListener('click', () => {
+      if (!listState.next) return;
+      listState.cursors.push(listState.next);
+      loadEvents(listState.next);
+    });
+    $('page-first').addEventListener('click', () => {
+      listState.cursors = [];
+      loadEvents(null);
+    });
+    $('replay').addEventListener('click', onReplay);
+    $('resolve').addEventListener('click', onResolve);
+    $('show-payload').addEventListener('click', onShowPayload);
+    window.addEventListener('hashchange', onHashChange);
+    route();
+  }
+
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', start);
+  } else {
+    start();
+  }
+})();
+// end of app.js

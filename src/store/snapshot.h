@@ -1,0 +1,26 @@
+// store/snapshot.h — a consistent, self-contained copy of the live database
+// for an auditor (`hookinbox backup`, the admin API's export.db).
+//
+// Owns: taking the copy while the server keeps writing (SQLite online backup
+// from one read transaction on a fresh connection), leaving out payload bodies
+// on request, and the `README` table inside the copy that explains each table
+// and view. Knows nothing of HTTP or the CLI.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+
+namespace hookinbox::store {
+
+struct SnapshotOptions {
+  bool with_payloads = true;  // false: webhook_payloads and step_results bodies are removed and the copy vacuumed
+};
+
+// Consistent copy of the live database at db_path into out_path (created 0600; must not exist) while the server keeps writing.
+// Errors: kConflict when out_path exists (it is left untouched); kUnavailable or kInternal when the database
+// cannot be read or the copy cannot be written (no partial file is left behind). Safe to call from the server
+// process: it opens its own read-only connection. Blocks for as long as the copy takes.
+Status WriteSnapshot(const std::string& db_path, const std::string& out_path, const SnapshotOptions& options);
+
+}  // namespace hookinbox::store

@@ -1,0 +1,76 @@
+// store/stats.h — per-endpoint figures read from the database: what
+// /metrics's state gauges, /admin/api/stats (the dashboard) and
+// `hookinbox stats` show. Read at call time, so they are right after a
+// restart and agree with what sqlite3 reads from the file.
+//
+// Cost (EXPLAIN QUERY PLAN, see stats.cpp): the endpoint list is a loose
+// index scan of the inbox's unique key (one seek per endpoint); backlog and
+// oldest pending use the partial index webhook_inbox_due (cost grows with the
+// backlog, not the table). dead_lettered/unknown have no index and scan the
+// inbox once; the totals (with_totals) scan webhook_deliveries and the inbox,
+// which is why /metrics does not ask for them.
+#pragma once
+
+#include <SQLiteCpp/Database.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace hookinbox::store {
+
+struct EndpointStats {
+  std::string endpoint;  // "" for deliveries to no known endpoint (rejected 404s)
+  std::string provider;
+  // State now.
+  int64_t backlog = 0;                       // received + retryable_failed + processing
+  int64_t oldest_pending_received_at_ms = 0;  // received_at of the oldest backlog event; 0 when none
+  int64_t dead_lettered = 0;
+  int64_t unknown = 0;
+  // Totals since the database was created (or last purged); only with_totals.
+  int64_t received = 0;    // delivery requests accepted + duplicate + conflict (SPEC §9)
+  int64_t duplicates = 0;
+  int64_t conflicts = 0;
+  int64_t rejected = 0;    // rejected requests, folded rows counted by request_count
+  int64_t completed = 0;   // events in state completed
+};
+
+struct Stats {
+  std::vector<EndpointStats> endpoints;  // sorted by endpoint, then provider
+  bool with_totals = false;
+};
+
+struct StatsOptions {
+  bool with_totals = false;  // also the delivery and completed totals (scans; not for every scrape)
+};
+
+// The queries, exposed so tests/unit/store/stats_test.cpp can check their
+// plans with EXPLAIN QUERY PLAN. The unary + in GROUP BY keeps the planner
+// from walking the whole unique index (provider, endpoint, …) just to avoid a
+// sort: without it, the backlog query scans every inbox row.
+namespace stats_sql {
+inline constexpr const char* kFirstEndpoint =
+    "SELECT provider, endpoint FROM webhook_inbox ORDER BY provider, endpoint LIMIT 1";
+inline constexpr const char* kNextEndpoint =
+    "SELECT provider, endpoint FROM webhook_inbox WHERE (provider, endpoint) > (?, ?)"
+    " ORDER BY provider, endpoint LIMIT 1";
+inline constexpr const char* kBacklog =
+    "SELECT endpoint, provider, count(*), min(received_at) FROM webhook_inbox"
+    " WHERE status IN ('received', 'retryable_failed', 'processing') GROUP BY +endpoint, +provider";
+inline constexpr const char* kAttention =
+    "SELECT endpoint, provider, status, count(*) FROM webhook_inbox"
+    " WHERE status IN ('dead_lettered', 'unknown') GROUP BY endpoint, provider, status";
+inline constexpr const char* kDeliveryTotals =
+    "SELECT coalesce(endpoint, ''), coalesce(provider, ''), outcome, sum(request_count)"
+    " FROM webhook_deliveries GROUP BY 1, 2, 3";
+inline constexpr const char* kCompleted =
+    "SELECT endpoint, provider, count(*) FROM webhook_inbox WHERE status = 'completed' GROUP BY endpoint, provider";
+}  // namespace stats_sql
+
+// Reads the figures in one read transaction on `db`. SQLite errors propagate
+// as exceptions (SqliteStore::ReadStats turns them into a Status).
+Stats ReadStats(SQLite::Database& db, const StatsOptions& options);
+
+}  // namespace hookinbox::store

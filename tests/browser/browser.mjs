@@ -1,0 +1,512 @@
+// The admin web UI in a real browser (run by run.sh, which installs chromium
+// and playwright-core first).
+//
+//   node browser.mjs --bin BUILD/hookinbox --dir WORK --chromium /usr/bin/chromium
+//
+// Starts `hookinbox serve` with an admin token (token_file) and one endpoint
+// whose exec action fails permanently until the test creates a flag file; sends
+// signed deliveries (a completed one and its duplicate, a dead letter and a
+// conflicting copy of it, one whose event id is HTML); then, in headless
+// chromium, with `Content-Security-Policy: default-src 'self'` on the page:
+//   - a wrong token is refused on the login form, the right one lets in;
+//   - the dashboard shows the endpoint's figures as the database has them;
+//   - the list filtered by status dead_lettered shows exactly the dead letter;
+//     a page size of 2 pages through all events with "Next page"; a
+//     receive-time range and part of an event id narrow the list;
+//   - the HTML event id is shown as text (no element is created from it);
+//   - the dead letter's detail has its deliveries and attempt in the timeline
+//     and its payload on request; Replay asks first (Cancel changes nothing),
+//     then, confirmed, the event is replayed and becomes completed;
+//   - "Download audit database" saves a file that sqlite3 opens:
+//     PRAGMA integrity_check = ok, the event completed with its replay row;
+//     "without payloads" saves one with no payload bodies;
+//   - Resolve (an event left unknown by a timed-out action) asks for the
+//     outcome, a reference and a note, and the database records them;
+//   - at 375 px wide (a phone) no view scrolls sideways;
+//   - a token that stops working returns to the login; 10 failed logins
+//     bring the "wait a minute" answer (429);
+//   - no script error and no CSP violation on the way.
+// Prints one line per check, `browser <check>: ok`, and exits 1 at the first
+// failure with what was expected. The admin token and the secret are never printed.
+import { spawn, execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((acc, v, i, all) => (i % 2 === 0 ? acc.concat([[v.replace(/^--/, ''), all[i + 1]]]) : acc), []));
+const bin = args.bin;
+const dir = args.dir;
+const chromiumPath = args.chromium;
+if (!bin || !dir || !chromiumPath) {
+  console.error('usage: browser.mjs --bin HOOKINBOX --dir WORK --chromium CHROMIUM');
+  process.exit(2);
+}
+
+const TOKEN_KEY = 'hookinbox.adminToken';  // app.js
+const STEP_MS = 20000;                      // one UI step
+let server = null;
+let browser = null;
+let shownPage = null;  // for a screenshot and the UI's message when a check fails
+
+class CheckFailed extends Error {}
+function check(cond, what) {
+  if (!cond) throw new CheckFailed(what);
+}
+function ok(name) {
+  console.log(`browser ${name}: ok`);
+}
+
+// Polls fn until it returns a truthy value or the deadline passes.
+async function pollUntil(fn, what, ms = STEP_MS) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      last = e.message;
+    }
+    if (Date.now() > deadline) throw new CheckFailed(`${what} (waited ${ms} ms; last: ${JSON.stringify(last)})`);
+    await new Promise((r) => setTimeout(r, 50));  // poll interval, bounded by the deadline
+  }
+}
+
+function sql(db, query) {
+  return execFileSync('sqlite3', ['-readonly', db, query], { encoding: 'utf8' }).trim();
+}
+
+// ---- the installation ----
+
+function setUp() {
+  execFileSync(bin, ['init', dir], { stdio: 'ignore' });
+  const token = crypto.randomBytes(24).toString('hex');
+  fs.writeFileSync(path.join(dir, 'secrets/browser-admin.token'), token + '\n', { mode: 0o600 });
+  const secret = fs.readFileSync(path.join(dir, 'secrets/demo.secret'), 'utf8').trim();
+  const flag = path.join(dir, 'action-succeeds');
+  const hang = path.join(dir, 'action-hangs');
+  // Fails permanently (exit 1: dead letter) until the flag file exists; while
+  // the hang file exists it outlives timeout_ms (not idempotent: unknown).
+  fs.writeFileSync(path.join(dir, 'handler.sh'),
+    `#!/bin/sh\ncat >/dev/null\n[ -f '${hang}' ] && exec sleep 30\n[ -f '${flag}' ] && exit 0\n` +
+    `echo 'downstream refused' >&2\nexit 1\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(dir, 'browser.toml'), `[server]
+listen = "127.0.0.1:0"
+tls_cert = "tls/cert.pem"
+tls_key = "tls/key.pem"
+
+[admin]
+listen = "127.0.0.1:0"
+token_file = "secrets/browser-admin.token"
+
+[storage]
+path = "data/hookinbox.db"
+
+[worker]
+threads = 2
+lease_seconds = 5
+max_attempts = 3
+backoff_initial_ms = 10
+backoff_max_ms = 50
+shutdown_grace_seconds = 2
+
+[[endpoint]]
+name = "shop"
+provider = "generic"
+secret_file = "secrets/demo.secret"
+
+[endpoint.signature]
+header = "X-Signature"
+format = "sha256={signature}"
+signed_payload = "{timestamp}.{body}"
+timestamp_header = "X-Timestamp"
+tolerance_seconds = 300
+
+[endpoint.key]
+id_pointer = "/id"
+event_type_pointer = "/type"
+
+[endpoint.action]
+type = "exec"
+command = ["handler.sh"]
+timeout_ms = 3000
+idempotent_target = false
+`);
+  return { token, secret, flag, hang, db: path.join(dir, 'data/hookinbox.db'), cert: path.join(dir, 'tls/cert.pem') };
+}
+
+// The first http(s) URL on the log line that announces `event` (key=value or JSON logs).
+function urlFromLog(log, event) {
+  const re = new RegExp(`[="]${event}\\b`);
+  for (const line of log.split('\n')) {
+    if (!re.test(line)) continue;
+    const m = line.match(/https?:\/\/[^\s"]+/);
+    if (m) return m[0];
+  }
+  return null;
+}
+
+async function startServer() {
+  const logPath = path.join(dir, 'serve.log');
+  const log = fs.openSync(logPath, 'w');
+  // timeout: should this test be killed outright, the server still goes away.
+  server = spawn('timeout', ['--kill-after=5', '280', bin, 'serve', '-c', path.join(dir, 'browser.toml')],
+    { stdio: ['ignore', 'ignore', log] });
+  let exited = false;
+  server.on('exit', () => { exited = true; });
+  return pollUntil(() => {
+    if (exited) throw new CheckFailed('hookinbox serve exited:\n' + fs.readFileSync(logPath, 'utf8'));
+    const text = fs.readFileSync(logPath, 'utf8');
+    const admin = urlFromLog(text, 'admin_listening');
+    const pub = urlFromLog(text, 'listening');
+    return admin && pub ? { admin, pub } : null;
+  }, 'hookinbox serve logs its two addresses', 30000);
+}
+
+function post(inst, base, body, signedBody = body) {
+  const ts = String(Math.floor(Date.now() / 1000));
+  const sig = crypto.createHmac('sha256', inst.secret).update(ts + '.' + signedBody).digest('hex');
+  return new Promise((resolve, reject) => {
+    const req = https.request(base + '/hooks/shop', {
+      method: 'POST', ca: fs.readFileSync(inst.cert),
+      headers: { 'Content-Type': 'application/json', 'X-Timestamp': ts, 'X-Signature': 'sha256=' + sig },
+    }, (res) => {
+      let data = '';
+      res.on('data', (c) => { data += c; });
+      res.on('end', () => resolve({ status: res.statusCode, body: data }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function send(inst, base, event, expectStatus) {
+  const res = await post(inst, base, JSON.stringify(event));
+  check(res.status === 200, `delivery of ${event.id}: HTTP ${res.status} ${res.body}`);
+  const got = JSON.parse(res.body).status;
+  check(got === expectStatus, `delivery of ${event.id}: expected "${expectStatus}", got "${got}"`);
+}
+
+function statusOf(inst, eventId) {
+  return sql(inst.db, `SELECT status FROM webhook_inbox WHERE event_id = '${eventId.replace(/'/g, "''")}'`);
+}
+
+// ---- the browser ----
+
+const XSS_ID = 'evt_<b id="xss">bold</b>';
+
+// Serves the UI's page with a strict CSP (whatever the server sends), so a
+// violation shows up as a console error below.
+async function strictCsp(context) {
+  await context.route(/\/admin\/(index\.html)?(\?.*)?$/, async (route) => {
+    const response = await route.fetch();
+    const headers = Object.assign({}, response.headers(), { 'content-security-policy': "default-src 'self'" });
+    await route.fulfill({ response, headers });
+  });
+}
+
+function watchErrors(page, errors) {
+  page.on('pageerror', (e) => errors.push('page error: ' + e.message));
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    // The browser logs refused API calls; the UI's handling of them is checked.
+    if (/status of (401|429)/.test(m.text())) return;
+    errors.push('console: ' + m.text());
+  });
+}
+
+async function textOf(page, selector) {
+  return (await page.locator(selector).first().textContent({ timeout: STEP_MS })) || '';
+}
+
+async function waitVisible(page, selector) {
+  await page.locator(selector).first().waitFor({ state: 'visible', timeout: STEP_MS });
+}
+
+async function login(page, token) {
+  await waitVisible(page, '#login');
+  await page.fill('#token', token);
+  await page.click('#login-submit');
+}
+
+async function noSidewaysScroll(page, view) {
+  const m = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
+  check(m.scroll <= m.width, `${view} at 375 px scrolls sideways: content ${m.scroll} px wide in a ${m.width} px window`);
+}
+
+async function statCell(page, field) {
+  return (await textOf(page, `#stats tr[data-endpoint="shop"] [data-field="${field}"]`)).trim();
+}
+
+async function run() {
+  const inst = setUp();
+  const { admin, pub } = await startServer();
+  const ui = admin + '/admin/';
+  ok('serve started');
+
+  // The deliveries: evt_paid_1 completes (and comes twice), evt_fail_1 is dead-lettered
+  // (and comes again with another payload: a conflict), the HTML id completes.
+  fs.writeFileSync(inst.flag, '');
+  await send(inst, pub, { id: 'evt_paid_1', type: 'invoice.paid', amount: 100 }, 'accepted');
+  await send(inst, pub, { id: 'evt_paid_1', type: 'invoice.paid', amount: 100 }, 'duplicate');
+  await send(inst, pub, { id: XSS_ID, type: 'invoice.paid' }, 'accepted');
+  await pollUntil(() => statusOf(inst, 'evt_paid_1') === 'completed' && statusOf(inst, XSS_ID) === 'completed',
+    'the first events complete');
+  fs.rmSync(inst.flag);
+  await send(inst, pub, { id: 'evt_fail_1', type: 'invoice.failed', marker: 'payload-marker-1' }, 'accepted');
+  await pollUntil(() => statusOf(inst, 'evt_fail_1') === 'dead_lettered', 'evt_fail_1 is dead-lettered');
+  await send(inst, pub, { id: 'evt_fail_1', type: 'invoice.failed', marker: 'changed' }, 'conflict');
+  ok('deliveries stored');
+
+  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
+  const errors = [];
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+  await strictCsp(context);
+  const page = await context.newPage();
+  shownPage = page;
+  watchErrors(page, errors);
+
+  // Log in: wrong token first.
+  const res = await page.goto(ui);
+  check(res && res.status() === 200, `GET /admin/ answered ${res && res.status()}`);
+  await login(page, 'not-the-token');
+  await waitVisible(page, '#login-error');
+  check(/wrong token/i.test(await textOf(page, '#login-error')), 'a wrong token says "Wrong token"');
+  check(await page.locator('#dashboard').isHidden(), 'a wrong token does not open the dashboard');
+  ok('wrong token refused');
+  await login(page, inst.token);
+  await waitVisible(page, '#dashboard');
+  check(await page.locator('#login-error').isHidden(), 'the error goes once logged in');
+  ok('login');
+
+  // Dashboard figures, as the database has them.
+  await waitVisible(page, '#stats tr[data-endpoint="shop"]');
+  const dupes = sql(inst.db, "SELECT count(*) FROM webhook_deliveries WHERE endpoint = 'shop' AND outcome = 'duplicate'");
+  const conflicts = sql(inst.db, "SELECT count(*) FROM webhook_deliveries WHERE endpoint = 'shop' AND outcome = 'conflict'");
+  const authenticated = sql(inst.db,
+    "SELECT count(*) FROM webhook_deliveries WHERE endpoint = 'shop' AND outcome IN ('accepted', 'duplicate', 'conflict')");
+  const events = sql(inst.db, "SELECT count(*) FROM webhook_inbox WHERE endpoint = 'shop'");
+  check(dupes === '1' && conflicts === '1' && authenticated === '5' && events === '3',
+    `the scenario stored what it should (duplicates ${dupes}, conflicts ${conflicts}, deliveries ${authenticated}, events ${events})`);
+  const received = await statCell(page, 'received');
+  // SPEC §9: "received" counts authenticated deliveries (accepted + duplicate + conflict).
+  check(received === authenticated, `dashboard received: ${received}, expected ${authenticated}`);
+  check(await statCell(page, 'duplicates') === dupes, `dashboard duplicates: ${await statCell(page, 'duplicates')}, expected ${dupes}`);
+  check(await statCell(page, 'conflicts') === conflicts, `dashboard conflicts: ${await statCell(page, 'conflicts')}, expected ${conflicts}`);
+  check(await statCell(page, 'dead_lettered') === '1', `dashboard dead letters: ${await statCell(page, 'dead_lettered')}, expected 1`);
+  check(await statCell(page, 'unknown') === '0', `dashboard unknown: ${await statCell(page, 'unknown')}, expected 0`);
+  check(await statCell(page, 'backlog') === '0', `dashboard backlog: ${await statCell(page, 'backlog')}, expected 0`);
+  check(await statCell(page, 'completed') === '2', `dashboard completed: ${await statCell(page, 'completed')}, expected 2`);
+  ok(`dashboard figures (received ${received}, duplicates 1, conflicts 1, dead letters 1, unknown 0, backlog 0, completed 2)`);
+
+  // The list, filtered by status.
+  await page.click('#nav-events');
+  await waitVisible(page, '#filters');
+  await page.selectOption('#f-status', 'dead_lettered');
+  await page.click('#filter-apply');
+  await pollUntil(async () => {
+    const rows = await page.locator('#event-list tbody tr').evaluateAll(
+      (trs) => trs.map((tr) => [tr.getAttribute('data-status'), tr.children[4].textContent]));
+    return rows.length === 1 && rows[0][0] === 'dead_lettered' && rows[0][1] === 'evt_fail_1';
+  }, 'the list filtered by dead_lettered shows exactly evt_fail_1');
+  check(page.url().includes('status=dead_lettered'), 'the filter is in the address, for Back and bookmarks');
+  ok('filter by status');
+
+  // Keyset pages of 2: three events, newest first, over two pages.
+  await page.goto(ui + '#/events?limit=2');
+  const pageIds = async () => page.locator('#event-list tbody tr').evaluateAll((trs) => trs.map((tr) => tr.children[4].textContent));
+  const first = await pollUntil(async () => { const ids = await pageIds(); return ids.length === 2 ? ids : null; }, 'a first page of 2 events');
+  check(await page.locator('#page-next').isVisible(), '"Next page" is offered when there are more');
+  check(first[0] === 'evt_fail_1', `newest first: the first row is ${first[0]}`);
+  await page.click('#page-next');
+  const second = await pollUntil(async () => { const ids = await pageIds(); return ids.length === 1 ? ids : null; }, 'a second page of 1 event');
+  check(second[0] === 'evt_paid_1', `the second page holds the oldest event, got ${second[0]}`);
+  check(await page.locator('#page-next').isHidden(), 'no "Next page" after the last page');
+  ok('next page');
+  await page.screenshot({ path: path.join(dir, 'desktop-events.png'), fullPage: true });
+
+  // The HTML event id is text.
+  await page.goto(ui + '#/events');
+  await pollUntil(async () => (await pageIds()).includes(XSS_ID), 'the event with an HTML id is listed as text');
+  check(await page.locator('#xss').count() === 0, 'an event id was rendered as HTML');
+  ok('values are escaped');
+
+  // A receive-time range: everything was received after 2001, nothing before.
+  await page.fill('#f-until', '2001-01-01T00:00');
+  await page.click('#filter-apply');
+  await waitVisible(page, '#events-empty');
+  check((await pageIds()).length === 0 || await page.locator('#event-list').isHidden(), 'nothing was received before 2001');
+  await page.fill('#f-until', '');
+  await page.fill('#f-since', '2001-01-01T00:00');
+  await page.click('#filter-apply');
+  await pollUntil(async () => (await pageIds()).length === 3 && await page.locator('#events-empty').isHidden(),
+    'everything was received since 2001');
+  await page.fill('#f-since', '');
+  ok('time range filter');
+
+  // The dead letter's detail.
+  await page.fill('#f-q', 'evt_fail');
+  await page.click('#filter-apply');
+  await pollUntil(async () => { const ids = await pageIds(); return ids.length === 1 && ids[0] === 'evt_fail_1'; },
+    'the free-text filter on the event id finds evt_fail_1 alone');
+  await page.click('#event-list tbody tr a >> nth=0');
+  await waitVisible(page, '#detail');
+  await pollUntil(async () => (await textOf(page, '#detail-status')).trim() === 'dead_lettered', 'the detail shows dead_lettered');
+  const timeline = await page.locator('#timeline li').evaluateAll(
+    (lis) => lis.map((li) => [li.getAttribute('data-kind'), li.textContent]));
+  const deliveries = timeline.filter(([k]) => k === 'delivery');
+  const attempts = timeline.filter(([k]) => k === 'attempt');
+  check(deliveries.length === 2 && /accepted/.test(deliveries[0][1]) && /conflict/.test(deliveries[1][1]),
+    `the timeline shows the accepted and the conflicting delivery: ${JSON.stringify(deliveries)}`);
+  check(attempts.length === 1 && /dead_lettered/.test(attempts[0][1]),
+    `the timeline shows the failed attempt: ${JSON.stringify(attempts)}`);
+  check(await page.locator('#replay').isEnabled() && await page.locator('#resolve').isDisabled(),
+    'a dead letter offers Replay, not Resolve (only unknown events are resolved)');
+  check(await page.locator('#payload-box').isHidden(), 'the payload is not shown unasked');
+  await page.click('#show-payload');
+  await waitVisible(page, '#payload-box');
+  check((await textOf(page, '#payload')).includes('payload-marker-1'), 'the payload is shown on request');
+  ok('event detail and timeline');
+
+  // Replay: Cancel changes nothing; confirmed, the event runs again and completes.
+  await page.click('#replay');
+  await waitVisible(page, '#confirm');
+  await page.click('#confirm-cancel');
+  await page.locator('#confirm').waitFor({ state: 'hidden', timeout: STEP_MS });
+  check(statusOf(inst, 'evt_fail_1') === 'dead_lettered', 'Cancel replayed the event anyway');
+  fs.writeFileSync(inst.flag, '');  // the downstream works again
+  await page.click('#replay');
+  await waitVisible(page, '#confirm');
+  check(/replay event/i.test(await textOf(page, '#confirm-title')), 'the dialog says what it confirms');
+  await page.fill('#confirm-note', 'downstream fixed');
+  await page.click('#confirm-ok');
+  await pollUntil(async () => (await textOf(page, '#detail-status')).trim() === 'completed',
+    'the replayed event shows completed in the detail', 30000);
+  check(statusOf(inst, 'evt_fail_1') === 'completed', 'the database has the replayed event completed');
+  const replayLine = await page.locator('#timeline li[data-kind="action"]').first().textContent({ timeout: STEP_MS });
+  check(/Replayed: dead_lettered/.test(replayLine), `the timeline shows the replay: ${replayLine}`);
+  ok('replay with confirmation');
+
+  // The audit database, with and without payloads.
+  await page.click('#nav-dashboard');
+  await waitVisible(page, '#export');
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.click('#export')]);
+  check(/^hookinbox-audit-.*\.db$/.test(download.suggestedFilename()), `download name: ${download.suggestedFilename()}`);
+  const full = path.join(dir, 'audit.db');
+  await download.saveAs(full);
+  check(sql(full, 'PRAGMA integrity_check') === 'ok', 'PRAGMA integrity_check on the download');
+  check(sql(full, "SELECT status FROM webhook_inbox WHERE event_id = 'evt_fail_1'") === 'completed',
+    'the download has the replayed event completed');
+  check(sql(full, "SELECT count(*) FROM webhook_event_actions a JOIN webhook_inbox i ON i.id = a.inbox_id " +
+    "WHERE i.event_id = 'evt_fail_1' AND a.action = 'replay'") === '1', 'the download has the replay row');
+  check(Number(sql(full, 'SELECT count(*) FROM webhook_payloads')) >= 3, 'the full download has the payloads');
+  await page.check('#export-without-payloads');
+  const [bare] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.click('#export')]);
+  const lean = path.join(dir, 'audit-no-payloads.db');
+  await bare.saveAs(lean);
+  check(sql(lean, 'PRAGMA integrity_check') === 'ok', 'PRAGMA integrity_check on the download without payloads');
+  check(sql(lean, "SELECT count(*) FROM webhook_inbox WHERE event_id = 'evt_fail_1'") === '1',
+    'the download without payloads still has the event');
+  check(sql(lean, 'SELECT count(*) FROM webhook_payloads WHERE length(body) > 0') === '0',
+    'the download without payloads has no payload bodies');
+  ok('download audit database (sqlite3: integrity ok, event present)');
+  await page.screenshot({ path: path.join(dir, 'desktop-dashboard.png'), fullPage: true });
+
+  // Resolve by hand: an event whose action outlived its timeout is unknown;
+  // it is recorded as completed with a reference.
+  fs.writeFileSync(inst.hang, '');
+  await send(inst, pub, { id: 'evt_slow_1', type: 'invoice.paid' }, 'accepted');
+  await pollUntil(() => statusOf(inst, 'evt_slow_1') === 'unknown', 'evt_slow_1 becomes unknown', 30000);
+  fs.rmSync(inst.hang);
+  const slow = sql(inst.db, "SELECT id FROM webhook_inbox WHERE event_id = 'evt_slow_1'");
+  await page.goto(ui + '#/event/' + slow);
+  await pollUntil(async () => (await textOf(page, '#detail-status')).trim() === 'unknown', 'evt_slow_1 shows unknown');
+  check(await page.locator('#resolve').isEnabled(), 'Resolve is offered for an unknown event');
+  await page.click('#resolve');
+  await waitVisible(page, '#resolve-fields');
+  await page.selectOption('#resolve-as', 'completed');
+  await page.fill('#resolve-ref', 'manual-42');
+  await page.fill('#confirm-note', 'found in the downstream system');
+  await page.click('#confirm-ok');
+  await pollUntil(async () => (await textOf(page, '#detail-status')).trim() === 'completed', 'the resolved event shows completed');
+  check(sql(inst.db, `SELECT status || ' ' || result_ref FROM webhook_inbox WHERE id = ${slow}`) === 'completed manual-42',
+    'the database has the event resolved as completed with its reference');
+  check(sql(inst.db, `SELECT count(*) FROM webhook_event_actions WHERE inbox_id = ${slow} AND action = 'resolve' ` +
+    "AND note = 'found in the downstream system'") === '1', 'the resolve is audited with its note');
+  check(await page.locator('#resolve').isDisabled(), 'Resolve is not offered for a completed event');
+  await page.screenshot({ path: path.join(dir, 'desktop-detail.png'), fullPage: true });
+  ok('resolve with confirmation');
+
+  // A phone: 375 px wide.
+  const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  await strictCsp(phone);
+  const p = await phone.newPage();
+  watchErrors(p, errors);
+  await p.goto(ui);
+  await noSidewaysScroll(p, 'the login');
+  await login(p, inst.token);
+  await waitVisible(p, '#stats tr[data-endpoint="shop"]');
+  await noSidewaysScroll(p, 'the dashboard');
+  await p.screenshot({ path: path.join(dir, 'phone-dashboard.png'), fullPage: true });
+  await p.goto(ui + '#/events');
+  await pollUntil(async () => (await p.locator('#event-list tbody tr').count()) === 4, 'the phone lists the events');
+  await noSidewaysScroll(p, 'the event list');
+  await p.screenshot({ path: path.join(dir, 'phone-events.png'), fullPage: true });
+  const failId = sql(inst.db, "SELECT id FROM webhook_inbox WHERE event_id = 'evt_fail_1'");
+  await p.goto(ui + '#/event/' + failId);
+  await pollUntil(async () => (await p.locator('#timeline li').count()) >= 4, 'the phone shows the timeline');
+  await noSidewaysScroll(p, 'the event detail');
+  await p.screenshot({ path: path.join(dir, 'phone-detail.png'), fullPage: true });
+  ok('375 px: no sideways scrolling (login, dashboard, list, detail)');
+
+  // A token that stops working sends the person back to the login.
+  await page.evaluate((key) => sessionStorage.setItem(key, 'a-token-that-stopped-working'), TOKEN_KEY);
+  await page.click('#nav-dashboard');
+  await waitVisible(page, '#login');
+  check(/log in again/i.test(await textOf(page, '#login-error')), 'a 401 explains why the login is back');
+  ok('401 returns to the login');
+
+  // Too many failed logins: the UI says to wait.
+  let said = '';
+  for (let i = 0; i < 12 && !/wait a minute/i.test(said); i++) {
+    await login(page, 'wrong-' + i);
+    said = await pollUntil(async () => {
+      const t = await textOf(page, '#login-error');
+      return (await page.locator('#login-submit').isEnabled()) && /wrong token|wait a minute/i.test(t) ? t : null;
+    }, 'the login answers');
+  }
+  check(/wait a minute/i.test(said), `after repeated wrong tokens the login says to wait, got: ${said}`);
+  ok('429 says to wait');
+
+  check(errors.length === 0, 'no script errors or CSP violations:\n  ' + errors.join('\n  '));
+  ok('no script errors under CSP default-src \'self\'');
+}
+
+let code = 0;
+try {
+  await run();
+  console.log('browser: all checks passed');
+} catch (e) {
+  console.error(`browser FAIL: ${e instanceof CheckFailed ? e.message : e.stack}`);
+  const log = path.join(dir, 'serve.log');
+  if (fs.existsSync(log)) {
+    // The server's own log (never holds the token or payloads), for the reason.
+    console.error('--- last lines of hookinbox serve:\n' + fs.readFileSync(log, 'utf8').split('\n').slice(-15).join('\n'));
+  }
+  if (shownPage) {
+    const said = await shownPage.locator('#message').textContent({ timeout: 1000 }).catch(() => '');
+    if (said) console.error(`--- the UI's message: ${said}`);
+    await shownPage.screenshot({ path: path.join(dir, 'failure.png'), fullPage: true }).catch(() => {});
+  }
+  code = 1;
+} finally {
+  if (browser) await browser.close().catch(() => {});
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((r) => { server.on('exit', r); setTimeout(r, 10000); });
+  }
+}
+process.exit(code);
