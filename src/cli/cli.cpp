@@ -9,7 +9,9 @@
 namespace hookinbox::cli {
 
 int Main(int argc, char** argv) {
-  CLI::App app{"hookinbox: receive webhooks over HTTPS, store each exactly once, process each once."};
+  // The name is fixed so that --help (and the man page made from it) says
+  // "hookinbox", not the path the binary was started by.
+  CLI::App app{"hookinbox: receive webhooks over HTTPS, store each exactly once, process each once.", "hookinbox"};
   app.require_subcommand(1);
   CommonOptions common;
   app.set_version_flag("--version", VersionLine());

@@ -31,6 +31,10 @@ TEST_CASE("cli: --version, --help and usage errors use exit codes 0 and 2", "[in
   CHECK(version.exit_code == 0);
   CHECK(version.out.find("hookinbox ") == 0);
   CHECK(version.out.find("SQLite 3.") != std::string::npos);
+  CHECK(version.out.find("OpenSSL 3.") != std::string::npos);
+  // The commit it was built from: 12 hex digits (+ "-dirty" from an edited tree), or "unknown" outside git.
+  CHECK(std::regex_search(version.out, std::regex(R"(\(commit ([0-9a-f]{12}(-dirty)?|unknown), )")));
+  CHECK(RunCommand(Bin() + " --help").out.find("Usage: hookinbox") != std::string::npos);
   CHECK(RunCommand(Bin() + " --help").exit_code == 0);
   CHECK(RunCommand(Bin() + " 2>&1").exit_code == 2);
   CHECK(RunCommand(Bin() + " no-such-verb 2>&1").exit_code == 2);
