@@ -12,9 +12,9 @@
 #include "admin/login_limiter.h"
 #include "admin/routes.h"
 #include "common/log.h"
+#include "http/certificate.h"
 #include "http/request_view.h"
 #include "http/respond.h"
-#include "http/tls.h"
 #include "store/ledger.h"
 
 namespace hookinbox::admin {
@@ -49,15 +49,12 @@ socket_t ListeningSocket(httplib::Server& server) {
 }
 
 // Plain HTTP, or HTTPS when admin.tls_cert and tls_key are set (validation
-// makes sure it is both or neither).
-Result<std::unique_ptr<httplib::Server>> MakeServer(const config::AdminConfig& admin) {
-  if (admin.tls_cert.empty()) return std::unique_ptr<httplib::Server>(std::make_unique<Listener<httplib::Server>>());
-  auto tls = std::make_unique<Listener<httplib::SSLServer>>(admin.tls_cert.c_str(), admin.tls_key.c_str());
-  if (!tls->is_valid()) {
-    return InvalidArgument("cannot load admin.tls_cert " + admin.tls_cert + " and admin.tls_key " + admin.tls_key +
-                           " (missing, unreadable, or not a matching pair)");
-  }
-  http::TuneServerContext(tls->ssl_context());
+// makes sure it is both or neither), serving `certificate` (already loaded).
+Result<std::unique_ptr<httplib::Server>> MakeServer(http::ServingCertificate* certificate) {
+  if (certificate == nullptr) return std::unique_ptr<httplib::Server>(std::make_unique<Listener<httplib::Server>>());
+  auto tls = std::make_unique<Listener<httplib::SSLServer>>(
+      [certificate](SSL_CTX& ctx) { return http::SetUpServerContext(ctx, *certificate); });
+  if (!tls->is_valid()) return Internal("cannot create the TLS context for admin.listen");
   return std::unique_ptr<httplib::Server>(std::move(tls));
 }
 
@@ -69,17 +66,24 @@ bool DeclaresBody(const httplib::Request& req) {
 
 Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::Config& config, store::SqliteStore& store,
                                                          const Clock& clock) {
-  auto server = MakeServer(config.admin);
+  std::unique_ptr<http::ServingCertificate> certificate;
+  if (!config.admin.tls_cert.empty()) {
+    certificate = std::make_unique<http::ServingCertificate>(config.admin.tls_cert, config.admin.tls_key, clock, "admin");
+    if (Status st = certificate->Load(); !st.ok()) return st;
+  }
+  auto server = MakeServer(certificate.get());
   if (!server.ok()) return server.status();
-  std::unique_ptr<AdminServer> out(new AdminServer(config, std::move(server).value(), store, clock));
+  std::unique_ptr<AdminServer> out(
+      new AdminServer(config, std::move(certificate), std::move(server).value(), store, clock));
   out->Configure();
   out->Route();
   return out;
 }
 
-AdminServer::AdminServer(const config::Config& config, std::unique_ptr<httplib::Server> server,
-                         store::SqliteStore& store, const Clock& clock)
+AdminServer::AdminServer(const config::Config& config, std::unique_ptr<http::ServingCertificate> certificate,
+                         std::unique_ptr<httplib::Server> server, store::SqliteStore& store, const Clock& clock)
     : config_(config),
+      certificate_(std::move(certificate)),
       server_(std::move(server)),
       api_(std::make_unique<HandlerApi>(store, clock)),
       limiter_(std::make_unique<LoginLimiter>(clock)),
@@ -197,6 +201,12 @@ void AdminServer::Stop() {
   }
   server_->stop();
   thread_.join();
+}
+
+Status AdminServer::ReloadCertificate() { return certificate_ ? certificate_->Reload() : Status::Ok(); }
+
+std::shared_ptr<const http::CertificatePair> AdminServer::Certificate() const {
+  return certificate_ ? certificate_->Current() : nullptr;
 }
 
 }  // namespace hookinbox::admin

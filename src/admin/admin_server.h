@@ -12,7 +12,10 @@
 // declared size (413), then the admin or metrics token (auth.h: 503, 401,
 // 429). It is stopped after the worker, because running actions call it
 // until they end.
-// Thread-safety: Create/Bind/Start/Stop from one thread.
+// With admin TLS it serves an http::ServingCertificate, which
+// ReloadCertificate swaps while the listener and its connections stay.
+// Thread-safety: Create/Bind/Start/Stop from one thread; ReloadCertificate
+// and Certificate from any thread.
 #pragma once
 
 #include <memory>
@@ -30,6 +33,11 @@ struct Request;
 struct Response;
 }
 
+namespace hookinbox::http {
+class ServingCertificate;
+struct CertificatePair;
+}  // namespace hookinbox::http
+
 namespace hookinbox::admin {
 
 class AdminApi;
@@ -39,7 +47,8 @@ class LoginLimiter;
 
 class AdminServer {
  public:
-  // Errors: InvalidArgument when admin.tls_cert / tls_key do not load.
+  // Errors: InvalidArgument naming the file and the reason when admin.tls_cert
+  // / tls_key do not load or validate (http/certificate.h).
   static Result<std::unique_ptr<AdminServer>> Create(const config::Config& config, store::SqliteStore& store,
                                                      const Clock& clock);
   ~AdminServer();  // Stop()s
@@ -60,9 +69,16 @@ class AdminServer {
   // Harmless when not started or already stopped.
   void Stop();
 
+  // Reads admin.tls_cert and tls_key again and serves them to new
+  // connections; on error keeps the current pair. Ok and nothing done
+  // without admin TLS.
+  Status ReloadCertificate();
+  // The pair new connections get; nullptr without admin TLS.
+  std::shared_ptr<const http::CertificatePair> Certificate() const;
+
  private:
-  AdminServer(const config::Config& config, std::unique_ptr<httplib::Server> server, store::SqliteStore& store,
-              const Clock& clock);
+  AdminServer(const config::Config& config, std::unique_ptr<http::ServingCertificate> certificate,
+              std::unique_ptr<httplib::Server> server, store::SqliteStore& store, const Clock& clock);
   void Configure();
   void Route();
   // The pre-routing gate; true when it answered (the body is then never read).
@@ -70,6 +86,8 @@ class AdminServer {
   void Dispatch(const httplib::Request& req, httplib::Response& res) const;
 
   const config::Config& config_;
+  // Before server_: connection threads use it until the server is gone. Null without TLS.
+  std::unique_ptr<http::ServingCertificate> certificate_;
   std::unique_ptr<httplib::Server> server_;
   std::unique_ptr<HandlerApi> api_;
   std::unique_ptr<LoginLimiter> limiter_;

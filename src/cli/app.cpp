@@ -1,8 +1,31 @@
 #include "cli/app.h"
 
 #include <chrono>
+#include <memory>
+
+#include "common/log.h"
+#include "http/certificate.h"
 
 namespace hookinbox::cli {
+namespace {
+
+// Reloads one listener's pair (PublicServer or AdminServer) and says what
+// happened. The fields are public facts about the certificate (fingerprint,
+// end date), never key material.
+template <typename Listener>
+void Reload(const char* name, Listener& listener) {
+  if (Status st = listener.ReloadCertificate(); !st.ok()) {
+    log::Error("tls_reload_refused",
+               {{"listener", name}, {"detail", st.message() + "; still serving the previous certificate"}});
+    return;
+  }
+  auto pair = listener.Certificate();
+  if (!pair) return;
+  log::Info("tls_reloaded", {{"listener", name}, {"sha256", pair->sha256}, {"not_after", pair->not_after}});
+  for (const auto& w : pair->warnings) log::Warn("tls_warning", {{"listener", name}, {"detail", w}});
+}
+
+}  // namespace
 
 App::~App() { Close(); }
 
@@ -46,6 +69,29 @@ void App::Close() {
   worker_.reset();
   admin_.reset();
   if (store_) store_->Close();
+}
+
+void App::ReloadCertificates() {
+  if (!server_ || !admin_) return;
+  bool any = false;
+  if (!config_.server.plain_http) {
+    Reload("public", *server_);
+    any = true;
+  }
+  if (!config_.admin.tls_cert.empty()) {
+    Reload("admin", *admin_);
+    any = true;
+  }
+  if (!any) log::Info("tls_reload_skipped", {{"detail", "SIGHUP: no listener serves TLS, nothing to reload"}});
+}
+
+void App::LogCertificates() const {
+  if (auto pair = server_ ? server_->Certificate() : nullptr) {
+    log::Info("tls_loaded", {{"listener", "public"}, {"sha256", pair->sha256}, {"not_after", pair->not_after}});
+  }
+  if (auto pair = admin_ ? admin_->Certificate() : nullptr) {
+    log::Info("tls_loaded", {{"listener", "admin"}, {"sha256", pair->sha256}, {"not_after", pair->not_after}});
+  }
 }
 
 }  // namespace hookinbox::cli

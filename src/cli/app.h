@@ -37,6 +37,13 @@ class App {
   // Stops the worker (grace period, then its leases are released) and
   // closes the database, after Run() returned.
   void Close();
+  // SIGHUP: reads each TLS listener's certificate and key again (the paths
+  // loaded at start) and logs tls_reloaded, or tls_reload_refused (error)
+  // when the new files fail validation and the old pair stays. Never stops
+  // the process. Call between Start() and Close(), from one thread.
+  void ReloadCertificates();
+  // Logs the served certificate of each TLS listener (tls_loaded); after Start().
+  void LogCertificates() const;
 
   const config::Config& config() const { return config_; }
   std::string BaseUrl() const { return server_ ? server_->BaseUrl() : ""; }

@@ -17,7 +17,7 @@ nlohmann::json ToJson(const std::vector<config::Problem>& problems) {
 
 int RunCheckConfig(const CommonOptions& common, std::ostream& out, std::ostream& err) {
   std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
-  CheckedConfig checked = LoadAndCheck(path);
+  CheckedConfig checked = LoadAndCheck(path, /*tls_pairs=*/true);
   const auto& errors = checked.errors;
   const auto& loaded = checked.loaded;
   if (common.json) {

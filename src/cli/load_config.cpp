@@ -1,13 +1,47 @@
 #include "cli/load_config.h"
 
 #include "common/clock.h"
-
+#include "http/certificate.h"
 #include "verify/registry.h"
 #include "verify/verify.h"
 
 namespace hookinbox::cli {
+namespace {
 
-CheckedConfig LoadAndCheck(const std::string& path) {
+bool HasProblem(const std::vector<config::Problem>& problems, const std::string& key) {
+  for (const auto& p : problems) {
+    if (p.key == key) return true;
+  }
+  return false;
+}
+
+// "server.tls_key /k.pem does not match …" → key "server.tls_key", message
+// "/k.pem does not match …": the config key goes where Describe puts keys.
+config::Problem CertificateProblem(const std::string& section, const std::string& message) {
+  for (const std::string& key : {section + ".tls_key", section + ".tls_cert"}) {
+    if (message.rfind(key + " ", 0) == 0) return {key, 0, message.substr(key.size() + 1)};
+  }
+  return {section + ".tls_cert", 0, message};
+}
+
+// The pair a TLS listener would serve, validated as serve validates it
+// (http/certificate.h): a mismatched, expired or not yet valid pair is an
+// error; one expiring within 14 days a warning. Skipped when CheckFiles
+// already found a file unreadable, so each problem is reported once.
+void CheckCertificatePair(const std::string& section, const std::string& cert, const std::string& key,
+                          CheckedConfig* out) {
+  if (HasProblem(out->errors, section + ".tls_cert") || HasProblem(out->errors, section + ".tls_key")) return;
+  auto pair = http::LoadCertificatePair(cert, key, SystemClock(), section);
+  if (!pair.ok()) {
+    out->errors.push_back(CertificateProblem(section, pair.status().message()));
+    return;
+  }
+  for (const auto& w : (*pair)->warnings) out->loaded.warnings.push_back(CertificateProblem(section, w));
+}
+
+}  // namespace
+
+CheckedConfig LoadAndCheck(const std::string& path, bool tls_pairs) {
   // config/ cannot include verify/, so the preset table comes in through a lookup.
   static const config::PresetLookup presets{
       [](std::string_view name) { return verify::FindPreset(name); }, verify::PresetNames(),
@@ -16,6 +50,11 @@ CheckedConfig LoadAndCheck(const std::string& path) {
   out.errors = out.loaded.errors;
   if (!out.loaded.ok()) return out;
   for (auto& p : config::CheckFiles(out.loaded.config)) out.errors.push_back(std::move(p));
+  if (tls_pairs) {
+    const config::Config& c = out.loaded.config;
+    if (!c.server.plain_http) CheckCertificatePair("server", c.server.tls_cert, c.server.tls_key, &out);
+    if (!c.admin.tls_cert.empty()) CheckCertificatePair("admin", c.admin.tls_cert, c.admin.tls_key, &out);
+  }
   for (auto& w : config::CheckRotation(out.loaded.config, SystemClock().NowMs())) {
     out.loaded.warnings.push_back(std::move(w));
   }

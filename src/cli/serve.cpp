@@ -1,6 +1,9 @@
 // `hookinbox serve`. Signals are blocked before any thread starts and taken
 // by one thread with sigwait, so no handler runs in an arbitrary thread and
 // shutdown is ordinary code: stop accepting → finish in-flight → close db.
+// SIGHUP reloads the TLS certificates (App::ReloadCertificates) and serving
+// goes on: unblocked, its default action would end the process, and systemd
+// counts that as a clean exit, so Restart=on-failure would not bring it back.
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -22,24 +25,30 @@ namespace {
 
 constexpr const char* kDefaultConfig = "hookinbox.toml";
 
-sigset_t ShutdownSignals() {
+sigset_t ServeSignals() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);   // reload the certificates
   sigaddset(&set, SIGUSR1);  // internal: wakes the signal thread at exit
   return set;
 }
 
-// Waits for SIGTERM/SIGINT and stops the app; SIGUSR1 only ends the wait.
+// Reloads the certificates at each SIGHUP; at SIGTERM/SIGINT stops the app;
+// SIGUSR1 only ends the wait.
 // A signal that arrives during start-up stays pending until this thread
 // takes it, and the listener may not run yet (the library ignores a stop
 // before that), so the stop is repeated until it lands or Run() returned.
 std::thread StartSignalThread(App& app, const std::atomic<bool>& run_finished) {
   return std::thread([&app, &run_finished] {
-    sigset_t set = ShutdownSignals();
+    sigset_t set = ServeSignals();
     int sig = 0;
-    if (sigwait(&set, &sig) != 0 || sig == SIGUSR1) return;
+    for (;;) {
+      if (sigwait(&set, &sig) != 0 || sig == SIGUSR1) return;
+      if (sig != SIGHUP) break;
+      app.ReloadCertificates();
+    }
     log::Info("shutdown", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
     while (!run_finished.load() && !app.Stop()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -63,7 +72,7 @@ bool PrepareDefault(std::string* path, std::ostream& out) {
 // A server's stderr is its log: problems go there as JSON lines like every
 // other line, so a log shipper never meets a plain-text one.
 bool LoadValid(const std::string& path, config::Config* config) {
-  CheckedConfig checked = LoadAndCheck(path);
+  CheckedConfig checked = LoadAndCheck(path, /*tls_pairs=*/true);
   for (const auto& w : checked.loaded.warnings) log::Warn("config_warning", {{"detail", config::Describe(w, path)}});
   for (const auto& e : checked.errors) log::Error("config_error", {{"detail", config::Describe(e, path)}});
   if (!checked.ok()) {
@@ -88,6 +97,10 @@ int RunServe(const CommonOptions& common, std::ostream& out) {
   // A client that hangs up mid-answer must cost us a failed write, not the
   // process: TLS writes go through write(2), which raises SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);
+  // Before any thread exists, and before the config is read: a SIGHUP
+  // (`systemctl reload`) that arrives while it loads must not end the process.
+  sigset_t signals = ServeSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::string path = common.config_path.empty() ? kDefaultConfig : common.config_path;
   bool fresh_default = common.config_path.empty() && !std::filesystem::exists(path);
   if (common.config_path.empty() && !PrepareDefault(&path, out)) return kExitFailure;
@@ -96,14 +109,13 @@ int RunServe(const CommonOptions& common, std::ostream& out) {
   log::SetRedactedFields(config.log.redact);  // before the first line
   WarnInsecure(config);
 
-  sigset_t signals = ShutdownSignals();
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // before any thread exists
   App app(std::move(config));
   if (Status st = app.Start(); !st.ok()) {
     log::Error("start_failed", {{"detail", st.message()}});
     return kExitFailure;
   }
   // Before "listening": whoever waits for that line can read both addresses.
+  app.LogCertificates();
   log::Info("admin_listening", {{"url", app.AdminUrl()}});
   log::Info("listening", {{"url", app.BaseUrl()}, {"config", path}, {"database", app.config().storage.path}});
   if (fresh_default) out << "\n" << Tour(app.config().base_dir, app.BaseUrl()) << std::flush;

@@ -6,10 +6,10 @@
 #include <algorithm>
 
 #include "common/log.h"
+#include "http/certificate.h"
 #include "http/receive.h"
 #include "http/respond.h"
 #include "http/routes.h"
-#include "http/tls.h"
 
 namespace hookinbox::http {
 namespace {
@@ -33,31 +33,33 @@ socket_t ListeningSocket(httplib::Server& server) {
 
 Result<std::unique_ptr<PublicServer>> PublicServer::Create(const config::Config& config, store::Store& store,
                                                            const Clock& clock, ServerHooks hooks) {
+  std::unique_ptr<ServingCertificate> certificate;
   std::unique_ptr<httplib::Server> server;
   if (config.server.plain_http) {
     server = std::make_unique<Listener<httplib::Server>>();
   } else {
-    auto tls = std::make_unique<Listener<httplib::SSLServer>>(config.server.tls_cert.c_str(),
-                                                              config.server.tls_key.c_str());
-    if (!tls->is_valid()) {
-      return InvalidArgument("cannot load TLS certificate " + config.server.tls_cert + " and key " +
-                             config.server.tls_key + " (missing, unreadable, or not a matching pair)");
-    }
-    TuneServerContext(tls->ssl_context());
+    certificate = std::make_unique<ServingCertificate>(config.server.tls_cert, config.server.tls_key, clock, "server");
+    if (Status st = certificate->Load(); !st.ok()) return st;
+    ServingCertificate* cert = certificate.get();
+    // The certificate is chosen per handshake (certificate.h), never stored in the ctx.
+    auto tls = std::make_unique<Listener<httplib::SSLServer>>(
+        [cert](SSL_CTX& ctx) { return SetUpServerContext(ctx, *cert); });
+    if (!tls->is_valid()) return Internal("cannot create the TLS context for server.listen");
     server = std::move(tls);
   }
   auto receiver = std::make_unique<Receiver>(config, store, clock, hooks.on_accepted);
   std::unique_ptr<PublicServer> out(
-      new PublicServer(config, store, std::move(server), std::move(receiver), std::move(hooks)));
+      new PublicServer(config, store, std::move(certificate), std::move(server), std::move(receiver), std::move(hooks)));
   out->Configure();
   out->Route();
   return out;
 }
 
-PublicServer::PublicServer(const config::Config& config, store::Store& store, std::unique_ptr<httplib::Server> server,
+PublicServer::PublicServer(const config::Config& config, store::Store& store,
+                           std::unique_ptr<ServingCertificate> certificate, std::unique_ptr<httplib::Server> server,
                            std::unique_ptr<Receiver> receiver, ServerHooks hooks)
-    : config_(config), store_(store), server_(std::move(server)), receiver_(std::move(receiver)),
-      hooks_(std::move(hooks)) {}
+    : config_(config), store_(store), certificate_(std::move(certificate)), server_(std::move(server)),
+      receiver_(std::move(receiver)), hooks_(std::move(hooks)) {}
 
 PublicServer::~PublicServer() = default;
 
@@ -157,6 +159,12 @@ bool PublicServer::Stop() {
   server_->stop();
   stopped_ = true;
   return true;
+}
+
+Status PublicServer::ReloadCertificate() { return certificate_ ? certificate_->Reload() : Status::Ok(); }
+
+std::shared_ptr<const CertificatePair> PublicServer::Certificate() const {
+  return certificate_ ? certificate_->Current() : nullptr;
 }
 
 }  // namespace hookinbox::http

@@ -4,8 +4,11 @@
 // its defaults get wrong for a receiver (bench/RESULTS.md "Pitfalls"): the
 // Debian .so is compiled with 8 threads, 5 requests per connection, a listen
 // backlog of 5, Nagle on (44 ms per keep-alive answer) and no body limit.
-// Registers /hooks/…, /healthz and /readyz.
-// Thread-safety: Bind and Run from one thread; Stop from any thread.
+// Registers /hooks/…, /healthz and /readyz. With TLS it serves a
+// ServingCertificate (http/certificate.h), which ReloadCertificate swaps
+// while the listener and its open connections stay.
+// Thread-safety: Bind and Run from one thread; Stop, ReloadCertificate and
+// Certificate from any thread.
 #pragma once
 
 #include <functional>
@@ -25,6 +28,8 @@ class Server;
 namespace hookinbox::http {
 
 class Receiver;
+class ServingCertificate;
+struct CertificatePair;
 
 // What serve plugs into the listener; each may be empty.
 struct ServerHooks {
@@ -34,7 +39,8 @@ struct ServerHooks {
 
 class PublicServer {
  public:
-  // Builds the server; with TLS, loads the certificate and key (errors name the files).
+  // Builds the server; with TLS, loads and validates the certificate and key
+  // (InvalidArgument naming the file and the reason: http/certificate.h).
   static Result<std::unique_ptr<PublicServer>> Create(const config::Config& config, store::Store& store,
                                                       const Clock& clock, ServerHooks hooks = {});
   ~PublicServer();
@@ -52,14 +58,23 @@ class PublicServer {
   // running yet. Stopping twice is harmless.
   bool Stop();
 
+  // Reads server.tls_cert and tls_key again (the paths loaded at start) and
+  // serves them to new connections; on error keeps the current pair and says
+  // why. Ok and nothing done with plain_http.
+  Status ReloadCertificate();
+  // The pair new connections get; nullptr with plain_http.
+  std::shared_ptr<const CertificatePair> Certificate() const;
+
  private:
-  PublicServer(const config::Config& config, store::Store& store, std::unique_ptr<httplib::Server> server,
-               std::unique_ptr<Receiver> receiver, ServerHooks hooks);
+  PublicServer(const config::Config& config, store::Store& store, std::unique_ptr<ServingCertificate> certificate,
+               std::unique_ptr<httplib::Server> server, std::unique_ptr<Receiver> receiver, ServerHooks hooks);
   void Configure();
   void Route();
 
   const config::Config& config_;
   store::Store& store_;
+  // Before server_: connection threads use it until the server is gone. Null with plain_http.
+  std::unique_ptr<ServingCertificate> certificate_;
   std::unique_ptr<httplib::Server> server_;
   std::unique_ptr<Receiver> receiver_;
   ServerHooks hooks_;

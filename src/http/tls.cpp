@@ -58,7 +58,7 @@ Result<CertPtr> MakeCertificate(EVP_PKEY* key, const SelfSignedOptions& o) {
   BIGNUM* bn = BN_bin2bn(serial, sizeof serial, nullptr);
   BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get()));
   BN_free(bn);
-  X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);  // tolerate small clock skew
+  X509_gmtime_adj(X509_getm_notBefore(cert.get()), o.not_before_offset_seconds);
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), static_cast<long>(o.valid_days) * 86400);
   X509_set_pubkey(cert.get(), key);
   X509_NAME* name = X509_get_subject_name(cert.get());
@@ -76,9 +76,11 @@ Result<CertPtr> MakeCertificate(EVP_PKEY* key, const SelfSignedOptions& o) {
 }
 
 // Opens `path` for writing with `mode` from the start (no window where a
-// private key is readable by others), truncating an old file.
+// private key is readable by others), truncating an old file. O_NOFOLLOW: init
+// runs as root in directories the service user owns, where a planted symlink
+// must not redirect the write.
 FILE* OpenWithMode(const std::string& path, mode_t mode) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) return nullptr;
   ::fchmod(fd, mode);
   return ::fdopen(fd, "w");

@@ -1,7 +1,8 @@
 // http/tls.h — certificates for the HTTPS listener.
 //
 // Owns: generating the self-signed certificate `init` writes (OpenSSL API, no
-// shelling out) and tuning the server's SSL_CTX. ECDSA P-256: full handshakes
+// shelling out) and tuning the server's SSL_CTX. Loading, validating and
+// reloading the served pair is http/certificate.h. ECDSA P-256: full handshakes
 // cost a fraction of RSA-2048's (bench/RESULTS.md: 1,118/s vs 787/s).
 #pragma once
 
@@ -19,7 +20,9 @@ struct SelfSignedOptions {
   // Subject alternative names: DNS names and IP addresses (v4 or v6).
   std::vector<std::string> dns_names = {"localhost"};
   std::vector<std::string> ip_addresses = {"127.0.0.1", "::1"};
-  int valid_days = 825;
+  int valid_days = 825;  // notAfter = now + valid_days (negative: already expired, for tests)
+  // notBefore = now + this; the hour back tolerates small clock skew (positive: not yet valid, for tests).
+  long not_before_offset_seconds = -3600;
 };
 
 // Writes a new P-256 key (mode 0600) and a self-signed certificate (0644) in PEM.
