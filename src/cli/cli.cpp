@@ -19,9 +19,13 @@ int Main(int argc, char** argv) {
       ->configurable(false);
   app.add_flag("--json", common.json, "machine-readable output");
 
-  std::string init_dir = ".";
-  auto* init = app.add_subcommand("init", "write a working default config, certificate and secret into DIR");
-  init->add_option("DIR", init_dir, "directory to initialise (default: current)");
+  std::string init_dir;  // empty: the current directory, or none with -c
+  auto* init = app.add_subcommand(
+      "init", "write a working default config, certificate and secret into DIR; with -c FILE instead, create only "
+              "the files FILE names that are missing (self-signed pair, secret and token files 0600, directories "
+              "0700, the database), never writing FILE or opening an existing database; exit 0 done or nothing to "
+              "do, 1 failure (invalid config, a cert without its key), 2 usage");
+  init->add_option("DIR", init_dir, "directory to initialise (default: current; not with -c)");
   auto* check = app.add_subcommand("check-config", "validate the config; name every offending key and line");
   auto* serve = app.add_subcommand("serve", "receive webhooks until SIGTERM");
   SendTestOptions send;

@@ -15,7 +15,9 @@ struct CommonOptions {
 };
 
 // `hookinbox init [DIR]`: writes DIR/hookinbox.toml, a self-signed
-// certificate, the demo secret and the data directory.
+// certificate, the demo secret and the data directory. `hookinbox init -c
+// FILE` (DIR empty): creates only what FILE names and lacks (init.h
+// InitializeFromConfig); DIR and -c together are a usage error.
 int RunInit(const std::string& dir, const CommonOptions& common, std::ostream& out, std::ostream& err);
 
 // `hookinbox check-config`: every problem with file, line and key.

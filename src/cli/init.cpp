@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string_view>
 
+#include "cli/cli.h"
 #include "cli/commands.h"
 #include "common/secret.h"
 #include "http/tls.h"
@@ -17,20 +18,20 @@
 extern const char kHookinboxDefaultToml[];  // generated from packaging/hookinbox.default.toml
 
 namespace hookinbox::cli {
-namespace {
 
-namespace fs = std::filesystem;
-
-// Writes `content` to a new file with `mode`; fails when it exists.
-Status WriteNewFile(const fs::path& path, std::string_view content, mode_t mode) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) return Unavailable("cannot create " + path.string() + ": " + std::strerror(errno));
+Status WriteNewFile(const std::string& path, std::string_view content, unsigned mode) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
+  if (fd < 0) return Unavailable("cannot create " + path + ": " + std::strerror(errno));
   ssize_t n = ::write(fd, content.data(), content.size());
   bool ok = n == static_cast<ssize_t>(content.size()) && ::fsync(fd) == 0;
   ::close(fd);
-  if (!ok) return Unavailable("cannot write " + path.string());
+  if (!ok) return Unavailable("cannot write " + path);
   return Status::Ok();
 }
+
+namespace {
+
+namespace fs = std::filesystem;
 
 // Creates `path` with `perms` when absent. An existing directory keeps its
 // mode: init must never widen access to someone's home or data directory.
@@ -116,7 +117,17 @@ std::string Tour(const std::string& dir, const std::string& base_url) {
   return out;
 }
 
-int RunInit(const std::string& dir, const CommonOptions&, std::ostream& out, std::ostream& err) {
+int RunInit(const std::string& dir_arg, const CommonOptions& common, std::ostream& out, std::ostream& err) {
+  if (!common.config_path.empty()) {
+    if (!dir_arg.empty()) {
+      err << "hookinbox init: give either DIR or -c FILE, not both\n";
+      return kExitUsage;
+    }
+    Status st = InitializeFromConfig(common.config_path, out, err);
+    if (!st.ok()) err << "hookinbox init: " << st.message() << "\n";
+    return st.ok() ? kExitOk : kExitFailure;
+  }
+  const std::string dir = dir_arg.empty() ? "." : dir_arg;
   if (Status st = Initialize(dir); !st.ok()) {
     err << "hookinbox init: " << st.message() << "\n";
     return 1;

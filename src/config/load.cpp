@@ -289,6 +289,27 @@ void ResolvePaths(Config& c) {
   }
 }
 
+// The secret files init may create, resolved the way secrets.cpp resolves them when it reads them.
+std::vector<SecretFile> SecretFiles(const Parsed& parsed) {
+  const Config& c = parsed.config;
+  std::vector<SecretFile> files;
+  if (!c.admin.token_file.empty()) files.push_back({"admin.token_file", c.admin.token_file, ""});
+  for (size_t i = 0; i < c.endpoints.size() && i < parsed.sources.size(); ++i) {
+    const std::string at = "endpoint[" + std::to_string(i) + "]";
+    const EndpointSources& sources = parsed.sources[i];
+    const std::string& provider = c.endpoints[i].provider;
+    if (!sources.secrets.file.empty()) {
+      files.push_back({at + ".secret_file", c.Resolve(sources.secrets.file), provider});
+    }
+    for (size_t j = 0; j < sources.tenants.size(); ++j) {
+      if (sources.tenants[j].file.empty()) continue;
+      files.push_back({at + ".tenants[" + std::to_string(j) + "].secret_file", c.Resolve(sources.tenants[j].file),
+                       provider});
+    }
+  }
+  return files;
+}
+
 void SortByLine(std::vector<Problem>& problems) {
   std::stable_sort(problems.begin(), problems.end(),
                    [](const Problem& a, const Problem& b) { return a.line < b.line; });
@@ -316,7 +337,7 @@ void Reporter::Warn(std::string key, std::string message) {
 }
 
 LoadResult LoadString(std::string_view toml, const std::string& source_name, const std::string& base_dir,
-                      const PresetLookup* presets) {
+                      const PresetLookup* presets, const LoadOptions& options) {
   LoadResult result;
   toml::table root;
   try {
@@ -333,7 +354,8 @@ LoadResult LoadString(std::string_view toml, const std::string& source_name, con
   DropPresetAlternatives(parsed);
   ResolvePaths(parsed.config);
   Validate(parsed, report);
-  ResolveSecrets(parsed, report);
+  ResolveSecrets(parsed, report, options.read_secrets);
+  result.secret_files = SecretFiles(parsed);
 
   SortByLine(result.errors);
   SortByLine(result.warnings);
@@ -341,7 +363,7 @@ LoadResult LoadString(std::string_view toml, const std::string& source_name, con
   return result;
 }
 
-LoadResult LoadFile(const std::string& path, const PresetLookup* presets) {
+LoadResult LoadFile(const std::string& path, const PresetLookup* presets, const LoadOptions& options) {
   FileContent file = ReadSmallFile(path, kMaxConfigBytes);
   if (!file.ok) {
     LoadResult result;
@@ -351,7 +373,7 @@ LoadResult LoadFile(const std::string& path, const PresetLookup* presets) {
   std::error_code ec;
   std::filesystem::path absolute = std::filesystem::absolute(path, ec);
   std::string base_dir = ec ? std::string() : absolute.lexically_normal().parent_path().string();
-  LoadResult result = LoadString(file.bytes, path, base_dir, presets);
+  LoadResult result = LoadString(file.bytes, path, base_dir, presets, options);
   result.config.path = path;
   return result;
 }

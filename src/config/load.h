@@ -23,11 +23,34 @@ struct Problem {
   std::string message;  // what is wrong and what is allowed; never a secret value
 };
 
+// A file named by admin.token_file or a secret_file key: what `init -c` may
+// create when it is missing.
+struct SecretFile {
+  std::string key;       // "admin.token_file", "endpoint[0].secret_file", "endpoint[1].tenants[0].secret_file"
+  std::string path;      // resolved against the config file's directory
+  std::string provider;  // the endpoint's provider; "" for admin.token_file
+};
+
 struct LoadResult {
   Config config;                  // meaningful only when errors is empty
   std::vector<Problem> errors;    // any error means the config must not be used
   std::vector<Problem> warnings;  // usable, but something deserves attention
+  // Every admin.token_file, endpoint secret_file and tenant secret_file, in
+  // file order, whether or not secrets were read. Not the secrets_file lists,
+  // public keys, verify tokens or forward secrets: the admin supplies those.
+  std::vector<SecretFile> secret_files;
   bool ok() const { return errors.empty(); }
+};
+
+struct LoadOptions {
+  // true (default): read every secret the config names (secret_env,
+  // secret_file, public keys, tokens, …) into the Config, and report each
+  // that cannot be read. false: check only how each is written (one of env
+  // and file, a valid variable name, at least one source where one is
+  // required) and read none; no secret or public key in the Config is filled
+  // then, so such a Config must never serve. For `init -c`, which creates
+  // the secret files the config names and so runs before they exist.
+  bool read_secrets = true;
 };
 
 // Provider presets (SPEC §9), supplied from above: config/ sits below verify/,
@@ -49,11 +72,11 @@ struct PresetLookup {
 
 // Reads and loads `path`. Relative paths inside resolve against its directory.
 // `presets` null: only provider = "generic" is accepted.
-LoadResult LoadFile(const std::string& path, const PresetLookup* presets = nullptr);
+LoadResult LoadFile(const std::string& path, const PresetLookup* presets = nullptr, const LoadOptions& options = {});
 
 // Loads TOML text; `source_name` is used in messages, `base_dir` resolves relative paths.
 LoadResult LoadString(std::string_view toml, const std::string& source_name, const std::string& base_dir,
-                      const PresetLookup* presets = nullptr);
+                      const PresetLookup* presets = nullptr, const LoadOptions& options = {});
 
 // Problems with files a loaded config names but loading does not read: the
 // TLS certificate and key (unless plain_http) must be readable regular files.

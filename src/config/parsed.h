@@ -48,8 +48,10 @@ class Reporter {
 void Validate(const Parsed& parsed, Reporter& report);
 
 // Reads every secret the endpoints and tenants name into their `secrets`, and
-// checks the admin token resolves without keeping it (secrets.cpp).
-void ResolveSecrets(Parsed& parsed, Reporter& report);
+// checks the admin token resolves without keeping it (secrets.cpp). With
+// `read_values` false it checks only how each source is written and reads
+// none (LoadOptions::read_secrets).
+void ResolveSecrets(Parsed& parsed, Reporter& report, bool read_values = true);
 
 // The outcome of reading a small file (files.cpp).
 struct FileContent {

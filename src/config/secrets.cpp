@@ -117,7 +117,15 @@ constexpr const char* kNoSecret = "no secret: set secret_env, secret_file, secre
 
 class SecretReader {
  public:
-  SecretReader(const Parsed& parsed, Reporter& report) : p_(parsed), report_(report) {}
+  SecretReader(const Parsed& parsed, Reporter& report, bool read_values)
+      : p_(parsed), report_(report), read_(read_values) {}
+
+  // True when `sources` gave (or, not reading, would give) at least one value.
+  // Reading, a source either yields a value or reports an error, so an empty
+  // `read` after a clean Gather means none was configured.
+  bool Found(const std::vector<Secret>& read, const SecretSources& sources) const {
+    return !read.empty() || (!read_ && sources.any());
+  }
 
   // Reads every source of `s` (keys under `at`) into `out`, reporting each
   // that fails. Returns false when any failed. With `sig` a HMAC signature,
@@ -209,6 +217,7 @@ class SecretReader {
                          "put the secret in the environment and write the variable's name here");
       return;
     }
+    if (!read_) return;
     const char* value = std::getenv(name.c_str());
     if (value == nullptr) {
       Fail(key, "environment variable " + name + " is not set");
@@ -224,6 +233,7 @@ class SecretReader {
       Fail(key, "must name a file, not be empty");
       return;
     }
+    if (!read_) return;
     const std::string path = p_.config.Resolve(written);
     FileContent file = ReadSmallFile(path, kMaxSecretBytes);
     if (!file.ok) {
@@ -297,6 +307,7 @@ class SecretReader {
   const Parsed& p_;
   Reporter& report_;
   size_t errors_ = 0;
+  const bool read_;  // false: check how sources are written, read none (LoadOptions::read_secrets)
   const SignatureConfig* key_format_ = nullptr;  // the endpoint being gathered, when its secrets are HMAC keys
   const std::string* public_scheme_ = nullptr;   // the scheme whose public keys are being gathered
 };
@@ -319,7 +330,7 @@ void ResolvePublicKeys(SecretReader& reader, EndpointConfig& e, const SecretSour
     return;
   }
   std::vector<Secret> keys;
-  if (reader.GatherPublicKeys(sources, at, e.signature.scheme, keys) && keys.empty()) {
+  if (reader.GatherPublicKeys(sources, at, e.signature.scheme, keys) && !reader.Found(keys, sources)) {
     report.Error(at, "no public key: signature.scheme = " + TomlQuote(e.signature.scheme) + " " + kNoPublicKey);
   }
   for (const Secret& k : keys) e.public_keys.emplace_back(k.bytes());
@@ -381,8 +392,8 @@ void ResolveForwardSecret(SecretReader& reader, EndpointConfig& e, const SecretS
 
 }  // namespace
 
-void ResolveSecrets(Parsed& parsed, Reporter& report) {
-  SecretReader reader(parsed, report);
+void ResolveSecrets(Parsed& parsed, Reporter& report, bool read_values) {
+  SecretReader reader(parsed, report, read_values);
   reader.ResolveAdminToken(parsed.config.admin);
   reader.ResolveMetricsToken(parsed.config.admin);
   for (size_t i = 0; i < parsed.config.endpoints.size(); ++i) {
@@ -396,7 +407,8 @@ void ResolveSecrets(Parsed& parsed, Reporter& report) {
 
     if (e.tenants.empty()) {
       // A source that failed has its own error; "no secret" is for none configured.
-      if (reader.Gather(sources.secrets, at, e.secrets, &e.signature) && needs && e.secrets.empty()) {
+      if (reader.Gather(sources.secrets, at, e.secrets, &e.signature) && needs &&
+          !reader.Found(e.secrets, sources.secrets)) {
         report.Error(at, kNoSecret);
       }
       if (!needs && sources.secrets.any()) {
@@ -413,7 +425,8 @@ void ResolveSecrets(Parsed& parsed, Reporter& report) {
       const std::string tenant_at = at + ".tenants[" + std::to_string(j) + "]";
       const SecretSources& tenant_sources = sources.tenants[j];
       std::vector<Secret>& secrets = e.tenants[j].secrets;
-      if (reader.Gather(tenant_sources, tenant_at, secrets, &e.signature) && needs && secrets.empty()) {
+      if (reader.Gather(tenant_sources, tenant_at, secrets, &e.signature) && needs &&
+          !reader.Found(secrets, tenant_sources)) {
         report.Error(tenant_at, kNoSecret);
       }
     }

@@ -101,9 +101,7 @@ path = "data/hookinbox.db"
 )" + storage_extra + "\n" + DemoLikeEndpoint("demo") + extra);
 }
 
-std::string DemoLikeEndpoint(const std::string& name, const std::string& table_extra) {
-  return "\n[[endpoint]]\nname = \"" + name + "\"\nprovider = \"generic\"\n" + table_extra + R"(secret_file = "secrets/demo.secret"
-
+const char* const kDemoSignatureTables = R"(
 [endpoint.signature]
 header = "X-Signature"
 format = "sha256={signature}"
@@ -115,6 +113,10 @@ tolerance_seconds = 300
 id_pointer = "/id"
 event_type_pointer = "/type"
 )";
+
+std::string DemoLikeEndpoint(const std::string& name, const std::string& table_extra) {
+  return "\n[[endpoint]]\nname = \"" + name + "\"\nprovider = \"generic\"\n" + table_extra +
+         "secret_file = \"secrets/demo.secret\"\n" + kDemoSignatureTables;
 }
 
 std::string Installation::SignedRequest(const std::string& path, const std::string& body) const {

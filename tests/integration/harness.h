@@ -92,6 +92,11 @@ class Installation {
 // `tenant = "acme"`) is added to the [[endpoint]] table itself.
 std::string DemoLikeEndpoint(const std::string& name, const std::string& table_extra = "");
 
+// The demo endpoint's [endpoint.signature] and [endpoint.key] tables (what
+// DemoLikeEndpoint appends after the secret), for configs that name the
+// secret their own way.
+extern const char* const kDemoSignatureTables;
+
 class ServerProcess {
  public:
   explicit ServerProcess(const Installation& inst) : inst_(inst) {}
