@@ -65,14 +65,19 @@ Result<std::unique_ptr<SQLite::Database>> OpenDatabase(const std::string& path, 
   try {
     auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db->setBusyTimeout(options.busy_timeout_ms);
+    auto migrations = ParseMigrations(EmbeddedSchema());
+    if (!migrations.ok()) return migrations.status();
+    // Before anything writes: switching journal_mode would already rewrite
+    // the header of a newer database (a backup is in rollback-journal mode).
+    if (options.migrate) {
+      if (Status st = RefuseNewer(*db, *migrations); !st.ok()) return st;
+    }
     db->exec("PRAGMA journal_mode = WAL");
     // FULL: a commit is on disk (WAL fsynced) before it returns, which is
     // what lets us answer 2xx. NORMAL would lose acknowledged rows on power loss.
     db->exec("PRAGMA synchronous = FULL");
     db->exec("PRAGMA foreign_keys = ON");
     if (options.migrate) {
-      auto migrations = ParseMigrations(EmbeddedSchema());
-      if (!migrations.ok()) return migrations.status();
       if (Status st = Migrate(*db, *migrations); !st.ok()) return st;
     }
     return db;

@@ -39,15 +39,22 @@ Result<std::vector<Migration>> ParseMigrations(std::string_view text) {
   return out;
 }
 
-Status Migrate(SQLite::Database& db, const std::vector<Migration>& migrations) {
+Status RefuseNewer(SQLite::Database& db, const std::vector<Migration>& migrations) {
   try {
     int current = db.execAndGet("PRAGMA user_version").getInt();
     int latest = migrations.empty() ? 0 : migrations.back().version;
-    if (current > latest) {
-      return InvalidArgument("database schema version " + std::to_string(current) +
-                             " is newer than this binary understands (" + std::to_string(latest) +
-                             "); upgrade hookinbox");
-    }
+    if (current <= latest) return Status::Ok();
+    return InvalidArgument("database schema version " + std::to_string(current) +
+                           " is newer than this binary understands (" + std::to_string(latest) + "); upgrade hookinbox");
+  } catch (const SQLite::Exception& e) {
+    return Unavailable(std::string("migrate: ") + e.what());
+  }
+}
+
+Status Migrate(SQLite::Database& db, const std::vector<Migration>& migrations) {
+  if (Status st = RefuseNewer(db, migrations); !st.ok()) return st;
+  try {
+    int current = db.execAndGet("PRAGMA user_version").getInt();
     for (const auto& m : migrations) {
       if (m.version <= current) continue;
       SQLite::Transaction txn(db, SQLite::TransactionBehavior::IMMEDIATE);

@@ -30,6 +30,10 @@ Result<std::vector<Migration>> ParseMigrations(std::string_view schema_text);
 // The embedded schema.sql.
 std::string_view EmbeddedSchema();
 
+// InvalidArgument when `db` was written by a newer binary (user_version above
+// the last migration). Only reads the header, so a refused file is unchanged.
+Status RefuseNewer(SQLite::Database& db, const std::vector<Migration>& migrations);
+
 // Applies the pending migrations of `migrations` to `db`. A database newer
 // than the binary (user_version above the last migration) is refused.
 Status Migrate(SQLite::Database& db, const std::vector<Migration>& migrations);
