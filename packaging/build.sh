@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
 # Configures and builds one variant into build/<name>.
 #   packaging/build.sh release            RelWithDebInfo, no tests
-#   packaging/build.sh test               RelWithDebInfo with tests
+#   packaging/build.sh test               RelWithDebInfo with tests (and the package rules)
 #   packaging/build.sh asan|tsan          sanitizer builds with tests
+#   packaging/build.sh deb [TREE]         hookinbox_<version>_amd64.deb in build/deb, or
+#                                         packaged from an already built tree (e.g. build/test)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 variant="${1:-release}"
 case "$variant" in
   release) args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF) ;;
-  test)    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON) ;;
+  test)    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON -DHOOKINBOX_PACKAGE=ON) ;;
   asan)    args=(-DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DHOOKINBOX_SANITIZE=address) ;;
   tsan)    args=(-DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DHOOKINBOX_SANITIZE=thread) ;;
-  *) echo "usage: $0 release|test|asan|tsan" >&2; exit 2 ;;
+  deb)     args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF -DHOOKINBOX_PACKAGE=ON) ;;
+  *) echo "usage: $0 release|test|asan|tsan|deb [TREE]" >&2; exit 2 ;;
 esac
-cmake -S . -B "build/$variant" -G Ninja "${args[@]}" >/dev/null
-ninja -C "build/$variant"
+tree="build/$variant"
+if [ "$variant" = deb ] && [ -n "${2:-}" ]; then
+  tree="$2"   # reuse a tree configured with -DHOOKINBOX_PACKAGE=ON: no second compile
+else
+  cmake -S . -B "$tree" -G Ninja "${args[@]}" >/dev/null
+fi
+ninja -C "$tree"
+if [ "$variant" = deb ]; then
+  (cd "$tree" && cpack -G DEB >/dev/null)
+  ls "$tree"/hookinbox_*_amd64.deb
+fi

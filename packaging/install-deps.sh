@@ -10,6 +10,8 @@ packages=(
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
   catch2                                      # unit tests
   sqlite3 curl openssl ca-certificates        # integration tests and the README tour
+  help2man dpkg-dev file                      # the .deb: man page from --help, computed Depends
+  systemd adduser util-linux iproute2         # package test: systemd-analyze verify, unshare, ip
 )
 
 missing=()
