@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "common/digest.h"
+#include "common/log.h"
 #include "http/respond.h"
 
 namespace hookinbox::admin {
@@ -27,23 +28,33 @@ AdminAuth::AdminAuth(const Secret& admin_token, const Secret& metrics_token, Log
 
 AuthDecision AdminAuth::CheckAdmin(std::string_view authorization, const std::string& remote_addr) {
   if (admin_digest_.empty()) return {AuthOutcome::kNotConfigured, 0};
-  return Check(admin_digest_, authorization, remote_addr);
+  return Check(admin_digest_, "admin", authorization, remote_addr);
 }
 
 AuthDecision AdminAuth::CheckMetrics(std::string_view authorization, const std::string& remote_addr) {
   if (metrics_digest_.empty()) return {AuthOutcome::kOk, 0};
-  return Check(metrics_digest_, authorization, remote_addr);
+  return Check(metrics_digest_, "metrics", authorization, remote_addr);
 }
 
-AuthDecision AdminAuth::Check(const std::string& want_digest, std::string_view authorization,
+// Each failure is logged (the limiter caps them at kMaxFailures a window per
+// address); a block only on its first refused request, so a client hammering
+// a blocked address cannot fill the log. Neither line carries what was sent.
+AuthDecision AdminAuth::Check(const std::string& want_digest, const char* scope, std::string_view authorization,
                               const std::string& remote_addr) {
-  if (int64_t wait_ms = limiter_.BlockedForMs(remote_addr); wait_ms > 0) {
-    return {AuthOutcome::kTooMany, (wait_ms + 999) / 1000};
+  bool first_refusal = false;
+  if (int64_t wait_ms = limiter_.BlockedForMs(remote_addr, &first_refusal); wait_ms > 0) {
+    const int64_t retry_after_s = (wait_ms + 999) / 1000;
+    if (first_refusal) {
+      log::Warn("admin_auth_blocked",
+                {{"remote_addr", remote_addr}, {"scope", scope}, {"retry_after_s", retry_after_s}});
+    }
+    return {AuthOutcome::kTooMany, retry_after_s};
   }
   // Digests of equal length: the compare's time depends on nothing sent.
   const std::string got = Sha256(BearerToken(authorization));
   if (ConstantTimeEqual(got, want_digest)) return {AuthOutcome::kOk, 0};
-  limiter_.RecordFailure(remote_addr);
+  const int failures = limiter_.RecordFailure(remote_addr);
+  log::Warn("admin_auth_failed", {{"remote_addr", remote_addr}, {"scope", scope}, {"failures", failures}});
   return {AuthOutcome::kUnauthorized, 0};
 }
 

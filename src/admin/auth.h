@@ -7,7 +7,10 @@
 // wrong byte nor the token's length shows in the time taken. Failed logins
 // are counted per remote address (login_limiter.h); a blocked address gets
 // 429 with Retry-After even with the right token, so a guesser learns
-// nothing from its attempts during the block. Never logs the token.
+// nothing from its attempts during the block. Logs each failed login
+// (admin_auth_failed: address, scope, failures in the window) and each block
+// once, on its first refused request (admin_auth_blocked: address, scope,
+// retry_after_s). Never logs the token, nor any part of what was sent.
 // Thread-safety: the checks may run on any thread (the limiter locks).
 #pragma once
 
@@ -53,7 +56,9 @@ class AdminAuth {
   AuthDecision CheckMetrics(std::string_view authorization, const std::string& remote_addr);
 
  private:
-  AuthDecision Check(const std::string& want_digest, std::string_view authorization, const std::string& remote_addr);
+  // `scope` names the token checked in log lines: "admin" or "metrics".
+  AuthDecision Check(const std::string& want_digest, const char* scope, std::string_view authorization,
+                     const std::string& remote_addr);
 
   std::string admin_digest_;    // Sha256 of the admin token; "" when not configured
   std::string metrics_digest_;  // Sha256 of the metrics token; "" when not configured

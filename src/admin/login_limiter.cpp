@@ -8,24 +8,34 @@ void LoginLimiter::Prune(Entry& e, int64_t now_ms) const {
   while (!e.failures.empty() && e.failures.front() <= now_ms - kWindowMs) e.failures.pop_front();
 }
 
-int64_t LoginLimiter::BlockedForMs(const std::string& addr) {
+int64_t LoginLimiter::BlockedForMs(const std::string& addr, bool* first_refusal) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (first_refusal) *first_refusal = false;
   auto it = entries_.find(addr);
   if (it == entries_.end()) return 0;
-  return std::max<int64_t>(0, it->second.blocked_until_ms - clock_.NowMs());
+  Entry& e = it->second;
+  const int64_t wait_ms = std::max<int64_t>(0, e.blocked_until_ms - clock_.MonotonicMs());
+  if (wait_ms > 0 && first_refusal && !e.block_reported) {
+    e.block_reported = true;
+    *first_refusal = true;
+  }
+  return wait_ms;
 }
 
-void LoginLimiter::RecordFailure(const std::string& addr) {
+int LoginLimiter::RecordFailure(const std::string& addr) {
   std::lock_guard<std::mutex> lock(mu_);
-  const int64_t now = clock_.NowMs();
+  const int64_t now = clock_.MonotonicMs();
   if (entries_.size() >= kMaxTracked && entries_.find(addr) == entries_.end()) MakeRoom(now);
   Entry& e = entries_[addr];
   Prune(e, now);
   e.failures.push_back(now);
-  if (static_cast<int>(e.failures.size()) >= kMaxFailures) {
+  const int failures = static_cast<int>(e.failures.size());
+  if (failures >= kMaxFailures) {
     e.blocked_until_ms = now + kBlockMs;
+    e.block_reported = false;
     e.failures.clear();  // the block is the consequence; counting restarts after it
   }
+  return failures;
 }
 
 // Drops entries that no longer matter (nothing in the window, not blocked);

@@ -3,10 +3,12 @@
 //
 // Owns: the failure counts per remote address, in memory (a restart forgets
 // them, which costs an attacker a restart they cannot cause). Time comes from
-// the injected Clock, so tests move it by hand. Bounded: past kMaxTracked
-// addresses, entries with nothing left in their window are dropped first,
-// then the oldest; a flood of fresh addresses can thus only make the limiter
-// forget, never grow without bound.
+// the injected Clock's MonotonicMs(), so tests move it by hand: the state is
+// never stored, so it needs no wall time, and a wall-clock step (NTP,
+// `date -s`) neither lengthens a block nor lifts it early. Bounded: past
+// kMaxTracked addresses, entries with nothing left in their window are
+// dropped first, then the oldest; a flood of fresh addresses can thus only
+// make the limiter forget, never grow without bound.
 // Thread-safety: all methods may be called from any thread.
 #pragma once
 
@@ -30,15 +32,20 @@ class LoginLimiter {
   explicit LoginLimiter(const Clock& clock) : clock_(clock) {}
 
   // Milliseconds `addr` must still wait before it may try again; 0 when it may.
-  int64_t BlockedForMs(const std::string& addr);
+  // When `first_refusal` is given it is set to true for the first call that
+  // finds the current block, false for every later one, so a caller can
+  // report each block once rather than once per refused request.
+  int64_t BlockedForMs(const std::string& addr, bool* first_refusal = nullptr);
   // Counts one failed login of `addr`; the kMaxFailures-th within kWindowMs
-  // blocks it for kBlockMs from now.
-  void RecordFailure(const std::string& addr);
+  // blocks it for kBlockMs from now. Returns the failures within the window,
+  // this one included (kMaxFailures when it blocked).
+  int RecordFailure(const std::string& addr);
 
  private:
   struct Entry {
-    std::deque<int64_t> failures;  // times within the window, oldest first
-    int64_t blocked_until_ms = 0;
+    std::deque<int64_t> failures;  // MonotonicMs() of each within the window, oldest first
+    int64_t blocked_until_ms = 0;  // MonotonicMs(); 0 = never blocked
+    bool block_reported = false;   // BlockedForMs has handed out first_refusal for this block
   };
   void Prune(Entry& e, int64_t now_ms) const;
   void MakeRoom(int64_t now_ms);

@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "common/json_depth.h"
+
 namespace hookinbox::admin {
 namespace {
 
@@ -68,6 +70,15 @@ ShownPayload ShowPayload(const std::string& body, const std::vector<std::string>
   if (redact.empty()) {
     out.shown = true;
     out.body = body;
+    return out;
+  }
+  // Checked before parsing, not after: parsing is iterative, but dump() below
+  // recurses once per level, and a stored body a few hundred kilobytes deep
+  // overflowed the stack of the serve process (issue 8, D3). Such a body
+  // never passed verify::ParseJson: it was accepted as a non-JSON type.
+  if (JsonNestsDeeperThan(body)) {
+    out.why = "withheld: the endpoint redacts fields (endpoint.redact) and this payload nests deeper than " +
+              std::to_string(kMaxJsonDepth) + " levels, too deep to redact safely";
     return out;
   }
   json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);

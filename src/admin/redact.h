@@ -5,7 +5,9 @@
 // Owns: applying the pointers ("*" = every element or member at that level,
 // as in volatile_fields). A payload that must be redacted but is not JSON is
 // withheld rather than shown whole: a pointer cannot be applied to it, and
-// showing it would leak exactly what the operator asked to hide. Pure.
+// showing it would leak exactly what the operator asked to hide. So is one
+// nested deeper than kMaxJsonDepth (common/json_depth.h), which is never
+// parsed: re-serialising it would recurse past the end of the stack. Pure.
 #pragma once
 
 #include <string>

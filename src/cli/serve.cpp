@@ -97,6 +97,10 @@ int RunServe(const CommonOptions& common, std::ostream& out) {
   // A client that hangs up mid-answer must cost us a failed write, not the
   // process: TLS writes go through write(2), which raises SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);
+  // Under a file-size limit (RLIMIT_FSIZE) the write past it must fail with
+  // EFBIG, which the store answers as 503, not end the process. exec actions
+  // get default dispositions back in the child (worker/exec_action.cpp).
+  ::signal(SIGXFSZ, SIG_IGN);
   // Before any thread exists, and before the config is read: a SIGHUP
   // (`systemctl reload`) that arrives while it loads must not end the process.
   sigset_t signals = ServeSignals();

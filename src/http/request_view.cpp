@@ -1,5 +1,7 @@
 #include "http/request_view.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 
 namespace hookinbox::http {
@@ -24,7 +26,10 @@ store::DeliveryRecord DescribeRequest(const httplib::Request& req, int64_t now_m
   d.path = Cut(req.target.empty() ? req.path : req.target, 512);
   d.content_type = Cut(req.get_header_value("Content-Type"), 128);
   d.user_agent = Cut(req.get_header_value("User-Agent"), 256);
-  d.body_bytes = static_cast<int64_t>(req.get_header_value<uint64_t>("Content-Length"));
+  // Declared, not read: httplib parses it with strtoull, so 2^64-1 (or "-1")
+  // arrives here as a uint64 that a plain cast would audit as -1. Clamped.
+  const uint64_t declared = req.get_header_value<uint64_t>("Content-Length");
+  d.body_bytes = static_cast<int64_t>(std::min<uint64_t>(declared, INT64_MAX));
   return d;
 }
 

@@ -22,7 +22,8 @@ class HttplibHeaders final : public HeaderView {
 
 // The audit fields known before anything is checked: time, peer, method,
 // path, media type, user agent and declared size. Long values are cut so a
-// hostile header cannot bloat the audit table.
+// hostile header cannot bloat the audit table; a declared size beyond int64
+// is recorded as INT64_MAX, never wrapped negative.
 store::DeliveryRecord DescribeRequest(const httplib::Request& req, int64_t now_ms);
 
 // Sends `res` (its body already set) and then closes the connection instead

@@ -53,6 +53,35 @@ void CountAttempt(const store::ClaimedEvent& event, const worker::Outcome& outco
   registry.Add(metrics::kRetriesTotal, {event.endpoint, event.provider, RetryReason(outcome, probe_not_found)});
 }
 
+// How soon a failed lease renewal is tried again.
+constexpr std::chrono::milliseconds kRenewRetry{100};
+
+// Logs a streak of failed renewals without flooding the log while a lock is
+// held: the first failure, then at most one line per renewal period, and a
+// line when a renewal succeeds again.
+class RenewFailureLog {
+ public:
+  RenewFailureLog(int64_t id, std::chrono::milliseconds every) : id_(std::to_string(id)), every_(every) {}
+  void Note(const Status& st) {
+    const auto now = std::chrono::steady_clock::now();
+    if (st.ok()) {
+      if (streak_ > 0) log::Info("worker_renew_recovered", {{"id", id_}, {"failures", std::to_string(streak_)}});
+      streak_ = 0;
+      return;
+    }
+    if (streak_++ == 0 || now - last_logged_ >= every_) {
+      log::Warn("worker_renew_failed", {{"id", id_}, {"error", st.message()}});
+      last_logged_ = now;
+    }
+  }
+
+ private:
+  const std::string id_;
+  const std::chrono::milliseconds every_;
+  int streak_ = 0;
+  std::chrono::steady_clock::time_point last_logged_;
+};
+
 }  // namespace
 
 ActionMap BuildActions(const config::Config& config, const Clock& clock) {
@@ -259,7 +288,8 @@ bool WorkerLoop::RunOne(const std::string& owner) {
     if (stopping_) return false;
     std::vector<std::string> excluded = ExcludedLocked();
     if (excluded.size() == config_.endpoints.size() && !config_.endpoints.empty()) return false;
-    auto claimed = queue_.ClaimDue(owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000, excluded);
+    auto claimed = queue_.ClaimDue(owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000, excluded,
+                                   running_ids_);
     if (!claimed.ok()) {
       log::Error("worker_claim_failed", {{"error", claimed.status().message()}});
       return false;
@@ -268,6 +298,7 @@ bool WorkerLoop::RunOne(const std::string& owner) {
     event = std::move(*claimed);
     ++in_flight_by_endpoint_[event->endpoint];
     ++in_flight_;
+    running_ids_.push_back(event->id);
   }
 
   std::shared_ptr<worker::Action> action;
@@ -345,6 +376,8 @@ bool WorkerLoop::RunOne(const std::string& owner) {
     std::lock_guard<std::mutex> lock(mu_);
     --in_flight_by_endpoint_[event->endpoint];
     --in_flight_;
+    // Recorded (or given up): from now on a claim may take it, when due.
+    running_ids_.erase(std::find(running_ids_.begin(), running_ids_.end(), event->id));
     ++notifications_;  // a slot freed: a waiting thread may claim for this endpoint
   }
   wake_.notify_all();
@@ -353,18 +386,26 @@ bool WorkerLoop::RunOne(const std::string& owner) {
 }
 
 // Runs beside the action: renews every lease/3 until `done`; returns early
-// (leaving `done` false) when the lease was lost.
+// (leaving `done` false) when the lease was lost. A failed renewal (most
+// often a write lock held past busy_timeout_ms by another process) is tried
+// again after kRenewRetry, so the lease is restored as soon as the lock
+// clears; until then no claim of this process takes the event (running_ids_),
+// and its Finish works on the lapsed lease unless another process took it.
 void WorkerLoop::Renew(const store::ClaimedEvent& event, const std::string& owner, std::mutex& mu,
                        std::condition_variable& cv, const bool& done) {
   const int64_t lease_ms = int64_t{config_.worker.lease_seconds} * 1000;
   const auto every = std::chrono::milliseconds(std::max<int64_t>(lease_ms / 3, 1));
+  const auto retry = std::min(every, kRenewRetry);
+  RenewFailureLog failures(event.id, every);
+  auto wait = every;
   std::unique_lock<std::mutex> lock(mu);
-  while (!cv.wait_for(lock, every, [&] { return done; })) {
+  while (!cv.wait_for(lock, wait, [&] { return done; })) {
     lock.unlock();
     Status st = queue_.RenewLease(event.id, owner, event.attempt, clock_.NowMs() + lease_ms);
     lock.lock();
     if (st.code() == Code::kConflict) return;
-    if (!st.ok()) log::Warn("worker_renew_failed", {{"id", std::to_string(event.id)}, {"error", st.message()}});
+    failures.Note(st);
+    wait = st.ok() ? every : retry;
   }
 }
 

@@ -5,7 +5,9 @@
 // ("<host>:<pid>:<n>"); the per-endpoint concurrency limit (endpoints at
 // their action.concurrency, and endpoints without an action, are passed to
 // ClaimDue as excluded, so their events wait); lease renewal while an action
-// runs (every lease/3; a lost lease abandons the attempt quietly); the
+// runs (every lease/3, and soon again after a failed renewal; a lost lease
+// abandons the attempt quietly); the events it is running, which its own
+// claims never take back even when their lease lapsed (issue 8, D6); the
 // verdict → state mapping; and shutdown (stop claiming, wait up to a grace
 // period, release the leases still held).
 // Thread-safety: Start/Stop from one thread; Notify and running() from any.
@@ -108,6 +110,9 @@ class WorkerLoop {
   uint64_t notifications_ = 0;        // bumped by Notify
   std::map<std::string, int> in_flight_by_endpoint_;
   int in_flight_ = 0;
+  // The events this process's threads are running (claimed, not yet
+  // recorded), passed to every ClaimDue so none is claimed twice at once.
+  std::vector<int64_t> running_ids_;
 
   // Finish (shared) vs. Stop's release (exclusive): once the leases are
   // released, an attempt still running records nothing more — its row

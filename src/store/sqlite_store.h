@@ -48,8 +48,10 @@ class SqliteStore final : public Store, public WorkQueue, public Ledger {
   void Close() override;
 
   // WorkQueue (sqlite_work_queue.cpp, sqlite_event_queries.cpp).
+  using WorkQueue::ClaimDue;  // the overload without running ids
   Result<std::optional<ClaimedEvent>> ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
-                                               const std::vector<std::string>& excluded_endpoints) override;
+                                               const std::vector<std::string>& excluded_endpoints,
+                                               const std::vector<int64_t>& running_ids) override;
   Status RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) override;
   Status Finish(const AttemptResult& result) override;
   Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms) override;

@@ -33,27 +33,39 @@ std::string ShortError(const std::string& error) {
   return error.size() <= kMaxErrorBytes ? error : error.substr(0, kMaxErrorBytes);
 }
 
+// "?first,?first+1,…": n numbered parameters.
+std::string Placeholders(size_t first, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += (i ? ",?" : "?") + std::to_string(first + i);
+  return out;
+}
+
 // The next due event: the partial index webhook_inbox_due in (next_attempt_at,
 // id) order. For 'processing' rows next_attempt_at equals lease_until
 // (schema.sql migration 3), so expired leases come out of the same range scan.
-std::string DueSql(size_t excluded) {
+// The caller's running events are left out by id (see WorkQueue::ClaimDue).
+// Ids, not the lease owner's "<host>:<pid>" prefix: a worker stopped and
+// started again in one process (tests, a future reload) must still take
+// back the leases it released.
+std::string DueSql(size_t excluded, size_t running) {
   std::string sql =
       "SELECT id, status, endpoint, tenant_id, payload_hash, coalesce(business_key, ''),"
       " coalesce(business_key_hint, ''), coalesce(object_key, ''), coalesce(object_version, 0)"
       " FROM webhook_inbox WHERE status IN ('received', 'retryable_failed', 'processing') AND next_attempt_at <= ?1"
       " AND (status <> 'processing' OR lease_until < ?1)";
-  if (excluded > 0) {
-    sql += " AND endpoint NOT IN (?2";
-    for (size_t i = 1; i < excluded; ++i) sql += ",?" + std::to_string(2 + i);
-    sql += ")";
-  }
+  if (excluded > 0) sql += " AND endpoint NOT IN (" + Placeholders(2, excluded) + ")";
+  if (running > 0) sql += " AND id NOT IN (" + Placeholders(2 + excluded, running) + ")";
   return sql + " ORDER BY next_attempt_at, id LIMIT 1";
 }
 
-std::optional<DueEvent> NextDue(SQLite::Database& db, int64_t now_ms, const std::vector<std::string>& excluded) {
-  SQLite::Statement st(db, DueSql(excluded.size()));
+std::optional<DueEvent> NextDue(SQLite::Database& db, int64_t now_ms, const std::vector<std::string>& excluded,
+                                const std::vector<int64_t>& running) {
+  SQLite::Statement st(db, DueSql(excluded.size(), running.size()));
   st.bind(1, static_cast<int64_t>(now_ms));
   for (size_t i = 0; i < excluded.size(); ++i) st.bind(static_cast<int>(2 + i), excluded[i]);
+  for (size_t i = 0; i < running.size(); ++i) {
+    st.bind(static_cast<int>(2 + excluded.size() + i), static_cast<int64_t>(running[i]));
+  }
   if (!st.executeStep()) return std::nullopt;
   DueEvent e;
   e.id = st.getColumn(0).getInt64();
@@ -66,6 +78,29 @@ std::optional<DueEvent> NextDue(SQLite::Database& db, int64_t now_ms, const std:
   e.object_key = st.getColumn(7).getString();
   e.object_version = st.getColumn(8).getInt64();
   return e;
+}
+
+// A running event of `e`'s object makes `e` wait, whatever its lease says.
+// The gate counts only holders under a valid lease (an expired holder is
+// presumed dead, and is reclaimed before `e`, being due earlier); a running
+// event's lease may have lapsed with its process alive, and it is not
+// reclaimed, so without this `e` would run beside it.
+std::optional<GateDecision> RunningHoldsObject(SQLite::Database& db, const DueEvent& e,
+                                               const std::vector<int64_t>& running, int64_t now_ms,
+                                               int64_t lease_ms) {
+  if (e.object_key.empty() || running.empty()) return std::nullopt;
+  SQLite::Statement st(db,
+                       "SELECT id FROM webhook_inbox WHERE endpoint = ?1 AND tenant_id = ?2 AND object_key = ?3"
+                       " AND status = 'processing' AND id IN (" + Placeholders(4, running.size()) + ") LIMIT 1");
+  st.bind(1, e.endpoint);
+  st.bind(2, e.tenant_id);
+  st.bind(3, e.object_key);
+  for (size_t i = 0; i < running.size(); ++i) st.bind(static_cast<int>(4 + i), static_cast<int64_t>(running[i]));
+  if (!st.executeStep()) return std::nullopt;
+  const int64_t holder = st.getColumn(0).getInt64();
+  // Its finish wakes `e` (AfterFinish); the lease length bounds the wait otherwise.
+  return GateDecision{GateVerdict::kWait, "", holder, now_ms + lease_ms,
+                      "waiting for event " + std::to_string(holder) + " (same object)"};
 }
 
 // The claim of a due event: one conditional UPDATE (still due, as read under
@@ -147,11 +182,13 @@ std::optional<ClaimedEvent> ClaimEvent(SQLite::Database& db, const DueEvent& due
 // The oldest due event the gate lets run, claimed; those it skips or sets
 // waiting on the way are written in the same transaction.
 std::optional<ClaimedEvent> ClaimInTransaction(SQLite::Database& db, const std::string& owner, int64_t now_ms,
-                                               int64_t lease_ms, const std::vector<std::string>& excluded) {
+                                               int64_t lease_ms, const std::vector<std::string>& excluded,
+                                               const std::vector<int64_t>& running) {
   for (int step = 0; step < kMaxGateSteps; ++step) {
-    std::optional<DueEvent> due = NextDue(db, now_ms, excluded);
+    std::optional<DueEvent> due = NextDue(db, now_ms, excluded, running);
     if (!due) return std::nullopt;
-    const GateDecision decision = Gate(db, *due, now_ms, lease_ms);
+    std::optional<GateDecision> held = RunningHoldsObject(db, *due, running, now_ms, lease_ms);
+    const GateDecision decision = held ? *held : Gate(db, *due, now_ms, lease_ms);
     if (decision.verdict == GateVerdict::kProceed) return ClaimEvent(db, *due, owner, now_ms, lease_ms);
     // A 'processing' event here lost its lease (its worker died): that attempt ends as lost.
     CloseOpenAttempts(db, due->id, "lost", now_ms, "lease expired; event reclaimed");
@@ -271,12 +308,13 @@ const char* AttemptOutcomeName(AttemptOutcome o) {
 }
 
 Result<std::optional<ClaimedEvent>> SqliteStore::ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
-                                                          const std::vector<std::string>& excluded_endpoints) {
+                                                          const std::vector<std::string>& excluded_endpoints,
+                                                          const std::vector<int64_t>& running_ids) {
   if (owner.empty() || lease_ms <= 0) return InvalidArgument("claim due: owner and a positive lease are required");
   std::optional<ClaimedEvent> claimed;
   Status st = writer_->Submit([&](SQLite::Database& db) {
     claimed.reset();
-    claimed = ClaimInTransaction(db, owner, now_ms, lease_ms, excluded_endpoints);
+    claimed = ClaimInTransaction(db, owner, now_ms, lease_ms, excluded_endpoints, running_ids);
   });
   if (!st.ok()) return Prefixed("claim due", st);
   return claimed;

@@ -187,15 +187,32 @@ class WorkQueue {
   // 'retryable_failed' whose next_attempt_at <= now, or 'processing' whose
   // lease expired (its open attempt row is closed as 'lost'). Events of
   // `excluded_endpoints` are skipped. Returns nullopt when nothing is due.
+  //
+  // `running_ids`: the events the caller's process is still running. They
+  // are never claimed, even when their lease expired: a lease lapses while
+  // its holder is alive when renewals fail (a write lock held longer than
+  // the lease) or the wall clock jumps forward, and reclaiming then would
+  // run the action twice at once. Nor does an event of the same object as a
+  // running one proceed (it waits for it, as for a valid lease). A dead
+  // process's leases are still reclaimed: its successor runs none of them.
   virtual Result<std::optional<ClaimedEvent>> ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
-                                                       const std::vector<std::string>& excluded_endpoints) = 0;
+                                                       const std::vector<std::string>& excluded_endpoints,
+                                                       const std::vector<int64_t>& running_ids) = 0;
+  // The same for a caller that runs nothing itself (tools, tests).
+  Result<std::optional<ClaimedEvent>> ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
+                                               const std::vector<std::string>& excluded_endpoints) {
+    return ClaimDue(owner, now_ms, lease_ms, excluded_endpoints, {});
+  }
 
-  // Extends the lease. Errors: Conflict when the lease was lost (expired and
+  // Extends the lease; like Finish, it works on a lapsed lease nobody
+  // reclaimed. Errors: Conflict when the lease was lost (expired and
   // re-claimed, released, or finished) — the caller must abandon the attempt.
   virtual Status RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) = 0;
 
   // Records the attempt and moves the event out of 'processing', clearing the
-  // lease. Errors: Conflict when the lease was lost — the event is untouched
+  // lease. Fenced by (owner, attempt), not by the lease's expiry: an attempt
+  // whose lease lapsed but that nobody reclaimed finishes normally.
+  // Errors: Conflict when the lease was lost — the event is untouched
   // and the attempt row is closed as 'lost' (that much is written); other
   // errors change nothing (InvalidArgument: no owner, or retryable_failed
   // without next_attempt_at_ms).

@@ -1,8 +1,9 @@
 // JSON parsing, pointers and canonical form; see json.h.
 //
-// The depth limit is enforced by a byte scan before nlohmann sees the body:
-// the scan is linear, allocates nothing and stops at the first level too deep,
-// so a megabyte of '[' costs one pass instead of a megabyte-deep document that
+// The depth limit is enforced by a byte scan before nlohmann sees the body
+// (common/json_depth.h, shared with the admin payload view): the scan is
+// linear, allocates nothing and stops at the first level too deep, so a
+// megabyte of '[' costs one pass instead of a megabyte-deep document that
 // every later recursive walk (canonicalisation, pointer removal) would have to
 // survive.
 #include "verify/json.h"
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "common/json_depth.h"
 #include "verify/text.h"
 
 namespace hookinbox::verify {
@@ -19,29 +21,9 @@ namespace {
 
 using nlohmann::json;
 
-// True when arrays/objects in `body` nest deeper than `limit`. Brackets inside
-// strings do not count; the scan tolerates invalid JSON (the parser rejects it).
-bool NestsDeeperThan(std::string_view body, int limit) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : body) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > limit) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
-}
+// One limit for every JSON text the product parses: verify's public constant
+// must not drift from the shared scan's.
+static_assert(kMaxJsonDepth == ::hookinbox::kMaxJsonDepth);
 
 // Rewrites integral floats as integers, recursively, so 1.0 and 1 serialise alike.
 void NormaliseNumbers(json& v) {
@@ -127,7 +109,7 @@ bool HasWildcard(const std::vector<std::string>& tokens) {
 
 Result<json> ParseJson(std::string_view body) {
   if (!IsValidUtf8(body)) return InvalidArgument("body is not valid UTF-8");
-  if (NestsDeeperThan(body, kMaxJsonDepth)) {
+  if (JsonNestsDeeperThan(body, kMaxJsonDepth)) {
     return InvalidArgument("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
   try {

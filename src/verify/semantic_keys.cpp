@@ -48,7 +48,7 @@ Status AddOrdering(const config::OrderingConfig& o, const json& doc, EventIdenti
   std::optional<int64_t> comparable = ComparableVersion(*version);
   if (!comparable) {
     return InvalidArgument("ordering version " + o.version +
-                           " is not an integer, a Unix time or an RFC 3339 time");
+                           " is not an integer in the signed 64-bit range, a Unix time or an RFC 3339 time");
   }
   out->object_key = Digest("hookinbox-object-v1", {ValueText(*object)});
   out->object_version = *comparable;
@@ -58,12 +58,16 @@ Status AddOrdering(const config::OrderingConfig& o, const json& doc, EventIdenti
 }  // namespace
 
 std::optional<int64_t> ComparableVersion(const json& value) {
-  if (value.is_number_integer()) return value.get<int64_t>();
+  // Unsigned first: nlohmann's is_number_integer() is true for unsigned
+  // values too, and get<int64_t>() would wrap 2^64-1 to -1, an event that
+  // sorts before every real one. Above INT64_MAX is refused, as the digit
+  // string of the same value is (from_chars reports out of range).
   if (value.is_number_unsigned()) {
     const uint64_t u = value.get<uint64_t>();
     if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
     return static_cast<int64_t>(u);
   }
+  if (value.is_number_integer()) return value.get<int64_t>();  // negative: fits, as "-5" does
   if (!value.is_string()) return std::nullopt;
   const std::string& text = value.get_ref<const std::string&>();
   int64_t n = 0;

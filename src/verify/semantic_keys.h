@@ -27,6 +27,9 @@ Status AddSemanticKeys(const config::EndpointConfig& endpoint, const nlohmann::j
 
 // A version value as a comparable integer: JSON integers as they are, digit
 // strings as integers, RFC 3339 times as ms since the epoch; else nullopt.
+// Integers outside int64 (above 9223372036854775807, as a number or as a
+// string) are nullopt, never wrapped; negative integers are kept in both
+// forms (a time before 1970 is negative too).
 std::optional<int64_t> ComparableVersion(const nlohmann::json& value);
 
 }  // namespace hookinbox::verify

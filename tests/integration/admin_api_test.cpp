@@ -14,6 +14,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "harness.h"
 
@@ -236,6 +237,59 @@ TEST_CASE("admin api: the 11th failed login from one address within a minute get
   CHECK(f.Api("GET", "/admin/api/stats", "", "USE_TOKEN", attacker).status == 429);
   CHECK(f.Api("POST", "/admin/api/events/1/replay", "{}", "USE_TOKEN", attacker).status == 429);
   CHECK(f.Api("GET", "/admin/api/events", "", "USE_TOKEN", "127.0.0.78").status == 200);
+}
+
+// Issue 8 (D8): brute force was rate-limited but left no trace in the log.
+TEST_CASE("admin api: each failed login is logged with address and count, a block once, and never what was sent",
+          "[integration][admin-api]") {
+  AdminFixture f;
+  f.server.Start();
+  const std::string attacker = "127.0.0.91";
+  std::vector<std::string> sent;
+  auto guess = [&](int i) {
+    sent.push_back("d8-wrong-admin-token-" + std::to_string(i) + "-qzx");
+    RegisterLeakMarker(sent.back());
+    return f.Api("GET", "/admin/api/events", "", sent.back(), attacker);
+  };
+  for (int i = 1; i <= 10; ++i) CHECK(guess(i).status == 401);  // the limit: 10 a minute per address
+  // Blocked: a wrong token, the right one, a wrong one again.
+  CHECK(guess(11).status == 429);
+  CHECK(f.Api("GET", "/admin/api/events", "", "USE_TOKEN", attacker).status == 429);
+  CHECK(guess(12).status == 429);
+  CHECK(f.Api("GET", "/admin/api/events", "", "d8-other-address", "127.0.0.92").status == 401);
+  sent.push_back("d8-other-address");
+
+  auto lines = [&](const std::string& event) {
+    std::vector<json> out;
+    std::istringstream in(f.server.log());
+    for (std::string line; std::getline(in, line);) {
+      json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (j.is_object() && j.value("event", "") == event) out.push_back(j);
+    }
+    return out;
+  };
+  REQUIRE(PollUntil([&] { return lines("admin_auth_failed").size() == 11 && lines("admin_auth_blocked").size() == 1; },
+                    10s));
+  const auto failed = lines("admin_auth_failed");
+  for (int i = 0; i < 10; ++i) {
+    INFO(failed[i].dump());
+    CHECK(failed[i].at("level") == "warn");
+    CHECK(failed[i].at("remote_addr") == attacker);
+    CHECK(failed[i].at("scope") == "admin");
+    CHECK(failed[i].at("failures") == i + 1);
+  }
+  CHECK(failed[10].at("remote_addr") == "127.0.0.92");
+  CHECK(failed[10].at("failures") == 1);
+  const json blocked = lines("admin_auth_blocked").at(0);
+  INFO(blocked.dump());
+  CHECK(blocked.at("level") == "warn");
+  CHECK(blocked.at("remote_addr") == attacker);
+  CHECK(blocked.at("retry_after_s").get<int>() >= 55);
+  CHECK(blocked.at("retry_after_s").get<int>() <= 60);
+  // Neither the guesses nor the real token (sent while blocked) reach the log.
+  const std::string log = f.server.log();
+  for (const auto& token : sent) CHECK(log.find(token) == std::string::npos);
+  CHECK(log.find(f.token) == std::string::npos);
 }
 
 TEST_CASE("admin api: without a configured token /admin/api answers 503 naming the keys; /metrics and the UI "

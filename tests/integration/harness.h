@@ -112,6 +112,8 @@ class ServerProcess {
   // Waits for the process to exit; returns its exit code (128+sig if signalled), -1 on timeout.
   int WaitExit(std::chrono::milliseconds timeout = std::chrono::seconds(30));
   int port() const { return port_; }
+  // The running server's process id (-1 when none): for prlimit(2) and /proc.
+  pid_t pid() const { return pid_; }
   // The admin listener's port (from its "admin_listening" log line); 0 when not seen.
   int admin_port() const { return admin_port_; }
   std::string log() const;

@@ -41,3 +41,33 @@ TEST_CASE("redact: a payload that is not JSON is withheld when anything must be 
   CHECK(p.body.empty());
   CHECK(p.why.find("not JSON") != std::string::npos);
 }
+
+TEST_CASE("redact: a payload nested deeper than 64 levels is withheld, never parsed (issue 8, D3)",
+          "[admin][redact]") {
+  auto nested = [](int depth, const std::string& inner) {
+    std::string s;
+    for (int i = 0; i < depth; ++i) s += "{\"k\":";
+    s += inner;
+    return s + std::string(depth, '}');
+  };
+  // 64 levels: still parsed and redacted.
+  std::string pointer;
+  for (int i = 0; i < 63; ++i) pointer += "/k";
+  ShownPayload ok = ShowPayload(nested(63, R"({"secret":"x"})"), {pointer + "/secret"});
+  REQUIRE(ok.shown);
+  CHECK(ok.redacted);
+  CHECK(ok.body.find("\"x\"") == std::string::npos);
+  CHECK(ok.body.find(kRedactedValue) != std::string::npos);
+  // 65 levels: withheld with the reason.
+  ShownPayload deep = ShowPayload(nested(64, R"({"secret":"x"})"), {"/secret"});
+  CHECK_FALSE(deep.shown);
+  CHECK(deep.body.empty());
+  CHECK(deep.why.find("deeper than 64 levels") != std::string::npos);
+  // The size that overflowed the stack in dump(): answered at once, withheld.
+  const int kHostile = 300000;
+  ShownPayload hostile = ShowPayload(std::string(kHostile, '[') + std::string(kHostile, ']'), {"/0"});
+  CHECK_FALSE(hostile.shown);
+  CHECK(hostile.why.find("deeper than 64 levels") != std::string::npos);
+  // No redaction configured: the body is shown as stored, whatever its depth (it is never parsed).
+  CHECK(ShowPayload(std::string(1000, '['), {}).shown);
+}

@@ -38,26 +38,48 @@ class FakeQueue final : public store::WorkQueue {
     pending.push_back(e);
   }
   Result<std::optional<store::ClaimedEvent>> ClaimDue(const std::string& owner, int64_t, int64_t,
-                                                      const std::vector<std::string>& excluded) override {
+                                                      const std::vector<std::string>& excluded,
+                                                      const std::vector<int64_t>& running) override {
     std::lock_guard<std::mutex> lock(mu);
     owners.insert(owner);
     last_excluded = excluded;
+    last_running = running;
+    ++claims;
+    auto excluded_endpoint = [&](const store::ClaimedEvent& e) {
+      return std::find(excluded.begin(), excluded.end(), e.endpoint) != excluded.end();
+    };
     for (auto it = pending.begin(); it != pending.end(); ++it) {
-      if (std::find(excluded.begin(), excluded.end(), it->endpoint) != excluded.end()) continue;
+      if (excluded_endpoint(*it)) continue;
       store::ClaimedEvent e = *it;
       pending.erase(it);
       e.attempt = ++attempts[e.id];
+      if (leases_lapse) unfinished[e.id] = e;
+      return std::optional<store::ClaimedEvent>(e);
+    }
+    // A lapsed lease is due again, as in the store, unless the caller runs it.
+    for (auto& [id, e] : unfinished) {
+      if (excluded_endpoint(e) || std::find(running.begin(), running.end(), id) != running.end()) continue;
+      e.attempt = ++attempts[id];
       return std::optional<store::ClaimedEvent>(e);
     }
     return std::optional<store::ClaimedEvent>();
   }
   Status RenewLease(int64_t, const std::string&, int, int64_t) override {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      renewed_at.push_back(std::chrono::steady_clock::now());
+    }
     ++renewals;
+    if (renew_failures.load() > 0) {
+      --renew_failures;
+      return Status{Code::kUnavailable, "database is locked"};
+    }
     return lose_lease.load() ? Status{Code::kConflict, "lease lost"} : Status::Ok();
   }
   Status Finish(const store::AttemptResult& r) override {
     std::lock_guard<std::mutex> lock(mu);
     finished.push_back(r);
+    unfinished.erase(r.id);
     return Status::Ok();
   }
   Result<int> ReleaseLeases(const std::string&, int64_t) override {
@@ -86,6 +108,15 @@ class FakeQueue final : public store::WorkQueue {
   std::set<std::string> owners;
   std::atomic<int> renewals{0}, release_calls{0};
   std::atomic<bool> lose_lease{false};
+  // Issue 8 (D6): with leases_lapse, every claimed event stays due until it is
+  // finished (its lease lapsed at once, as under a write lock held longer
+  // than the lease), unless a claim names it as running.
+  bool leases_lapse = false;  // set before Start
+  std::map<int64_t, store::ClaimedEvent> unfinished;
+  std::vector<int64_t> last_running;
+  int claims = 0;
+  std::atomic<int> renew_failures{0};  // the next renewals that fail with Unavailable
+  std::vector<std::chrono::steady_clock::time_point> renewed_at;
 };
 
 // An action that blocks until released, counting how many run at once.
@@ -322,6 +353,67 @@ TEST_CASE("WorkerLoop: Stop waits for running actions within the grace period") 
   opener.join();
   CHECK(q.FinishedCount() == 1);
   CHECK(q.release_calls == 1);
+}
+
+// Regression issue 8 (D6): a renewal failing past the lease (a write lock
+// held by another process) let a second thread of the same process claim the
+// event it was still running, and the action ran twice at once.
+TEST_CASE("WorkerLoop: a claim never takes back an event this process is still running, even on a lapsed lease") {
+  config::Config c = TwoEndpoints(2);  // two threads; "a" runs two at once
+  FakeQueue q;
+  q.leases_lapse = true;
+  q.Add(1, "a");
+  auto gate = std::make_shared<GateAction>();
+  SystemClock clock;
+  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  loop.Start();
+  REQUIRE(Eventually([&] { return gate->Running() == 1; }));
+  int seen = 0;
+  {
+    std::lock_guard<std::mutex> lock(q.mu);
+    seen = q.claims;
+  }
+  // Claims keep coming while event 1 runs (20 ms poll); each must leave it out.
+  REQUIRE(Eventually([&] {
+    loop.Notify();
+    std::lock_guard<std::mutex> lock(q.mu);
+    return q.claims >= seen + 5;
+  }));
+  {
+    std::lock_guard<std::mutex> lock(q.mu);
+    CHECK(q.last_running == std::vector<int64_t>{1});
+    CHECK(q.attempts[1] == 1);
+  }
+  CHECK(gate->Running() == 1);
+  gate->Open();
+  REQUIRE(Eventually([&] { return q.FinishedCount() == 1; }));
+  loop.Stop(5000ms);
+  std::lock_guard<std::mutex> lock(q.mu);
+  CHECK(gate->keys.size() == 1);
+  CHECK(q.finished[0].outcome == store::AttemptOutcome::kCompleted);
+  CHECK(q.finished[0].attempt == 1);
+}
+
+TEST_CASE("WorkerLoop: a failed lease renewal is tried again well before the next period") {
+  config::Config c = TwoEndpoints(1);
+  c.worker.lease_seconds = 3;  // renewals every 1 s
+  FakeQueue q;
+  q.renew_failures = 2;
+  q.Add(1, "a");
+  auto gate = std::make_shared<GateAction>();
+  SystemClock clock;
+  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  loop.Start();
+  REQUIRE(Eventually([&] { return q.renewals.load() >= 3; }));
+  gate->Open();
+  REQUIRE(Eventually([&] { return q.FinishedCount() == 1; }));
+  loop.Stop(5000ms);
+  std::lock_guard<std::mutex> lock(q.mu);
+  // Two failures, then success: the three renewals span two short retries,
+  // not two 1 s periods.
+  REQUIRE(q.renewed_at.size() >= 3);
+  CHECK(q.renewed_at[2] - q.renewed_at[0] < std::chrono::milliseconds(900));
+  CHECK(q.finished[0].outcome == store::AttemptOutcome::kCompleted);
 }
 
 TEST_CASE("WorkerLoop: Stop before Start is a no-op and releases nothing") {

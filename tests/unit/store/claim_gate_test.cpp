@@ -171,3 +171,27 @@ TEST_CASE("gate: resolving an unknown holder as completed applies its key", "[st
   CHECK_FALSE(f.Claim(kT0 + 400));
   CHECK(f.Row(second, "status || '|' || skip_reason") == "skipped|duplicate_business_key");
 }
+
+// Issue 8 (D6): a running event is never reclaimed on a lapsed lease, so it
+// must also keep holding its object: the gate alone lets a lapsed holder go.
+TEST_CASE("gate: an event of the same object as one its claimer still runs waits, even with the lease lapsed",
+          "[store][gate]") {
+  GateFixture f;
+  const int64_t holder = f.Add("evt_a", "", "order-1", 1);
+  auto c1 = f.Claim(kT0);
+  REQUIRE(c1);
+  REQUIRE(c1->id == holder);
+  const int64_t later = f.Add("evt_b", "", "order-1", 2);
+  const int64_t lapsed = kT0 + kLease + 1;
+  auto c2 = f.store->ClaimDue("w2", lapsed, kLease, {}, {holder});
+  REQUIRE(c2.ok());
+  CHECK_FALSE(c2->has_value());
+  CHECK(f.Row(later, "status || '|' || attempt_count || '|' || waiting_for || '|' || next_attempt_at") ==
+        "received|0|" + std::to_string(holder) + "|" + std::to_string(lapsed + kLease));
+  // The holder finishes: the waiting event is due at once and runs.
+  f.Finish(*c1, AttemptOutcome::kCompleted, lapsed + 10);
+  auto c3 = f.store->ClaimDue("w2", lapsed + 20, kLease, {}, {});
+  REQUIRE(c3.ok());
+  REQUIRE(c3->has_value());
+  CHECK((*c3)->id == later);
+}

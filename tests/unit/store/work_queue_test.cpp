@@ -454,3 +454,54 @@ TEST_CASE("work queue: reads after Close fail with Unavailable", "[store][queue]
   CHECK(f.q().NextDueAt().status().code() == Code::kUnavailable);
   CHECK(f.q().ClaimDue("w1", kT0, kLease, {}).status().code() == Code::kUnavailable);
 }
+
+// Regression issue 8 (D6): a lease can lapse while its process is alive
+// (renewals failing under a write lock held longer than the lease, or a
+// forward clock jump). That process's own claims must leave the event alone,
+// and the attempt still running must finish normally.
+TEST_CASE("work queue: an event the claiming process still runs is not reclaimed on a lapsed lease; it then "
+          "finishes normally",
+          "[store][queue]") {
+  QueueFixture f;
+  const int64_t running = f.Add("evt_running", "payments", kT0);
+  const int64_t next = f.Add("evt_next", "payments", kT0 + 10);
+  auto c = f.MustClaim("p1:0", kT0);
+  REQUIRE(c.id == running);
+  const int64_t lapsed = kT0 + kLease + 1;
+  // Another thread of the same process: the lapsed event is skipped, the next one taken.
+  auto other = f.q().ClaimDue("p1:1", lapsed, kLease, {}, {running});
+  REQUIRE(other.ok());
+  REQUIRE(other->has_value());
+  CHECK((*other)->id == next);
+  auto none = f.q().ClaimDue("p1:1", lapsed, kLease, {}, {running, next});
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->has_value());
+  CHECK(f.Text("SELECT status || '|' || lease_owner || '|' || attempt_count FROM webhook_inbox WHERE id = " +
+               std::to_string(running)) == "processing|p1:0|1");
+  CHECK(f.Count("SELECT count(*) FROM webhook_attempts WHERE outcome IS NOT NULL") == 0);
+  // The running attempt renews its lapsed lease and finishes as usual: no 'lost' row.
+  REQUIRE(f.q().RenewLease(running, "p1:0", c.attempt, lapsed + kLease).ok());
+  AttemptResult r = ResultFor(c, "p1:0", AttemptOutcome::kCompleted);
+  r.finished_at_ms = lapsed + 5;
+  REQUIRE(f.q().Finish(r).ok());
+  CHECK(f.StatusOf(running) == "completed");
+  CHECK(f.Text("SELECT group_concat(outcome || ':' || attempt, ';') FROM webhook_attempts WHERE inbox_id = " +
+               std::to_string(running)) == "completed:1");
+  // A process that does not run it (a successor after a crash) still takes a lapsed lease.
+  auto late = f.MustClaim("p2:0", lapsed + kLease + 1);
+  CHECK(late.id == next);
+  CHECK(late.attempt == 2);
+  CHECK(f.Text("SELECT outcome FROM webhook_attempts WHERE worker = 'p1:1'") == "lost");
+}
+
+TEST_CASE("work queue: a lapsed lease nobody reclaimed finishes normally without a renewal", "[store][queue]") {
+  QueueFixture f;
+  const int64_t id = f.Add("evt_1");
+  auto c = f.MustClaim("p1:0", kT0);
+  CHECK(f.NothingDue("p1:1", kT0 + 1));
+  AttemptResult r = ResultFor(c, "p1:0", AttemptOutcome::kCompleted);
+  r.finished_at_ms = kT0 + 3 * kLease;  // long past lease_until
+  REQUIRE(f.q().Finish(r).ok());
+  CHECK(f.StatusOf(id) == "completed");
+  CHECK(f.Count("SELECT count(*) FROM webhook_attempts WHERE outcome = 'lost'") == 0);
+}

@@ -1,6 +1,7 @@
 // Business keys and the ordering guard's object/version, as Identify() derives
 // them (verify/semantic_keys.h).
 #include <catch2/catch.hpp>
+#include <cstdint>
 
 #include "verify/semantic_keys.h"
 #include "verify/verify.h"
@@ -113,4 +114,37 @@ TEST_CASE("semantic keys: the body must be JSON", "[verify][semantic]") {
   Result<EventIdentity> r = Identify(e, MapHeaders{{"X-Id", "evt_1"}}, "not json", false);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().message().find("needs JSON") != std::string::npos);
+}
+
+// Issue 8 (D4): nlohmann's is_number_integer() is also true for unsigned
+// values, so 2^64-1 used to come back as -1 and sort before every real version.
+TEST_CASE("semantic keys: a version above INT64_MAX is refused like its digit string, never wrapped",
+          "[verify][semantic]") {
+  using nlohmann::json;
+  for (const std::string text : {"18446744073709551615", "9223372036854775808"}) {
+    INFO(text);
+    CHECK_FALSE(ComparableVersion(json::parse(text)));  // parsed: stored unsigned
+    CHECK_FALSE(ComparableVersion(json(text)));         // the digit string: out of range
+  }
+  CHECK_FALSE(ComparableVersion(json(UINT64_MAX)));
+  CHECK(ComparableVersion(json::parse("9223372036854775807")) == std::optional<int64_t>(INT64_MAX));
+  CHECK(ComparableVersion(json(uint64_t{7})) == std::optional<int64_t>(7));
+  // Negative integers fit and are kept, as number and as string alike.
+  CHECK(ComparableVersion(json::parse("-5")) == std::optional<int64_t>(-5));
+  CHECK(ComparableVersion(json("-5")) == std::optional<int64_t>(-5));
+  CHECK(ComparableVersion(json::parse("-9223372036854775808")) == std::optional<int64_t>(INT64_MIN));
+
+  auto e = Endpoint();
+  e.business_key = {};
+  for (const std::string version : {"18446744073709551615", R"("18446744073709551615")"}) {
+    INFO(version);
+    Result<EventIdentity> r = Identify(e, MapHeaders{}, Body("evt_1", "invoice.paid", R"("in_42")", version), true);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == Code::kInvalidArgument);
+    CHECK(r.status().message().find("ordering version /data/version is not an integer in the signed 64-bit range") !=
+          std::string::npos);
+  }
+  const EventIdentity top = Ok(e, Body("evt_2", "invoice.paid", R"("in_42")", "9223372036854775807"));
+  CHECK(top.object_version == INT64_MAX);
+  CHECK(Ok(e, Body("evt_3", "invoice.paid", R"("in_42")", "5")).object_version < top.object_version);
 }

@@ -1,0 +1,38 @@
+// The audit fields read from a request before anything is checked
+// (http/request_view.h).
+#include <httplib.h>
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+
+#include "http/request_view.h"
+
+using namespace hookinbox::http;
+
+namespace {
+
+httplib::Request WithContentLength(const std::string& value) {
+  httplib::Request req;
+  req.method = "POST";
+  req.target = "/hooks/demo";
+  req.headers.emplace("Content-Length", value);
+  return req;
+}
+
+}  // namespace
+
+TEST_CASE("request view: the declared Content-Length is audited as sent", "[http]") {
+  CHECK(DescribeRequest(WithContentLength("0"), 1).body_bytes == 0);
+  CHECK(DescribeRequest(WithContentLength("65536"), 1).body_bytes == 65536);
+  CHECK(DescribeRequest(WithContentLength("9223372036854775807"), 1).body_bytes == INT64_MAX);
+  CHECK(DescribeRequest(httplib::Request{}, 1).body_bytes == 0);  // none declared
+}
+
+// Issue 8 (D11): the uint64 httplib parses was cast to int64, so 2^64-1
+// was audited as -1 bytes.
+TEST_CASE("request view: a Content-Length beyond int64 is audited as INT64_MAX, never negative", "[http]") {
+  for (const char* value : {"9223372036854775808", "18446744073709551615", "99999999999999999999999", "-1"}) {
+    INFO(value);
+    CHECK(DescribeRequest(WithContentLength(value), 1).body_bytes == INT64_MAX);
+  }
+}
