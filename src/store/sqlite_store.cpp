@@ -259,8 +259,9 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   auto reader = OpenDatabase(options.path, OpenOptions{options.busy_timeout_ms, false});
   if (!reader.ok()) return reader.status();
   // Every commit seals the audit rows it finalised (store/audit_chain.h).
-  auto writer = std::make_unique<Writer>(std::move(db).value(), options.max_batch,
-                                         [](SQLite::Database& db) { SealAuditRows(db, 0); });
+  auto writer = std::make_unique<Writer>(
+      std::move(db).value(), options.max_batch, [](SQLite::Database& db) { SealAuditRows(db, 0); },
+      options.busy_timeout_ms);
   // An empty write seals what an older version (or a fold minute that ended
   // while nothing was written) left unsealed.
   if (Status st = writer->Submit([](SQLite::Database&) {}); !st.ok()) return st;
@@ -311,6 +312,11 @@ Status SqliteStore::RecordIgnored(DeliveryRecord d) {
 }
 
 Status SqliteStore::CheckWritable() {
+  // The probe below writes nothing, so it cannot see a full disk: the last
+  // real write's fate says whether writes are failing (D9 of issue 8).
+  if (auto failure = writer_->RecentStorageFailure()) {
+    return Unavailable("storage: the last write failed: " + *failure);
+  }
   return writer_->Submit([](SQLite::Database& db) {
     // Touches the schema so a broken or read-only file shows up, writes nothing.
     db.execAndGet("SELECT count(*) FROM sqlite_master");

@@ -101,7 +101,9 @@ class Store {
   // minute — so anyone able to send the ping cannot fill the disk with it.
   virtual Status RecordUnverifiedAnswer(DeliveryRecord delivery) = 0;
 
-  // Ok when the database accepts a write transaction now (for /readyz).
+  // Ok when the database accepts a write transaction now (for /readyz), and
+  // no recent write failed for storage (disk full, file-size limit, I/O
+  // error) without a successful write since.
   virtual Status CheckWritable() = 0;
 
   // Finishes queued writes and closes the database. Later calls fail with Unavailable.

@@ -1,14 +1,29 @@
 #include "store/writer.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
+
+#include <algorithm>
 
 #include "common/log.h"
 #include "store/database.h"
 
 namespace hookinbox::store {
+namespace {
 
-Writer::Writer(std::unique_ptr<SQLite::Database> db, int max_batch, Operation before_commit)
-    : max_batch_(max_batch < 1 ? 1 : max_batch), before_commit_(std::move(before_commit)), db_(std::move(db)) {
+// The shortest lock wait a batch gets even when its oldest operation has no
+// budget left (it waited out the budget behind slow commits, not a lock): a
+// momentary lock (a CLI's small write, a checkpoint) should not fail it.
+// It is also what a request may exceed its budget by.
+constexpr std::chrono::milliseconds kMinBusyWait{10};
+
+}  // namespace
+
+Writer::Writer(std::unique_ptr<SQLite::Database> db, int max_batch, Operation before_commit, int busy_timeout_ms)
+    : max_batch_(max_batch < 1 ? 1 : max_batch),
+      before_commit_(std::move(before_commit)),
+      busy_budget_(std::max(busy_timeout_ms, 0)),
+      db_(std::move(db)) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -17,6 +32,21 @@ Writer::~Writer() { Stop(); }
 void Writer::SetCommitHookForTest(CommitHook hook) {
   std::lock_guard<std::mutex> lock(mu_);
   commit_hook_ = std::move(hook);
+}
+
+void Writer::SetStorageFailureWindowForTest(int64_t window_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  storage_failure_window_ms_ = window_ms;
+}
+
+std::optional<std::string> Writer::RecentStorageFailure() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!storage_failure_) return std::nullopt;
+  // Steady time, not the injected wall clock: this is an in-memory duration
+  // that a wall-clock step must neither stretch nor cut.
+  const auto age = std::chrono::steady_clock::now() - storage_failure_->first;
+  if (age >= std::chrono::milliseconds(storage_failure_window_ms_)) return std::nullopt;
+  return storage_failure_->second;
 }
 
 size_t Writer::QueueDepth() {
@@ -29,7 +59,9 @@ Status Writer::Submit(Operation op) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return Unavailable("store is closed");
-    queue_.push_back(Job{std::move(op), {}});
+    // Steady time: the budget is a real wait for a lock, which the
+    // injected (wall) clock of tests cannot shorten anyway.
+    queue_.push_back(Job{std::move(op), {}, std::chrono::steady_clock::now() + busy_budget_});
     result = queue_.back().done.get_future();
   }
   wake_.notify_one();
@@ -46,6 +78,7 @@ void Writer::Stop() {
   if (thread_.joinable()) thread_.join();
   if (db_) {
     try {
+      db_->setBusyTimeout(static_cast<int>(busy_budget_.count()));  // batches may have shortened it
       // Fold the WAL back into the main file so a copied .db is complete.
       db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");
     } catch (const SQLite::Exception& e) {
@@ -67,51 +100,102 @@ void Writer::Run() {
         queue_.pop_front();
       }
     }
-    RunBatch(batch);
+    // The lock that stopped this batch stops the queue behind it too: answer
+    // now whoever has no budget left rather than let each wait its turn.
+    if (RunBatch(batch)) FailExpiredQueued();
   }
 }
 
-void Writer::RunBatch(std::deque<Job>& batch) {
-  bool op_failed = false;
-  Status st = Transact(batch, 0, batch.size(), &op_failed);
-  if (st.ok() || !op_failed || batch.size() == 1) {
+bool Writer::RunBatch(std::deque<Job>& batch) {
+  TxnFate fate;
+  Status st = Transact(batch, 0, batch.size(), &fate);
+  if (st.ok() || !fate.op_failed || batch.size() == 1) {
     for (auto& job : batch) job.done.set_value(st);
-    return;
+    return fate.busy;
   }
   // One operation threw: rerun each alone so the others still commit.
+  bool busy = false;
   for (size_t i = 0; i < batch.size(); ++i) {
-    bool ignored = false;
-    batch[i].done.set_value(Transact(batch, i, 1, &ignored));
+    TxnFate one;
+    batch[i].done.set_value(Transact(batch, i, 1, &one));
+    busy = busy || one.busy;
+  }
+  return busy;
+}
+
+void Writer::ArmBusyTimeout(const std::deque<Job>& jobs, size_t first, size_t count) {
+  SteadyTime oldest = jobs[first].deadline;
+  for (size_t i = first; i < first + count; ++i) oldest = std::min(oldest, jobs[i].deadline);
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(oldest - std::chrono::steady_clock::now());
+  left = std::max(left, std::min(kMinBusyWait, busy_budget_));
+  db_->setBusyTimeout(static_cast<int>(left.count()));
+}
+
+void Writer::FailExpiredQueued() {
+  std::deque<Job> expired;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto now = std::chrono::steady_clock::now();
+    for (auto it = queue_.begin(); it != queue_.end();) {
+      if (it->deadline <= now) {
+        expired.push_back(std::move(*it));
+        it = queue_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& job : expired) job.done.set_value(Unavailable("write: database is locked"));
+}
+
+void Writer::NoteFate(const TxnFate& fate, const Status& st) {
+  if (!fate.storage && !fate.wrote) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fate.storage) {
+    storage_failure_.emplace(std::chrono::steady_clock::now(), st.message());
+  } else {
+    storage_failure_.reset();  // a write that reached the disk: space is back
   }
 }
 
-Status Writer::Transact(std::deque<Job>& jobs, size_t first, size_t count, bool* op_failed) {
+Status Writer::Transact(std::deque<Job>& jobs, size_t first, size_t count, TxnFate* fate) {
   CommitHook hook;
   {
     std::lock_guard<std::mutex> lock(mu_);
     hook = commit_hook_;
   }
+  Status result = Status::Ok();
   try {
+    ArmBusyTimeout(jobs, first, count);
+    const int64_t changes_before = db_->getTotalChanges();
     SQLite::Transaction txn(*db_, SQLite::TransactionBehavior::IMMEDIATE);
     for (size_t i = first; i < first + count; ++i) {
       try {
         jobs[i].op(*db_);
       } catch (...) {
-        *op_failed = true;
+        fate->op_failed = true;
         throw;
       }
     }
     if (before_commit_) before_commit_(*db_);
-    if (hook) {
-      if (Status st = hook(); !st.ok()) return st;  // txn destructor rolls back
+    if (hook) result = hook();
+    if (result.ok()) {
+      txn.commit();
+      fate->wrote = db_->getTotalChanges() > changes_before;
+    } else {
+      // Injected: stands for a commit the disk refused (txn destructor rolls back).
+      fate->storage = result.code() == Code::kUnavailable;
     }
-    txn.commit();
-    return Status::Ok();
   } catch (const SQLite::Exception& e) {
-    return FromSqlite(e.getErrorCode(), std::string("write: ") + e.what());
+    const int primary = e.getErrorCode() & 0xff;
+    fate->busy = primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+    fate->storage = primary == SQLITE_FULL || primary == SQLITE_IOERR;
+    result = FromSqlite(e.getErrorCode(), std::string("write: ") + e.what());
   } catch (const std::exception& e) {
-    return Internal(std::string("write: ") + e.what());
+    result = Internal(std::string("write: ") + e.what());
   }
+  NoteFate(*fate, result);
+  return result;
 }
 
 }  // namespace hookinbox::store

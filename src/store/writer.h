@@ -10,18 +10,40 @@
 //
 // When an operation throws, the batch is rolled back and its operations are
 // rerun one transaction each, so one bad operation fails alone.
-// Thread-safety: Submit() and Stop() may be called from any thread.
+//
+// A lock held by another process (an admin's sqlite3 session) bounds every
+// Submit() by the busy budget from its own enqueue time, not from its
+// batch's start: a batch waits for the lock only as long as its oldest
+// operation has left, and a busy failure fails every queued operation whose
+// budget is spent. So a Submit() under a held lock returns Unavailable
+// within busy_timeout + 10 ms (the least a batch waits) of its call, however
+// deep the queue; one batched with an older operation may fail a little
+// sooner. Without that, the n-th request in the queue waited
+// ⌈n / max_batch⌉ × busy_timeout (D10 of issue 8).
+//
+// The writer also remembers when a commit last failed for lack of storage
+// (disk full, a file-size limit, an I/O error): RecentStorageFailure()
+// reports it until a later commit that wrote rows succeeds, or for
+// kStorageFailureWindowMs, so /readyz can say "not ready" while writes fail
+// (an empty probe transaction writes nothing to the WAL and so never sees
+// ENOSPC).
+// Thread-safety: Submit(), Stop() and RecentStorageFailure() may be called
+// from any thread.
 #pragma once
 
 #include <SQLiteCpp/Database.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "common/status.h"
 
@@ -32,13 +54,18 @@ class Writer {
   // Runs inside the open transaction; throws SQLite::Exception on failure.
   using Operation = std::function<void(SQLite::Database&)>;
   // Test hook: called before each COMMIT; a non-ok Status fails the batch
-  // (rolled back, nothing written) — for "nothing half-written" tests.
+  // (rolled back, nothing written) — for "nothing half-written" tests. An
+  // Unavailable from it counts as a storage failure (a full disk).
   using CommitHook = std::function<Status()>;
 
   // `before_commit` (optional) runs after a transaction's operations, inside
   // it, before COMMIT: the store seals audit rows there (store/audit_chain.h),
   // so every write, whoever makes it, leaves its final audit rows chained.
-  Writer(std::unique_ptr<SQLite::Database> db, int max_batch, Operation before_commit = nullptr);
+  // `busy_timeout_ms` is the longest a Submit() waits for another process's
+  // lock, counted from the call (the connection's busy timeout is reset per
+  // batch from it).
+  Writer(std::unique_ptr<SQLite::Database> db, int max_batch, Operation before_commit = nullptr,
+         int busy_timeout_ms = 5000);
   ~Writer();  // Stop()s
 
   // Queues `op` and waits for its transaction to be durable (or to fail).
@@ -49,24 +76,47 @@ class Writer {
 
   void SetCommitHookForTest(CommitHook hook);
 
+  // How long a storage failure keeps RecentStorageFailure() set when nothing
+  // is written after it (then the next write finds out again).
+  static constexpr int64_t kStorageFailureWindowMs = 10000;
+  void SetStorageFailureWindowForTest(int64_t window_ms);
+  // The error of the last commit when it failed for storage (not a lock)
+  // within the window and no commit that wrote rows succeeded since.
+  std::optional<std::string> RecentStorageFailure();
+
   // Operations waiting for the writer (not counting the batch in progress).
   size_t QueueDepth();
 
  private:
+  using SteadyTime = std::chrono::steady_clock::time_point;
   struct Job {
     Operation op;
     std::promise<Status> done;
+    SteadyTime deadline;  // enqueue time + busy budget
+  };
+  // What a transaction ran into, besides its Status.
+  struct TxnFate {
+    bool op_failed = false;  // an operation threw
+    bool busy = false;       // another connection held the lock past the wait
+    bool storage = false;    // the disk refused the write (full, size limit, I/O error)
+    bool wrote = false;      // committed and changed at least one row
   };
 
   void Run();
-  void RunBatch(std::deque<Job>& batch);
-  // One transaction over `jobs`; returns the batch's fate and, when an
-  // operation threw, sets *op_failed.
-  Status Transact(std::deque<Job>& jobs, size_t first, size_t count, bool* op_failed);
+  // Returns true when the batch failed on a held lock.
+  bool RunBatch(std::deque<Job>& batch);
+  // One transaction over `jobs`; returns the batch's fate and fills *fate.
+  Status Transact(std::deque<Job>& jobs, size_t first, size_t count, TxnFate* fate);
+  // Sets the connection's busy timeout to what the oldest of `jobs` has left.
+  void ArmBusyTimeout(const std::deque<Job>& jobs, size_t first, size_t count);
+  // Fails, with Unavailable, every queued job whose busy budget is spent.
+  void FailExpiredQueued();
+  void NoteFate(const TxnFate& fate, const Status& st);
 
   // Constant after construction.
   const int max_batch_;
   const Operation before_commit_;
+  const std::chrono::milliseconds busy_budget_;
 
   std::unique_ptr<SQLite::Database> db_;  // used only by the writer thread (and Stop after join)
   CommitHook commit_hook_;                // guarded by mu_ when set; read by the writer thread
@@ -76,6 +126,9 @@ class Writer {
   std::condition_variable wake_;   // guarded by mu_
   std::deque<Job> queue_;          // guarded by mu_
   bool stopping_ = false;          // guarded by mu_
+  // The last storage failure (steady time, error); guarded by mu_.
+  std::optional<std::pair<SteadyTime, std::string>> storage_failure_;
+  int64_t storage_failure_window_ms_ = kStorageFailureWindowMs;  // guarded by mu_
   std::thread thread_;
 };
 
