@@ -5,6 +5,9 @@
 #   packaging/build.sh asan|tsan          sanitizer builds with tests
 #   packaging/build.sh deb [TREE]         hookinbox_<version>_amd64.deb in build/deb, or
 #                                         packaged from an already built tree (e.g. build/test)
+#   packaging/build.sh fuzz               the libFuzzer targets (clang, ASan+UBSan) in build/fuzz:
+#                                         a standalone tree of tests/fuzz/ and the product sources
+#                                         it needs; run them with tests/fuzz/run.sh build/fuzz SECONDS
 set -euo pipefail
 cd "$(dirname "$0")/.."
 variant="${1:-release}"
@@ -14,7 +17,10 @@ case "$variant" in
   asan)    args=(-DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DHOOKINBOX_SANITIZE=address) ;;
   tsan)    args=(-DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DHOOKINBOX_SANITIZE=thread) ;;
   deb)     args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF -DHOOKINBOX_PACKAGE=ON) ;;
-  *) echo "usage: $0 release|test|asan|tsan|deb [TREE]" >&2; exit 2 ;;
+  fuzz)    # Its own project (tests/fuzz/CMakeLists.txt) and compiler: the g++ trees are untouched.
+           CC=clang-14 CXX=clang++-14 cmake -S tests/fuzz -B build/fuzz -G Ninja >/dev/null
+           exec ninja -C build/fuzz ;;
+  *) echo "usage: $0 release|test|asan|tsan|deb [TREE] | fuzz" >&2; exit 2 ;;
 esac
 tree="build/$variant"
 if [ "$variant" = deb ] && [ -n "${2:-}" ]; then

@@ -12,6 +12,8 @@ packages=(
   sqlite3 curl openssl ca-certificates        # integration tests and the README tour
   help2man dpkg-dev file                      # the .deb: man page from --help, computed Depends
   systemd adduser util-linux iproute2         # package test: systemd-analyze verify, unshare, ip
+  clang libclang-rt-14-dev                    # fuzzing: libFuzzer + ASan/UBSan runtimes (only Recommended by
+                                              # clang, so --no-install-recommends needs it named)
 )
 
 missing=()

@@ -20,6 +20,11 @@ run_suite() {
 }
 
 run_suite test
+# Fuzzing (tests/fuzz/): a clang tree of its own, each target briefly from its
+# seeds; a crash prints its reproducer and fails the run. bench/fuzz.sh runs them longer.
+echo "=== fuzz"
+bash packaging/build.sh fuzz
+bash tests/fuzz/run.sh build/fuzz 8
 # The .deb from the tree just tested (no second compile), installed into a
 # throw-away root: tests/packaging/deb_test.sh (needs root, as CI runs).
 echo "=== package: deb"

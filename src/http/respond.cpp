@@ -38,7 +38,11 @@ void ReplyError(httplib::Response& res, const Status& status) {
   if (status.code() == Code::kUnauthenticated) message = "unauthorized";
   if (status.code() == Code::kUnavailable) message = "storage unavailable; retry later";
   if (status.code() == Code::kInternal) message = "internal error";
-  ReplyJson(res, HttpStatusFor(status.code()), nlohmann::json{{"error", message}}.dump());
+  // Messages may quote what the sender wrote (a Content-Encoding): invalid
+  // UTF-8 there is replaced, never thrown (it was a 500: fuzz_receive,
+  // tests/fuzz/regress/fuzz_receive/content-encoding-invalid-utf8).
+  ReplyJson(res, HttpStatusFor(status.code()),
+            nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   if (status.code() == Code::kNotAllowed) res.set_header("Allow", "POST");
   if (status.code() == Code::kUnavailable) res.set_header("Retry-After", "5");
 }

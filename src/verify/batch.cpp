@@ -34,8 +34,14 @@ Result<std::vector<BatchEvent>> IdentifyBatch(const config::EndpointConfig& endp
   if (array->size() > kMaxBatchEvents) {
     return InvalidArgument("batch: more than " + std::to_string(kMaxBatchEvents) + " events");
   }
+  // A member named twice on the path: the parser kept the last, the raw walk
+  // finds the first, so the two arrays may differ in length too. That is the
+  // sender's malformed body (400), not our fault (it was a 500: fuzz_receive,
+  // tests/fuzz/regress/fuzz_receive/meta-entry-named-twice).
   std::optional<std::vector<std::string_view>> raw = RawArrayElements(body, key.batch_pointer);
-  if (!raw || raw->size() != array->size()) return Internal("batch: element bytes do not match the parsed array");
+  if (!raw || raw->size() != array->size()) {
+    return InvalidArgument("batch: a member on the path to " + Where(key) + " is named more than once");
+  }
 
   std::vector<BatchEvent> events;
   events.reserve(raw->size());

@@ -2,6 +2,7 @@
 // byte ranges of a batch's elements. The text has already passed ParseJson,
 // so the walk only needs to be right on valid JSON; it still never reads past
 // the end, so a caller's mistake cannot turn into an overread.
+#include <charconv>
 #include <optional>
 #include <string>
 
@@ -117,7 +118,10 @@ bool Enter(RawJson& json, const std::string& token) {
   }
   if (!json.Eat('[')) return false;
   if (token.empty() || token.find_first_not_of("0123456789") != std::string::npos) return false;
-  size_t index = std::stoul(token);
+  // from_chars, not stoul: an index past size_t is simply absent, never an
+  // exception out of verify/ (tests/fuzz/regress/fuzz_json_pointer/index-past-size_t).
+  size_t index = 0;
+  if (std::from_chars(token.data(), token.data() + token.size(), index).ec != std::errc()) return false;
   if (json.Eat(']')) return false;
   for (size_t i = 0; i < index; ++i) {
     if (!json.SkipValue() || !json.Eat(',')) return false;

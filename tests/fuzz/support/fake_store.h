@@ -1,0 +1,101 @@
+// tests/fuzz/support/fake_store.h — store::Store in memory, for fuzz_receive.
+//
+// Keeps the claim semantics of the real store (store/store.h): one key
+// (provider, endpoint, tenant, event id) → accepted once, then duplicate for
+// the same payload hash, conflict for another. Records every call so the
+// harness can check the receive path's promises (one audit write per request,
+// nothing stored unauthenticated, the stored body is the bytes received).
+// `fail_with_unavailable` makes every write fail as a busy or full database
+// does. Reset() between inputs keeps runs deterministic.
+// Not thread-safe: libFuzzer calls the harness from one thread.
+#pragma once
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "store/store.h"
+
+namespace hookinbox::fuzz {
+
+class FakeStore final : public store::Store {
+ public:
+  struct Calls {
+    int claim = 0, claim_batch = 0, rejected = 0, ignored = 0, unverified = 0;
+    int writes() const { return claim + claim_batch + rejected + ignored + unverified; }
+  };
+
+  bool fail_with_unavailable = false;
+  Calls calls;
+  std::vector<store::NewEvent> stored;            // events accepted, in order
+  std::vector<store::DeliveryRecord> deliveries;  // every audit record handed to us
+
+  void Reset() {
+    fail_with_unavailable = false;
+    calls = {};
+    stored.clear();
+    deliveries.clear();
+    keys_.clear();
+  }
+
+  Result<store::ClaimResult> Claim(const store::NewEvent& event, store::DeliveryRecord delivery) override {
+    ++calls.claim;
+    if (fail_with_unavailable) return Unavailable("fake: database is full");
+    deliveries.push_back(std::move(delivery));
+    return ClaimOne(event);
+  }
+
+  Result<std::vector<store::ClaimResult>> ClaimBatch(const std::vector<store::NewEvent>& events,
+                                                     store::DeliveryRecord delivery) override {
+    ++calls.claim_batch;
+    if (fail_with_unavailable) return Unavailable("fake: database is full");
+    deliveries.push_back(std::move(delivery));
+    std::vector<store::ClaimResult> out;
+    for (const auto& e : events) out.push_back(ClaimOne(e));
+    return out;
+  }
+
+  Status RecordRejected(store::DeliveryRecord d) override { return Record(calls.rejected, std::move(d)); }
+  Status RecordIgnored(store::DeliveryRecord d) override { return Record(calls.ignored, std::move(d)); }
+  Status RecordUnverifiedAnswer(store::DeliveryRecord d) override { return Record(calls.unverified, std::move(d)); }
+  Status CheckWritable() override { return fail_with_unavailable ? Unavailable("fake") : Status::Ok(); }
+  void Close() override {}
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  struct Row {
+    int64_t id;
+    std::string payload_hash;
+  };
+
+  store::ClaimResult ClaimOne(const store::NewEvent& e) {
+    Key key{e.provider, e.endpoint, e.tenant_id, e.event_id};
+    store::ClaimResult r;
+    auto it = keys_.find(key);
+    if (it == keys_.end()) {
+      int64_t id = static_cast<int64_t>(keys_.size()) + 1;
+      keys_.emplace(key, Row{id, e.payload_hash});
+      stored.push_back(e);
+      r.outcome = store::ClaimOutcome::kAccepted;
+      r.inbox_id = id;
+    } else {
+      r.outcome = it->second.payload_hash == e.payload_hash ? store::ClaimOutcome::kDuplicate
+                                                            : store::ClaimOutcome::kConflict;
+      r.inbox_id = it->second.id;
+    }
+    r.status = "received";
+    return r;
+  }
+
+  Status Record(int& counter, store::DeliveryRecord d) {
+    ++counter;
+    if (fail_with_unavailable) return Unavailable("fake: database is full");
+    deliveries.push_back(std::move(d));
+    return Status::Ok();
+  }
+
+  std::map<Key, Row> keys_;
+};
+
+}  // namespace hookinbox::fuzz
