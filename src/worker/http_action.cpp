@@ -2,6 +2,7 @@
 #include "worker/http_action.h"
 
 #include <httplib.h>
+#include <openssl/x509.h>
 #include <time.h>
 
 #include <charconv>
@@ -29,6 +30,19 @@ bool FailedBeforeSending(httplib::Error e) {
     default:
       return false;  // Read, Write and anything unexpected: it may have arrived
   }
+}
+
+// httplib's error name, plus why the certificate was refused when it was:
+// "SSLServerVerification" alone reads the same for an unknown CA and a
+// certificate for another host, and the operator must fix different things.
+std::string FailureReason(httplib::Error error, long verify) {
+  std::string why = httplib::to_string(error);
+  if (verify != X509_V_OK) {
+    why += std::string(" (") + X509_verify_cert_error_string(verify) + ")";
+  } else if (error == httplib::Error::SSLServerVerification) {
+    why += " (the certificate does not name the URL's host)";
+  }
+  return why;
 }
 
 // 409 only from a target that honours Idempotency-Key: there it means "a
@@ -84,13 +98,14 @@ Outcome HttpAction::Run(const ActionInput& in) {
   httplib::Result res = out.client->Post(out.path.c_str(), headers, in.body, content_type.c_str());
   if (!res) {
     const httplib::Error e = res.error();
+    const long verify = out.client->get_openssl_verify_result();
     if (FailedBeforeSending(e)) {
       Outcome o;
       o.verdict = Verdict::kTransient;
-      o.error = "not sent: " + httplib::to_string(e);
+      o.error = "not sent: " + FailureReason(e, verify);
       return o;
     }
-    return Lost(config_, "no answer: " + httplib::to_string(e));
+    return Lost(config_, "no answer: " + FailureReason(e, verify));
   }
 
   Outcome o;
