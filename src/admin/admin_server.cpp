@@ -13,6 +13,7 @@
 #include "admin/routes.h"
 #include "common/log.h"
 #include "http/certificate.h"
+#include "http/connection_guard.h"
 #include "http/request_view.h"
 #include "http/respond.h"
 #include "store/ledger.h"
@@ -50,10 +51,13 @@ socket_t ListeningSocket(httplib::Server& server) {
 
 // Plain HTTP, or HTTPS when admin.tls_cert and tls_key are set (validation
 // makes sure it is both or neither), serving `certificate` (already loaded).
-Result<std::unique_ptr<httplib::Server>> MakeServer(http::ServingCertificate* certificate) {
+Result<std::unique_ptr<httplib::Server>> MakeServer(http::ServingCertificate* certificate,
+                                                     http::ConnectionGuard* guard) {
   if (certificate == nullptr) return std::unique_ptr<httplib::Server>(std::make_unique<Listener<httplib::Server>>());
-  auto tls = std::make_unique<Listener<httplib::SSLServer>>(
-      [certificate](SSL_CTX& ctx) { return http::SetUpServerContext(ctx, *certificate); });
+  auto tls = std::make_unique<Listener<httplib::SSLServer>>([certificate, guard](SSL_CTX& ctx) {
+    guard->Attach(&ctx);
+    return http::SetUpServerContext(ctx, *certificate);
+  });
   if (!tls->is_valid()) return Internal("cannot create the TLS context for admin.listen");
   return std::unique_ptr<httplib::Server>(std::move(tls));
 }
@@ -67,14 +71,20 @@ bool DeclaresBody(const httplib::Request& req) {
 Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::Config& config, store::SqliteStore& store,
                                                          const Clock& clock) {
   std::unique_ptr<http::ServingCertificate> certificate;
+  std::unique_ptr<http::ConnectionGuard> guard;
   if (!config.admin.tls_cert.empty()) {
     certificate = std::make_unique<http::ServingCertificate>(config.admin.tls_cert, config.admin.tls_key, clock, "admin");
     if (Status st = certificate->Load(); !st.ok()) return st;
+    // The server.* header bounds; no body bound: exports stream for as long as they take.
+    http::GuardLimits limits = http::GuardLimitsFor(config.server);
+    limits.body_timeout_ms = 0;
+    guard = std::make_unique<http::ConnectionGuard>("admin", limits, clock);
   }
-  auto server = MakeServer(certificate.get());
+  auto server = MakeServer(certificate.get(), guard.get());
   if (!server.ok()) return server.status();
   std::unique_ptr<AdminServer> out(
       new AdminServer(config, std::move(certificate), std::move(server).value(), store, clock));
+  out->guard_ = std::move(guard);
   out->Configure();
   out->Route();
   return out;
@@ -125,6 +135,7 @@ void AdminServer::Configure() {
 
 void AdminServer::Route() {
   server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (guard_) guard_->HeadersComplete(req.ssl);  // the header deadline ends (http/connection_guard.h)
     return Gate(req, res) ? httplib::Server::HandlerResponse::Handled : httplib::Server::HandlerResponse::Unhandled;
   });
   // The gate let through only known paths with their methods and
@@ -133,6 +144,10 @@ void AdminServer::Route() {
   server_->Post(R"([\s\S]*)", handle);
   server_->Put(R"([\s\S]*)", handle);
   server_->Get(R"([\s\S]*)", handle);
+  // Called once an answer is written: the connection is idle until its next request.
+  server_->set_logger([this](const httplib::Request& req, const httplib::Response&) {
+    if (guard_) guard_->ResponseSent(req.ssl);
+  });
 }
 
 bool AdminServer::Gate(const httplib::Request& req, httplib::Response& res) const {
@@ -186,6 +201,7 @@ std::string AdminServer::HandlerApiBase() const {
 }
 
 void AdminServer::Start() {
+  if (guard_) guard_->Start();
   thread_ = std::thread([this] {
     if (!server_->listen_after_bind()) log::Error("admin_listener_stopped", {{"url", BaseUrl()}});
   });

@@ -34,6 +34,7 @@ struct Response;
 }
 
 namespace hookinbox::http {
+class ConnectionGuard;
 class ServingCertificate;
 struct CertificatePair;
 }  // namespace hookinbox::http
@@ -88,6 +89,8 @@ class AdminServer {
   const config::Config& config_;
   // Before server_: connection threads use it until the server is gone. Null without TLS.
   std::unique_ptr<http::ServingCertificate> certificate_;
+  // Before server_ too: its SSLs report to it until freed. Null without TLS.
+  std::unique_ptr<http::ConnectionGuard> guard_;
   std::unique_ptr<httplib::Server> server_;
   std::unique_ptr<HandlerApi> api_;
   std::unique_ptr<LoginLimiter> limiter_;

@@ -31,6 +31,15 @@ struct ServerConfig {
   int read_timeout_seconds = 10;   // server.read_timeout_seconds: slow senders are cut off after this
   int write_timeout_seconds = 10;  // server.write_timeout_seconds
   int listen_backlog = 1024;       // server.listen_backlog: accept queue length (the library's own is 5)
+  // The connection guard (http/connection_guard.h), TLS listeners only: a
+  // connection must finish its handshake and request headers within
+  // header_timeout_seconds, sending at most max_header_bytes meanwhile (TLS
+  // record bytes, handshake included), and its body and answer within
+  // body_timeout_seconds; otherwise it is cut. The library's read timeout
+  // is per recv, so without these a trickle holds a thread for ever.
+  int header_timeout_seconds = 10;  // server.header_timeout_seconds: handshake + request line + headers
+  int64_t max_header_bytes = 65536;  // server.max_header_bytes: bytes received before the headers end
+  int body_timeout_seconds = 60;     // server.body_timeout_seconds: from the headers' end to the answer sent
 };
 
 struct AdminConfig {

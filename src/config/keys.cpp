@@ -146,6 +146,13 @@ std::vector<KeyInfo> BuildKeys() {
                   "slow readers are cut off after this many seconds"));
   k.push_back(Int("server.listen_backlog", Server, &ServerConfig::listen_backlog, 16, 65535,
                   "accept queue length"));
+  k.push_back(Int("server.header_timeout_seconds", Server, &ServerConfig::header_timeout_seconds, 1, 3600,
+                  "TLS: a connection's handshake and request headers must arrive within this many seconds"));
+  k.push_back(Int("server.max_header_bytes", Server, &ServerConfig::max_header_bytes, 32768, 16777216,
+                  "TLS: bytes a connection may send (handshake included) before its request headers end; "
+                  "at least 32 KiB, as one 16 KiB TLS record may carry the headers and the body's start"));
+  k.push_back(Int("server.body_timeout_seconds", Server, &ServerConfig::body_timeout_seconds, 1, 86400,
+                  "TLS: a request's body must arrive and be answered within this many seconds"));
 
   k.push_back(Table("admin", KeyType::kTable, "the admin listener: web UI, API, metrics"));
   k.push_back(String("admin.listen", Admin, &AdminConfig::listen, "host:port of the admin listener"));

@@ -7,6 +7,7 @@
 
 #include "common/log.h"
 #include "http/certificate.h"
+#include "http/connection_guard.h"
 #include "http/receive.h"
 #include "http/respond.h"
 #include "http/routes.h"
@@ -34,6 +35,7 @@ socket_t ListeningSocket(httplib::Server& server) {
 Result<std::unique_ptr<PublicServer>> PublicServer::Create(const config::Config& config, store::Store& store,
                                                            const Clock& clock, ServerHooks hooks) {
   std::unique_ptr<ServingCertificate> certificate;
+  std::unique_ptr<ConnectionGuard> guard;
   std::unique_ptr<httplib::Server> server;
   if (config.server.plain_http) {
     server = std::make_unique<Listener<httplib::Server>>();
@@ -41,25 +43,30 @@ Result<std::unique_ptr<PublicServer>> PublicServer::Create(const config::Config&
     certificate = std::make_unique<ServingCertificate>(config.server.tls_cert, config.server.tls_key, clock, "server");
     if (Status st = certificate->Load(); !st.ok()) return st;
     ServingCertificate* cert = certificate.get();
+    guard = std::make_unique<ConnectionGuard>("server", GuardLimitsFor(config.server), clock);
+    ConnectionGuard* g = guard.get();
     // The certificate is chosen per handshake (certificate.h), never stored in the ctx.
-    auto tls = std::make_unique<Listener<httplib::SSLServer>>(
-        [cert](SSL_CTX& ctx) { return SetUpServerContext(ctx, *cert); });
+    auto tls = std::make_unique<Listener<httplib::SSLServer>>([cert, g](SSL_CTX& ctx) {
+      g->Attach(&ctx);
+      return SetUpServerContext(ctx, *cert);
+    });
     if (!tls->is_valid()) return Internal("cannot create the TLS context for server.listen");
     server = std::move(tls);
   }
   auto receiver = std::make_unique<Receiver>(config, store, clock, hooks.on_accepted);
-  std::unique_ptr<PublicServer> out(
-      new PublicServer(config, store, std::move(certificate), std::move(server), std::move(receiver), std::move(hooks)));
+  std::unique_ptr<PublicServer> out(new PublicServer(config, store, std::move(certificate), std::move(guard),
+                                                     std::move(server), std::move(receiver), std::move(hooks)));
   out->Configure();
   out->Route();
   return out;
 }
 
 PublicServer::PublicServer(const config::Config& config, store::Store& store,
-                           std::unique_ptr<ServingCertificate> certificate, std::unique_ptr<httplib::Server> server,
-                           std::unique_ptr<Receiver> receiver, ServerHooks hooks)
-    : config_(config), store_(store), certificate_(std::move(certificate)), server_(std::move(server)),
-      receiver_(std::move(receiver)), hooks_(std::move(hooks)) {}
+                           std::unique_ptr<ServingCertificate> certificate, std::unique_ptr<ConnectionGuard> guard,
+                           std::unique_ptr<httplib::Server> server, std::unique_ptr<Receiver> receiver,
+                           ServerHooks hooks)
+    : config_(config), store_(store), certificate_(std::move(certificate)), guard_(std::move(guard)),
+      server_(std::move(server)), receiver_(std::move(receiver)), hooks_(std::move(hooks)) {}
 
 PublicServer::~PublicServer() = default;
 
@@ -93,18 +100,24 @@ void PublicServer::Configure() {
 
 void PublicServer::Route() {
   const Receiver* receiver = receiver_.get();
+  ConnectionGuard* guard = guard_.get();
   server_->Post(kHooksPattern, [receiver](const httplib::Request& req, httplib::Response& res,
                                           const httplib::ContentReader& reader) {
     receiver->HandlePost(req, res, reader);
   });
   // Every other method that reaches /hooks/… is answered (and audited) here,
   // before the library would read a body or route it.
-  server_->set_pre_routing_handler([receiver](const httplib::Request& req, httplib::Response& res) {
+  server_->set_pre_routing_handler([receiver, guard](const httplib::Request& req, httplib::Response& res) {
+    // The library runs this right after the headers: the guard's header
+    // deadline ends here and the body's begins (http/connection_guard.h).
+    if (guard != nullptr) guard->HeadersComplete(req.ssl);
     if (!IsHooksPath(req.path) || req.method == "POST") return httplib::Server::HandlerResponse::Unhandled;
     receiver->HandleOtherMethod(req, res);
     return httplib::Server::HandlerResponse::Handled;
   });
-  server_->set_logger([receiver](const httplib::Request& req, const httplib::Response& res) {
+  // The library calls the logger once the answer is written.
+  server_->set_logger([receiver, guard](const httplib::Request& req, const httplib::Response& res) {
+    if (guard != nullptr) guard->ResponseSent(req.ssl);
     receiver->AuditIfUnrecorded(req, res);
   });
   server_->Get(kHealthzPath, [](const httplib::Request&, httplib::Response& res) {
@@ -148,6 +161,7 @@ std::string PublicServer::BaseUrl() const {
 }
 
 Status PublicServer::Run() {
+  if (guard_) guard_->Start();
   if (!server_->listen_after_bind()) return Unavailable("listener on " + BaseUrl() + " stopped with an error");
   return Status::Ok();
 }

@@ -7,6 +7,8 @@
 // Registers /hooks/…, /healthz and /readyz. With TLS it serves a
 // ServingCertificate (http/certificate.h), which ReloadCertificate swaps
 // while the listener and its open connections stay.
+// With TLS a ConnectionGuard (http/connection_guard.h) also bounds each
+// connection's handshake + headers (time and bytes) and body (time).
 // Thread-safety: Bind and Run from one thread; Stop, ReloadCertificate and
 // Certificate from any thread.
 #pragma once
@@ -27,6 +29,7 @@ class Server;
 
 namespace hookinbox::http {
 
+class ConnectionGuard;
 class Receiver;
 class ServingCertificate;
 struct CertificatePair;
@@ -67,7 +70,8 @@ class PublicServer {
 
  private:
   PublicServer(const config::Config& config, store::Store& store, std::unique_ptr<ServingCertificate> certificate,
-               std::unique_ptr<httplib::Server> server, std::unique_ptr<Receiver> receiver, ServerHooks hooks);
+               std::unique_ptr<ConnectionGuard> guard, std::unique_ptr<httplib::Server> server,
+               std::unique_ptr<Receiver> receiver, ServerHooks hooks);
   void Configure();
   void Route();
 
@@ -75,6 +79,8 @@ class PublicServer {
   store::Store& store_;
   // Before server_: connection threads use it until the server is gone. Null with plain_http.
   std::unique_ptr<ServingCertificate> certificate_;
+  // Before server_ too: its SSLs report to it until they are freed. Null with plain_http.
+  std::unique_ptr<ConnectionGuard> guard_;
   std::unique_ptr<httplib::Server> server_;
   std::unique_ptr<Receiver> receiver_;
   ServerHooks hooks_;

@@ -16,6 +16,7 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
       "server", "server.listen", "server.tls_cert", "server.tls_key", "server.plain_http", "server.max_body_bytes",
       "server.threads", "server.keep_alive_max_requests", "server.keep_alive_timeout_seconds",
       "server.read_timeout_seconds", "server.write_timeout_seconds", "server.listen_backlog",
+      "server.header_timeout_seconds", "server.max_header_bytes", "server.body_timeout_seconds",
       "admin", "admin.listen", "admin.token_env", "admin.token_file",
       "admin.tls_cert", "admin.tls_key", "admin.metrics_token_env", "log", "log.redact",
       "storage", "storage.backend", "storage.path", "storage.busy_timeout_ms", "storage.max_batch",

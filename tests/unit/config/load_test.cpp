@@ -31,6 +31,9 @@ keep_alive_timeout_seconds = 7
 read_timeout_seconds = 11
 write_timeout_seconds = 12
 listen_backlog = 2048
+header_timeout_seconds = 13
+max_header_bytes = 131072
+body_timeout_seconds = 14
 
 [admin]
 listen = "127.0.0.1:8081"
@@ -127,6 +130,9 @@ TEST_CASE("config: a full valid file loads with every value in its field", "[con
     CHECK(c.server.read_timeout_seconds == 11);
     CHECK(c.server.write_timeout_seconds == 12);
     CHECK(c.server.listen_backlog == 2048);
+    CHECK(c.server.header_timeout_seconds == 13);
+    CHECK(c.server.max_header_bytes == 131072);
+    CHECK(c.server.body_timeout_seconds == 14);
   }
   SECTION("admin, storage, worker") {
     CHECK(c.admin.listen == "127.0.0.1:8081");
