@@ -62,8 +62,11 @@ Status Screen(const config::Config& config, const Target& target, const httplib:
   if (std::find(allowed.begin(), allowed.end(), type) == allowed.end()) {
     return Unsupported("content type must be one of the endpoint's content_types");
   }
-  if (req.has_header("Content-Length") &&
-      req.get_header_value<uint64_t>("Content-Length") > static_cast<uint64_t>(config.MaxBodyBytes(*target.endpoint))) {
+  const std::optional<uint64_t> declared = DeclaredLength(req);
+  if (req.has_header("Content-Length") && !declared) {
+    return InvalidArgument("Content-Length must be a decimal number of bytes");
+  }
+  if (declared && *declared > static_cast<uint64_t>(config.MaxBodyBytes(*target.endpoint))) {
     return TooLarge("body exceeds " + std::to_string(config.MaxBodyBytes(*target.endpoint)) + " bytes");
   }
   return Status::Ok();
@@ -103,9 +106,9 @@ void SettleBody(const httplib::Request& req, httplib::Response& res, Body body,
   if (body == Body::kConsumed) return;
   // Draining goes through the library's reader, which would try to inflate
   // an encoded body; only a small, plain, declared-length body is drained.
-  bool drainable = body == Body::kUnread && reader != nullptr && req.has_header("Content-Length") &&
-                   !req.has_header("Transfer-Encoding") && !req.has_header("Content-Encoding") &&
-                   req.get_header_value<uint64_t>("Content-Length") <= kDrainLimit;
+  const std::optional<uint64_t> declared = DeclaredLength(req);
+  bool drainable = body == Body::kUnread && reader != nullptr && declared && *declared <= kDrainLimit &&
+                   !req.has_header("Transfer-Encoding") && !req.has_header("Content-Encoding");
   if (drainable) {
     int status = res.status;  // a failed read would overwrite our answer's status
     bool drained = (*reader)([](const char*, size_t) { return true; });

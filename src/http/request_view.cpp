@@ -17,6 +17,15 @@ std::optional<std::string_view> HttplibHeaders::Get(std::string_view name) const
   return std::string_view(it->second);
 }
 
+std::optional<uint64_t> DeclaredLength(const httplib::Request& req) {
+  if (!req.has_header("Content-Length")) return std::nullopt;
+  const std::string& text = req.get_header_value("Content-Length");
+  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::stoull(text);  // at most 18 digits: always fits
+}
+
 store::DeliveryRecord DescribeRequest(const httplib::Request& req, int64_t now_ms) {
   store::DeliveryRecord d;
   d.received_at_ms = now_ms;

@@ -3,6 +3,8 @@
 
 #include <httplib.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/headers.h"
@@ -19,6 +21,12 @@ class HttplibHeaders final : public HeaderView {
  private:
   const httplib::Headers& headers_;
 };
+
+// The declared Content-Length when it is a plain decimal number that fits
+// in 63 bits; nullopt when the header is absent or malformed ("-1", "abc",
+// "1e3", "5, 5"). httplib reads it with strtoull, which turns "-1" into
+// 2^64-1 and "abc" into 0: neither may be believed.
+std::optional<uint64_t> DeclaredLength(const httplib::Request& req);
 
 // The audit fields known before anything is checked: time, peer, method,
 // path, media type, user agent and declared size. Long values are cut so a

@@ -114,6 +114,24 @@ TEST_CASE("connection: a request with no body length is 400 with an audit row", 
   CHECK(l.inst.Sql("SELECT count(*) FROM webhook_deliveries WHERE http_status = 400") == "1");
 }
 
+TEST_CASE("connection: a malformed Content-Length is 400 and ends the connection, its bytes never parsed",
+          "[integration]") {
+  const std::string value = GENERATE(std::string("-1"), std::string("abc"), std::string("1e3"));
+  Listener l(true);
+  RawConnection c(l.server.port(), true);
+  REQUIRE(c.ok());
+  REQUIRE(c.Send("POST /hooks/demo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+                 value + "\r\n\r\n" + kSmuggled));
+  std::string answer = c.ReadUntilClosed(std::chrono::seconds(20));
+  INFO(value << ": " << answer);
+  CHECK(answer.rfind("HTTP/1.1 400", 0) == 0);
+  CHECK(answer.find("Content-Length must be a decimal number") != std::string::npos);
+  CHECK(CountResponses(answer) == 1);
+  CHECK(c.closed_by_server());
+  CHECK(l.inst.Sql("SELECT count(*) FROM webhook_deliveries WHERE http_status = 400") == "1");
+  CHECK(l.inst.Sql("SELECT count(*) FROM webhook_deliveries WHERE path LIKE '%smuggled%'") == "0");
+}
+
 TEST_CASE("plain http: deliveries are received the same way behind a TLS proxy", "[integration]") {
   Listener l(false);
   RawConnection c(l.server.port(), false);

@@ -36,3 +36,17 @@ TEST_CASE("request view: a Content-Length beyond int64 is audited as INT64_MAX, 
     CHECK(DescribeRequest(WithContentLength(value), 1).body_bytes == INT64_MAX);
   }
 }
+
+// A malformed length is not believed: httplib's strtoull turns "-1" into
+// 2^64-1 (a 413 where 400 is right) and "abc" into 0 (an empty body).
+TEST_CASE("request view: only a plain decimal Content-Length is a declared length", "[http]") {
+  CHECK(DeclaredLength(WithContentLength("0")) == 0u);
+  CHECK(DeclaredLength(WithContentLength("65536")) == 65536u);
+  CHECK(DeclaredLength(WithContentLength("999999999999999999")) == 999999999999999999u);
+  CHECK_FALSE(DeclaredLength(httplib::Request{}).has_value());
+  for (const char* value : {"", "-1", "+5", "abc", "1e3", "5, 5", " 5", "5 ", "0x10", "9223372036854775808",
+                            "18446744073709551615"}) {
+    INFO("'" << value << "'");
+    CHECK_FALSE(DeclaredLength(WithContentLength(value)).has_value());
+  }
+}
