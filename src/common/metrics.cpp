@@ -41,6 +41,9 @@ void DeclareProductFamilies(Registry& r) {
   r.Declare(kRetriesTotal, Type::kCounter, "Attempts that ended retryable_failed, by cause.", ep_reason);
   r.Declare(kAttemptsTotal, Type::kCounter, "Processing attempts that ended, by outcome.",
             {"endpoint", "provider", "outcome"});
+  r.Declare(kConnectionsCutTotal, Type::kCounter,
+            "TLS connections reset by the connection guard (header_timeout, header_bytes, body_timeout).",
+            {"listener", "reason"});
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "common/log.h"
+#include "common/metrics.h"
 
 namespace hookinbox::http {
 namespace {
@@ -231,6 +232,7 @@ void ConnectionGuard::CutLocked(Connection& c, const char* reason, int64_t now, 
 
 void ConnectionGuard::Log(const std::vector<CutLine>& lines) const {
   for (const auto& l : lines) {
+    metrics::Registry::Default().Add(metrics::kConnectionsCutTotal, {listener_, l.reason});
     log::Warn("connection_cut", {{"listener", listener_},
                                  {"reason", l.reason},
                                  {"remote_addr", l.remote},

@@ -20,6 +20,8 @@
 //
 // HOOKINBOX_TEST_UNGUARDED=1 moves the guard's bounds out of reach (what the
 // server did before it); the connection-level cases must then fail.
+#include <httplib.h>
+
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -27,6 +29,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -62,6 +65,17 @@ struct Hostile {
     auto r = server.Request("GET", "/healthz", "", {});
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
     return r.status == 200 ? ms : -1;
+  }
+  // The /metrics line that starts with `series`, or "" when there is none.
+  std::string MetricsLine(const std::string& series) const {
+    httplib::Client admin("127.0.0.1", server.admin_port());
+    auto res = admin.Get("/metrics");
+    if (!res || res->status != 200) return "";
+    std::istringstream lines(res->body);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind(series + " ", 0) == 0) return line;
+    }
+    return "";
   }
   int Cuts(const std::string& reason) const {
     const std::string log = server.log();
@@ -168,6 +182,8 @@ TEST_CASE("hostile: slowloris on the headers and on the ClientHello is cut after
   CHECK(legit_ms < 7000);
   for (int64_t ms : held_ms) CHECK(ms < 9000);
   CHECK(h.Cuts("header_timeout") == 8);
+  CHECK(h.MetricsLine(R"(webhook_connections_cut_total{listener="server",reason="header_timeout"})") ==
+        R"(webhook_connections_cut_total{listener="server",reason="header_timeout"} 8)");
 }
 
 TEST_CASE("hostile: a body trickled one byte at a time is cut after body_timeout; a legitimate request is "
