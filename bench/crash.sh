@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/crash.sh — the crash-consistency scenario run longer (issue 8): the
 # `[crash]` case of tests/integration/crash_test.cpp with KILLS random SIGKILLs
-# (default 500) instead of CI's 25, while test_load sends signed deliveries
+# (default 500) instead of CI's 40, while test_load sends signed deliveries
 # with 10 % duplicates and 2 % conflicts at RATE/s and an http action forwards
 # every event to test_downstream. The same checks as in CI: every 2xx stored
 # exactly once with the answered hash, conflicts recorded, one completed

@@ -243,15 +243,6 @@ void RecordOrFold(SQLite::Database& db, DeliveryRecord d) {
 
 }  // namespace
 
-const char* ClaimOutcomeName(ClaimOutcome o) {
-  switch (o) {
-    case ClaimOutcome::kAccepted: return "accepted";
-    case ClaimOutcome::kDuplicate: return "duplicate";
-    case ClaimOutcome::kConflict: return "conflict";
-  }
-  return "accepted";
-}
-
 Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& options) {
   auto db = OpenDatabase(options.path, OpenOptions{options.busy_timeout_ms, true});
   if (!db.ok()) return db.status();

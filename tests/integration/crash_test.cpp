@@ -9,7 +9,7 @@
 // Hidden ([.]) from a bare run, and excluded from the integration_test ctest
 // entry (~[crash]); its own entry integration_crash_test runs it in normal
 // builds only. bench/crash.sh runs
-// it longer: HOOKINBOX_CRASH_KILLS (default 25), HOOKINBOX_CRASH_RATE
+// it longer: HOOKINBOX_CRASH_KILLS (default 40), HOOKINBOX_CRASH_RATE
 // (deliveries/s, default 150), HOOKINBOX_CRASH_SEED (default random).
 #include <netinet/in.h>
 #include <openssl/sha.h>
@@ -75,18 +75,7 @@ listen = "127.0.0.1:0"
 [storage]
 path = "data/hookinbox.db"
 )" + DemoLikeEndpoint("demo") +
-         ForwardingAction(inst, downstream_url) + R"(result_ref_header = "X-Ref"
-idempotent_target = true
-timeout_ms = 5000
-concurrency = 4
-
-[worker]
-threads = 4
-lease_seconds = 1
-max_attempts = 50
-backoff_initial_ms = 10
-backoff_max_ms = 200
-)";
+         ForwardingConfig(inst, downstream_url);
 }
 
 // test_load as a child process; its stdout and stderr go to `out`.
@@ -222,7 +211,7 @@ int RegisterSentBodies(const std::string& ledger_path, int limit) {
 
 TEST_CASE("crash: deliveries with duplicates and conflicts survive random SIGKILLs; every 2xx is stored exactly once",
           "[crash][.]") {
-  const int kills = EnvInt("HOOKINBOX_CRASH_KILLS", 25);
+  const int kills = EnvInt("HOOKINBOX_CRASH_KILLS", 40);
   const int rate = EnvInt("HOOKINBOX_CRASH_RATE", 150);
   const unsigned seed =
       static_cast<unsigned>(EnvInt("HOOKINBOX_CRASH_SEED", static_cast<int>(std::random_device{}() >> 1)));

@@ -87,6 +87,21 @@ std::string ForwardingAction(const Installation& inst, const std::string& url) {
          "\"\nforward_secret_file = \"secrets/forward.secret\"\n";
 }
 
+std::string ForwardingConfig(const Installation& inst, const std::string& url) {
+  return ForwardingAction(inst, url) + R"(result_ref_header = "X-Ref"
+idempotent_target = true
+timeout_ms = 5000
+concurrency = 4
+
+[worker]
+threads = 4
+lease_seconds = 1
+max_attempts = 50
+backoff_initial_ms = 10
+backoff_max_ms = 200
+)";
+}
+
 void DownstreamProcess::Script(const nlohmann::json& replies) const { Control("POST", "script", replies.dump()); }
 void DownstreamProcess::Default(const nlohmann::json& reply) const { Control("POST", "default", reply.dump()); }
 void DownstreamProcess::Release() const { Control("POST", "release"); }

@@ -52,4 +52,9 @@ class DownstreamProcess {
 class Installation;
 std::string ForwardingAction(const Installation& inst, const std::string& url);
 
+// ForwardingAction for an idempotent target (result_ref from X-Ref, four at
+// a time) plus a [worker] table with a 1 s lease and fast retries, so that a
+// killed worker's events come back quickly: the crash tests' config.
+std::string ForwardingConfig(const Installation& inst, const std::string& url);
+
 }  // namespace hookinbox::testing

@@ -178,11 +178,8 @@ TEST_CASE("fault: a full disk answers 503 with nothing half-written, /readyz say
   CHECK(ready.body == R"({"status":"not ready","database":"unavailable"})");
 
   // Every acknowledged delivery exactly once, in order, whole; nothing of the refused one.
-  auto stored = [&] {
-    return inst.Sql("SELECT group_concat(event_id, ',') FROM (SELECT event_id FROM webhook_inbox ORDER BY id)");
-  };
-  std::string acked;
-  for (const std::string& id : accepted) acked += (acked.empty() ? "" : ",") + id;
+  auto stored = [&] { return InboxEventIdsInOrder(inst); };
+  std::string acked = CommaJoined(accepted);
   CHECK(inst.Sql("PRAGMA integrity_check") == "ok");
   CHECK(stored() == acked);
   CHECK(PayloadMismatches(inst).empty());

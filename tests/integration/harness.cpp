@@ -434,4 +434,14 @@ int CountResponses(const std::string& text) {
   return n;
 }
 
+std::string InboxEventIdsInOrder(const Installation& inst) {
+  return inst.Sql("SELECT group_concat(event_id, ',') FROM (SELECT event_id FROM webhook_inbox ORDER BY id)");
+}
+
+std::string CommaJoined(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const std::string& id : ids) out += (out.empty() ? "" : ",") + id;
+  return out;
+}
+
 }  // namespace hookinbox::testing

@@ -182,4 +182,10 @@ class RawConnection {
 // How many HTTP status lines ("HTTP/1.1 NNN") `text` contains.
 int CountResponses(const std::string& text);
 
+// The event ids of `inst`'s inbox in insertion order, comma-separated, and
+// the same shape for the ids a test saw acknowledged: equal when every
+// acknowledged delivery was stored once, in order, and nothing else.
+std::string InboxEventIdsInOrder(const Installation& inst);
+std::string CommaJoined(const std::vector<std::string>& ids);
+
 }  // namespace hookinbox::testing

@@ -27,22 +27,6 @@ namespace {
 using namespace std::chrono_literals;
 using json = nlohmann::json;
 
-// The demo endpoint forwarding to `url`, with a short lease so that a killed
-// worker's events come back quickly.
-std::string ForwardingConfig(const Installation& inst, const std::string& url) {
-  return ForwardingAction(inst, url) + R"(result_ref_header = "X-Ref"
-idempotent_target = true
-timeout_ms = 5000
-concurrency = 4
-
-[worker]
-threads = 4
-lease_seconds = 1
-max_attempts = 50
-backoff_initial_ms = 10
-backoff_max_ms = 200
-)";
-}
 
 struct Rig {
   Installation inst;

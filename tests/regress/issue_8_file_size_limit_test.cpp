@@ -95,11 +95,8 @@ TEST_CASE("regress issue 8: a file-size limit answers 503 instead of killing the
   CHECK(server.Request("GET", "/healthz", "", {}).status == 200);
 
   // Every acknowledged delivery once, in order; nothing of the refused one.
-  auto stored = [&] {
-    return inst.Sql("SELECT group_concat(event_id, ',') FROM (SELECT event_id FROM webhook_inbox ORDER BY id)");
-  };
-  std::string acked;
-  for (const std::string& id : accepted) acked += (acked.empty() ? "" : ",") + id;
+  auto stored = [&] { return InboxEventIdsInOrder(inst); };
+  std::string acked = CommaJoined(accepted);
   CHECK(inst.Sql("PRAGMA integrity_check") == "ok");
   CHECK(stored() == acked);
   CHECK(inst.Sql("SELECT count(*) FROM webhook_inbox WHERE event_id = '" + refused_id + "'") == "0");

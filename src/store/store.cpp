@@ -1,6 +1,5 @@
-// tests/fuzz/support/claim_outcome.cpp — store::ClaimOutcomeName for the
-// standalone fuzz tree, which builds the receive path without SQLite; the
-// same text as store/sqlite_store.cpp (the g++ replay links that one).
+// store/store.cpp — the plain helpers store.h declares, apart from SQLite so
+// that code linking no database (the fuzz tree's receive path) shares them.
 #include "store/store.h"
 
 namespace hookinbox::store {
