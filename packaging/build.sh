@@ -13,9 +13,13 @@ cd "$(dirname "$0")/.."
 variant="${1:-release}"
 case "$variant" in
   release) args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF) ;;
-  test)    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON -DHOOKINBOX_PACKAGE=ON) ;;
-  asan)    args=(-DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DHOOKINBOX_SANITIZE=address) ;;
-  tsan)    args=(-DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DHOOKINBOX_SANITIZE=thread) ;;
+  # The test trees keep line tables only (-g1): backtraces and sanitizer
+  # reports still name file:line, and the three builds of the test command
+  # compile about a third faster than with full -g (the .deb strips anyway).
+  test)    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+                 -DBUILD_TESTING=ON -DHOOKINBOX_PACKAGE=ON) ;;
+  asan)    args=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DBUILD_TESTING=ON -DHOOKINBOX_SANITIZE=address) ;;
+  tsan)    args=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DBUILD_TESTING=ON -DHOOKINBOX_SANITIZE=thread) ;;
   deb)     args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF -DHOOKINBOX_PACKAGE=ON) ;;
   fuzz)    # Its own project (tests/fuzz/CMakeLists.txt) and compiler: the g++ trees are untouched.
            CC=clang-14 CXX=clang++-14 cmake -S tests/fuzz -B build/fuzz -G Ninja >/dev/null

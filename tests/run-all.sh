@@ -26,7 +26,7 @@ run_suite test
 # seeds; a crash prints its reproducer and fails the run. bench/fuzz.sh runs them longer.
 echo "=== fuzz (at ${SECONDS}s)"
 bash packaging/build.sh fuzz
-bash tests/fuzz/run.sh build/fuzz 8
+bash tests/fuzz/run.sh build/fuzz 6
 # The .deb from the tree just tested (no second compile), installed into a
 # throw-away root: tests/packaging/deb_test.sh (needs root, as CI runs).
 echo "=== package: deb (at ${SECONDS}s)"
