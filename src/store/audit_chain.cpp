@@ -1,6 +1,7 @@
 // The audit chains: sealing (writer side) and walking (verifier side) share
 // the column lists and the encoding below, so they cannot disagree.
 #include "store/audit_chain.h"
+#include "store/statement_cache.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
@@ -79,11 +80,11 @@ struct Head {
 };
 
 Head ReadHead(SQLite::Database& db, const std::string& table) {
-  SQLite::Statement st(db, "SELECT seq, row_id, row_hash FROM audit_chain_heads WHERE table_name = ?");
-  st.bind(1, table);
+  Prepared st(db, "SELECT seq, row_id, row_hash FROM audit_chain_heads WHERE table_name = ?");
+  st->bind(1, table);
   Head h;
-  if (st.executeStep()) {
-    h = {st.getColumn(0).getInt64(), st.getColumn(1).getInt64(), st.getColumn(2).getString(), true};
+  if (st->executeStep()) {
+    h = {st->getColumn(0).getInt64(), st->getColumn(1).getInt64(), st->getColumn(2).getString(), true};
   }
   return h;
 }
@@ -97,47 +98,49 @@ std::string FinalCondition(const std::string& table) {
 }
 
 int64_t SealTable(SQLite::Database& db, const std::string& table, int64_t now_ms, int limit) {
-  SQLite::Statement rows(db, "SELECT id, " + ColumnList(table) + " FROM " + table +
-                                 " WHERE chain_seq IS NULL AND " + FinalCondition(table) + " ORDER BY id LIMIT ?1");
-  rows.bind(1, limit);
+  Prepared rows(db, "SELECT id, " + ColumnList(table) + " FROM " + table +
+                        " WHERE chain_seq IS NULL AND " + FinalCondition(table) + " ORDER BY id LIMIT ?1");
+  rows->bind(1, limit);
   if (table == kDeliveriesTable) {
-    int64_t latest = db.execAndGet("SELECT coalesce(max(received_at), 0) FROM webhook_deliveries").getInt64();
-    rows.bind(2, kFloodReason);
-    rows.bind(3, static_cast<int64_t>(std::max(latest, now_ms)));
+    Prepared max_received(db, "SELECT coalesce(max(received_at), 0) FROM webhook_deliveries");
+    max_received->executeStep();
+    const int64_t latest = max_received->getColumn(0).getInt64();
+    rows->bind(2, kFloodReason);
+    rows->bind(3, static_cast<int64_t>(std::max(latest, now_ms)));
   }
   Head head = ReadHead(db, table);
-  SQLite::Statement seal(db, "UPDATE " + table + " SET chain_seq = ?, row_hash = ? WHERE id = ?");
+  Prepared seal(db, "UPDATE " + table + " SET chain_seq = ?, row_hash = ? WHERE id = ?");
   int64_t sealed = 0;
-  while (rows.executeStep()) {
-    const int64_t id = rows.getColumn(0).getInt64();
+  while (rows->executeStep()) {
+    const int64_t id = rows->getColumn(0).getInt64();
     const int64_t seq = head.seq + 1;
-    std::string hash = AuditRowHash(table, seq, head.hash, ReadValues(rows, table, 1));
-    seal.bind(1, static_cast<int64_t>(seq));
-    seal.bind(2, hash);
-    seal.bind(3, static_cast<int64_t>(id));
-    seal.exec();
-    seal.reset();
+    std::string hash = AuditRowHash(table, seq, head.hash, ReadValues(*rows, table, 1));
+    seal->bind(1, static_cast<int64_t>(seq));
+    seal->bind(2, hash);
+    seal->bind(3, static_cast<int64_t>(id));
+    seal->exec();
+    seal->reset();
     head = {seq, id, std::move(hash), true};
     ++sealed;
   }
   if (sealed > 0) {
-    SQLite::Statement up(db,
-                         "INSERT INTO audit_chain_heads (table_name, seq, row_id, row_hash) VALUES (?,?,?,?)"
-                         " ON CONFLICT (table_name) DO UPDATE SET seq = excluded.seq, row_id = excluded.row_id,"
-                         " row_hash = excluded.row_hash");
-    up.bind(1, table);
-    up.bind(2, static_cast<int64_t>(head.seq));
-    up.bind(3, static_cast<int64_t>(head.row_id));
-    up.bind(4, head.hash);
-    up.exec();
+    Prepared up(db,
+                "INSERT INTO audit_chain_heads (table_name, seq, row_id, row_hash) VALUES (?,?,?,?)"
+                " ON CONFLICT (table_name) DO UPDATE SET seq = excluded.seq, row_id = excluded.row_id,"
+                " row_hash = excluded.row_hash");
+    up->bind(1, table);
+    up->bind(2, static_cast<int64_t>(head.seq));
+    up->bind(3, static_cast<int64_t>(head.row_id));
+    up->bind(4, head.hash);
+    up->exec();
   }
   return sealed;
 }
 
 std::string Hash(SQLite::Database& db, const std::string& table, int64_t seq) {
-  SQLite::Statement st(db, "SELECT row_hash FROM " + table + " WHERE chain_seq = ?");
-  st.bind(1, static_cast<int64_t>(seq));
-  return st.executeStep() ? st.getColumn(0).getString() : std::string();
+  Prepared st(db, "SELECT row_hash FROM " + table + " WHERE chain_seq = ?");
+  st->bind(1, static_cast<int64_t>(seq));
+  return st->executeStep() ? st->getColumn(0).getString() : std::string();
 }
 
 struct Range {
@@ -147,16 +150,16 @@ struct Range {
 
 // The purge checkpoint of `table` whose `column` (first_seq or last_seq) is `seq`; id 0 when none.
 Range FindRange(SQLite::Database& db, const std::string& table, const char* column, int64_t seq) {
-  SQLite::Statement st(db, std::string("SELECT id, first_seq, last_seq, rows, coalesce(purged_before, 0),"
-                                       " coalesce(prev_hash, ''), coalesce(last_hash, '') FROM audit_checkpoints"
-                                       " WHERE kind = 'purge' AND table_name = ? AND ") +
+  Prepared st(db, std::string("SELECT id, first_seq, last_seq, rows, coalesce(purged_before, 0),"
+                              " coalesce(prev_hash, ''), coalesce(last_hash, '') FROM audit_checkpoints"
+                              " WHERE kind = 'purge' AND table_name = ? AND ") +
                                column + " = ?");
-  st.bind(1, table);
-  st.bind(2, static_cast<int64_t>(seq));
-  if (!st.executeStep()) return {};
-  return {st.getColumn(0).getInt64(), st.getColumn(1).getInt64(), st.getColumn(2).getInt64(),
-          st.getColumn(3).getInt64(), st.getColumn(4).getInt64(), st.getColumn(5).getString(),
-          st.getColumn(6).getString()};
+  st->bind(1, table);
+  st->bind(2, static_cast<int64_t>(seq));
+  if (!st->executeStep()) return {};
+  return {st->getColumn(0).getInt64(), st->getColumn(1).getInt64(), st->getColumn(2).getInt64(),
+          st->getColumn(3).getInt64(), st->getColumn(4).getInt64(), st->getColumn(5).getString(),
+          st->getColumn(6).getString()};
 }
 
 // One run [first, last] of removed seqs becomes one checkpoint, joined with
@@ -170,9 +173,9 @@ void CheckpointRun(SQLite::Database& db, const std::string& table, Range run, in
     if (r->id == 0) continue;
     run.rows += r->rows;
     run.purged_before = std::max(run.purged_before, r->purged_before);
-    SQLite::Statement del(db, "DELETE FROM audit_checkpoints WHERE id = ?");
-    del.bind(1, static_cast<int64_t>(r->id));
-    del.exec();
+    Prepared del(db, "DELETE FROM audit_checkpoints WHERE id = ?");
+    del->bind(1, static_cast<int64_t>(r->id));
+    del->exec();
   }
   if (before.id != 0) {
     run.first = before.first;
@@ -182,19 +185,19 @@ void CheckpointRun(SQLite::Database& db, const std::string& table, Range run, in
     run.last = after.last;
     run.end = after.end;
   }
-  SQLite::Statement ins(db,
-                        "INSERT INTO audit_checkpoints (table_name, kind, at, first_seq, last_seq, rows, prev_hash,"
-                        " last_hash, purged_before, note) VALUES (?, 'purge', ?, ?, ?, ?, ?, ?, ?,"
-                        " 'removed by retention (key_days)')");
-  ins.bind(1, table);
-  ins.bind(2, static_cast<int64_t>(at_ms));
-  ins.bind(3, static_cast<int64_t>(run.first));
-  ins.bind(4, static_cast<int64_t>(run.last));
-  ins.bind(5, static_cast<int64_t>(run.rows));
-  ins.bind(6, run.prev);
-  ins.bind(7, run.end);
-  ins.bind(8, static_cast<int64_t>(run.purged_before));
-  ins.exec();
+  Prepared ins(db,
+               "INSERT INTO audit_checkpoints (table_name, kind, at, first_seq, last_seq, rows, prev_hash,"
+               " last_hash, purged_before, note) VALUES (?, 'purge', ?, ?, ?, ?, ?, ?, ?,"
+               " 'removed by retention (key_days)')");
+  ins->bind(1, table);
+  ins->bind(2, static_cast<int64_t>(at_ms));
+  ins->bind(3, static_cast<int64_t>(run.first));
+  ins->bind(4, static_cast<int64_t>(run.last));
+  ins->bind(5, static_cast<int64_t>(run.rows));
+  ins->bind(6, run.prev);
+  ins->bind(7, run.end);
+  ins->bind(8, static_cast<int64_t>(run.purged_before));
+  ins->exec();
 }
 
 std::string Where(const std::string& table, int64_t id) { return table + " rowid " + std::to_string(id); }
@@ -205,14 +208,14 @@ struct Checkpoint {
 };
 
 std::vector<Checkpoint> ReadCheckpoints(SQLite::Database& db, const std::string& table) {
-  SQLite::Statement st(db,
-                       "SELECT id, first_seq, last_seq, rows, coalesce(prev_hash, ''), coalesce(last_hash, '')"
-                       " FROM audit_checkpoints WHERE kind = 'purge' AND table_name = ? ORDER BY first_seq, id");
-  st.bind(1, table);
+  Prepared st(db,
+              "SELECT id, first_seq, last_seq, rows, coalesce(prev_hash, ''), coalesce(last_hash, '')"
+              " FROM audit_checkpoints WHERE kind = 'purge' AND table_name = ? ORDER BY first_seq, id");
+  st->bind(1, table);
   std::vector<Checkpoint> out;
-  while (st.executeStep()) {
-    out.push_back({st.getColumn(0).getInt64(), st.getColumn(1).getInt64(), st.getColumn(2).getInt64(),
-                   st.getColumn(3).getInt64(), st.getColumn(4).getString(), st.getColumn(5).getString()});
+  while (st->executeStep()) {
+    out.push_back({st->getColumn(0).getInt64(), st->getColumn(1).getInt64(), st->getColumn(2).getInt64(),
+                   st->getColumn(3).getInt64(), st->getColumn(4).getString(), st->getColumn(5).getString()});
   }
   return out;
 }

@@ -15,6 +15,7 @@
 #include "store/sqlite_bind.h"
 #include "store/sqlite_reader.h"
 #include "store/sqlite_store.h"
+#include "store/statement_cache.h"
 
 namespace hookinbox::store {
 namespace {
@@ -36,38 +37,38 @@ bool WellFormedToken(std::string_view token) {
 // True while the grant's attempt is live: its token is still the event's
 // current one, the event is processing and the lease runs past now.
 bool GrantLive(SQLite::Database& db, const HandlerGrant& g, int64_t now_ms) {
-  SQLite::Statement st(db,
-                       "SELECT 1 FROM webhook_inbox WHERE id = ? AND token_hash = ? AND status = 'processing'"
-                       " AND lease_until > ?");
-  st.bind(1, static_cast<int64_t>(g.inbox_id));
-  st.bind(2, g.token_hash);
-  st.bind(3, static_cast<int64_t>(now_ms));
-  return st.executeStep();
+  Prepared st(db,
+              "SELECT 1 FROM webhook_inbox WHERE id = ? AND token_hash = ? AND status = 'processing'"
+              " AND lease_until > ?");
+  st->bind(1, static_cast<int64_t>(g.inbox_id));
+  st->bind(2, g.token_hash);
+  st->bind(3, static_cast<int64_t>(now_ms));
+  return st->executeStep();
 }
 
 // The claim: insert, or take the row over when it is ours, failed, or held
 // by an attempt that is no longer live. RETURNING yields a row exactly when
 // this event now holds the key.
 bool TakeEffect(SQLite::Database& db, const HandlerGrant& g, const std::string& key, int64_t now_ms) {
-  SQLite::Statement st(db,
-                       "INSERT INTO effects (tenant_id, effect_key, status, inbox_id, attempt, claimed_at, updated_at)"
-                       " VALUES (?1, ?2, 'claimed', ?3, ?4, ?5, ?5)"
-                       " ON CONFLICT (tenant_id, effect_key) DO UPDATE SET status = 'claimed',"
-                       "  inbox_id = excluded.inbox_id, attempt = excluded.attempt, external_ref = NULL, error = NULL,"
-                       "  claimed_at = CASE WHEN effects.inbox_id = excluded.inbox_id AND effects.status = 'claimed'"
-                       "   THEN effects.claimed_at ELSE excluded.claimed_at END,"
-                       "  updated_at = excluded.updated_at"
-                       " WHERE effects.status = 'failed'"
-                       "  OR (effects.status = 'claimed' AND (effects.inbox_id = excluded.inbox_id"
-                       "   OR NOT EXISTS (SELECT 1 FROM webhook_inbox h WHERE h.id = effects.inbox_id"
-                       "    AND h.status = 'processing' AND h.lease_until > ?5)))"
-                       " RETURNING status");
-  st.bind(1, g.tenant_id);
-  st.bind(2, key);
-  st.bind(3, static_cast<int64_t>(g.inbox_id));
-  st.bind(4, g.attempt);
-  st.bind(5, static_cast<int64_t>(now_ms));
-  return st.executeStep();
+  Prepared st(db,
+              "INSERT INTO effects (tenant_id, effect_key, status, inbox_id, attempt, claimed_at, updated_at)"
+              " VALUES (?1, ?2, 'claimed', ?3, ?4, ?5, ?5)"
+              " ON CONFLICT (tenant_id, effect_key) DO UPDATE SET status = 'claimed',"
+              "  inbox_id = excluded.inbox_id, attempt = excluded.attempt, external_ref = NULL, error = NULL,"
+              "  claimed_at = CASE WHEN effects.inbox_id = excluded.inbox_id AND effects.status = 'claimed'"
+              "   THEN effects.claimed_at ELSE excluded.claimed_at END,"
+              "  updated_at = excluded.updated_at"
+              " WHERE effects.status = 'failed'"
+              "  OR (effects.status = 'claimed' AND (effects.inbox_id = excluded.inbox_id"
+              "   OR NOT EXISTS (SELECT 1 FROM webhook_inbox h WHERE h.id = effects.inbox_id"
+              "    AND h.status = 'processing' AND h.lease_until > ?5)))"
+              " RETURNING status");
+  st->bind(1, g.tenant_id);
+  st->bind(2, key);
+  st->bind(3, static_cast<int64_t>(g.inbox_id));
+  st->bind(4, g.attempt);
+  st->bind(5, static_cast<int64_t>(now_ms));
+  return st->executeStep();
 }
 
 struct EffectRow {
@@ -77,15 +78,15 @@ struct EffectRow {
 };
 
 EffectRow ReadEffect(SQLite::Database& db, const std::string& tenant, const std::string& key) {
-  SQLite::Statement st(db, "SELECT status, external_ref, inbox_id FROM effects WHERE tenant_id = ? AND effect_key = ?");
-  st.bind(1, tenant);
-  st.bind(2, key);
+  Prepared st(db, "SELECT status, external_ref, inbox_id FROM effects WHERE tenant_id = ? AND effect_key = ?");
+  st->bind(1, tenant);
+  st->bind(2, key);
   EffectRow r;
-  if (!st.executeStep()) return r;
+  if (!st->executeStep()) return r;
   r.found = true;
-  r.status = st.getColumn(0).getString();
-  r.external_ref = st.getColumn(1).isNull() ? "" : st.getColumn(1).getString();
-  r.inbox_id = st.getColumn(2).getInt64();
+  r.status = st->getColumn(0).getString();
+  r.external_ref = st->getColumn(1).isNull() ? "" : st->getColumn(1).getString();
+  r.inbox_id = st->getColumn(2).getInt64();
   return r;
 }
 
@@ -108,48 +109,48 @@ Status MayEnd(const EffectRow& row, const HandlerGrant& g, EffectEnd end, const 
 
 void WriteEnd(SQLite::Database& db, const HandlerGrant& g, const std::string& key, EffectEnd end,
               const std::string& detail, int64_t now_ms) {
-  SQLite::Statement st(db,
-                       "UPDATE effects SET status = ?1, external_ref = CASE WHEN ?1 = 'done' THEN ?2 END,"
-                       " error = CASE WHEN ?1 = 'done' THEN NULL ELSE ?2 END, attempt = ?3, updated_at = ?4"
-                       " WHERE tenant_id = ?5 AND effect_key = ?6 AND inbox_id = ?7 AND status = 'claimed'");
-  st.bind(1, EffectEndName(end));
-  BindText(st, 2, detail);
-  st.bind(3, g.attempt);
-  st.bind(4, static_cast<int64_t>(now_ms));
-  st.bind(5, g.tenant_id);
-  st.bind(6, key);
-  st.bind(7, static_cast<int64_t>(g.inbox_id));
-  st.exec();
+  Prepared st(db,
+              "UPDATE effects SET status = ?1, external_ref = CASE WHEN ?1 = 'done' THEN ?2 END,"
+              " error = CASE WHEN ?1 = 'done' THEN NULL ELSE ?2 END, attempt = ?3, updated_at = ?4"
+              " WHERE tenant_id = ?5 AND effect_key = ?6 AND inbox_id = ?7 AND status = 'claimed'");
+  st->bind(1, EffectEndName(end));
+  BindText(*st, 2, detail);
+  st->bind(3, g.attempt);
+  st->bind(4, static_cast<int64_t>(now_ms));
+  st->bind(5, g.tenant_id);
+  st->bind(6, key);
+  st->bind(7, static_cast<int64_t>(g.inbox_id));
+  st->exec();
 }
 
 void WriteStep(SQLite::Database& db, const HandlerGrant& g, const std::string& name, const std::string& content_type,
                const std::string& body, int64_t now_ms) {
-  SQLite::Statement st(db,
-                       "INSERT INTO step_results (inbox_id, name, content_type, body, attempt, stored_at)"
-                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (inbox_id, name) DO UPDATE SET"
-                       " content_type = excluded.content_type, body = excluded.body, attempt = excluded.attempt,"
-                       " stored_at = excluded.stored_at");
-  st.bind(1, static_cast<int64_t>(g.inbox_id));
-  st.bind(2, name);
-  st.bind(3, content_type);
-  st.bind(4, body.data(), static_cast<int>(body.size()));
-  st.bind(5, g.attempt);
-  st.bind(6, static_cast<int64_t>(now_ms));
-  st.exec();
+  Prepared st(db,
+              "INSERT INTO step_results (inbox_id, name, content_type, body, attempt, stored_at)"
+              " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (inbox_id, name) DO UPDATE SET"
+              " content_type = excluded.content_type, body = excluded.body, attempt = excluded.attempt,"
+              " stored_at = excluded.stored_at");
+  st->bind(1, static_cast<int64_t>(g.inbox_id));
+  st->bind(2, name);
+  st->bind(3, content_type);
+  st->bind(4, body.data(), static_cast<int>(body.size()));
+  st->bind(5, g.attempt);
+  st->bind(6, static_cast<int64_t>(now_ms));
+  st->exec();
 }
 
 std::optional<StepResult> ReadStep(SQLite::Database& db, int64_t inbox_id, const std::string& name) {
-  SQLite::Statement st(db,
-                       "SELECT content_type, body, attempt, stored_at FROM step_results WHERE inbox_id = ? AND name = ?");
-  st.bind(1, static_cast<int64_t>(inbox_id));
-  st.bind(2, name);
-  if (!st.executeStep()) return std::nullopt;
+  Prepared st(db,
+              "SELECT content_type, body, attempt, stored_at FROM step_results WHERE inbox_id = ? AND name = ?");
+  st->bind(1, static_cast<int64_t>(inbox_id));
+  st->bind(2, name);
+  if (!st->executeStep()) return std::nullopt;
   StepResult r;
-  r.content_type = st.getColumn(0).getString();
-  const auto body = st.getColumn(1);
+  r.content_type = st->getColumn(0).getString();
+  const auto body = st->getColumn(1);
   r.body.assign(static_cast<const char*>(body.getBlob()), static_cast<size_t>(body.getBytes()));
-  r.attempt = st.getColumn(2).getInt();
-  r.stored_at_ms = st.getColumn(3).getInt64();
+  r.attempt = st->getColumn(2).getInt();
+  r.stored_at_ms = st->getColumn(3).getInt64();
   return r;
 }
 
@@ -161,33 +162,33 @@ enum class EffectResolveVerdict { kResolved, kMissing, kNotUnknown };
 EffectResolveVerdict WriteEffectResolve(SQLite::Database& db, const std::string& tenant, const std::string& key,
                                         const std::string& as, const std::string& external_ref,
                                         const std::string& note, const std::string& actor, int64_t now_ms) {
-  SQLite::Statement up(db,
-                       "UPDATE effects SET status = ?1, external_ref = CASE WHEN ?1 = 'done' THEN ?2 END,"
-                       " error = CASE WHEN ?1 = 'failed' THEN ?3 END, updated_at = ?4"
-                       " WHERE tenant_id = ?5 AND effect_key = ?6 AND status = 'unknown' RETURNING inbox_id");
-  up.bind(1, as);
-  BindText(up, 2, external_ref);
-  up.bind(3, "resolved as failed by " + actor);
-  up.bind(4, static_cast<int64_t>(now_ms));
-  up.bind(5, tenant);
-  up.bind(6, key);
-  if (!up.executeStep()) {
+  Prepared up(db,
+              "UPDATE effects SET status = ?1, external_ref = CASE WHEN ?1 = 'done' THEN ?2 END,"
+              " error = CASE WHEN ?1 = 'failed' THEN ?3 END, updated_at = ?4"
+              " WHERE tenant_id = ?5 AND effect_key = ?6 AND status = 'unknown' RETURNING inbox_id");
+  up->bind(1, as);
+  BindText(*up, 2, external_ref);
+  up->bind(3, "resolved as failed by " + actor);
+  up->bind(4, static_cast<int64_t>(now_ms));
+  up->bind(5, tenant);
+  up->bind(6, key);
+  if (!up->executeStep()) {
     return ReadEffect(db, tenant, key).found ? EffectResolveVerdict::kNotUnknown : EffectResolveVerdict::kMissing;
   }
-  const int64_t inbox_id = up.getColumn(0).getInt64();
-  up.reset();
+  const int64_t inbox_id = up->getColumn(0).getInt64();
+  up->reset();
   // webhook_event_actions is the operators' audit trail; the event itself
   // does not change state, so from and to are its current status.
-  SQLite::Statement audit(db,
-                          "INSERT INTO webhook_event_actions (inbox_id, at, actor, action, from_status, to_status,"
-                          " result_ref, note) SELECT id, ?2, ?3, 'resolve', status, status, ?4, ?5"
-                          " FROM webhook_inbox WHERE id = ?1");
-  audit.bind(1, static_cast<int64_t>(inbox_id));
-  audit.bind(2, static_cast<int64_t>(now_ms));
-  audit.bind(3, actor);
-  BindText(audit, 4, external_ref);
-  audit.bind(5, "effect " + key + ": unknown -> " + as + (note.empty() ? "" : "; " + note));
-  audit.exec();
+  Prepared audit(db,
+                 "INSERT INTO webhook_event_actions (inbox_id, at, actor, action, from_status, to_status,"
+                 " result_ref, note) SELECT id, ?2, ?3, 'resolve', status, status, ?4, ?5"
+                 " FROM webhook_inbox WHERE id = ?1");
+  audit->bind(1, static_cast<int64_t>(inbox_id));
+  audit->bind(2, static_cast<int64_t>(now_ms));
+  audit->bind(3, actor);
+  BindText(*audit, 4, external_ref);
+  audit->bind(5, "effect " + key + ": unknown -> " + as + (note.empty() ? "" : "; " + note));
+  audit->exec();
   return EffectResolveVerdict::kResolved;
 }
 
@@ -230,18 +231,18 @@ const char* EffectEndName(EffectEnd e) {
 Result<HandlerGrant> SqliteStore::Authenticate(std::string_view token, int64_t now_ms) {
   if (!WellFormedToken(token)) return Unauthenticated("malformed token");
   return WithReader<HandlerGrant>(reader_mu_, reader_, "authenticate", [&](SQLite::Database& db) -> Result<HandlerGrant> {
-    SQLite::Statement st(db,
-                         "SELECT id, tenant_id, attempt_count, status, lease_until FROM webhook_inbox"
-                         " WHERE token_hash = ?");
+    Prepared st(db,
+                "SELECT id, tenant_id, attempt_count, status, lease_until FROM webhook_inbox"
+                " WHERE token_hash = ?");
     HandlerGrant g;
     g.token_hash = Sha256Hex(token);
-    st.bind(1, g.token_hash);
-    if (!st.executeStep()) return Unauthenticated("unknown token");
-    g.inbox_id = st.getColumn(0).getInt64();
-    g.tenant_id = st.getColumn(1).getString();
-    g.attempt = st.getColumn(2).getInt();
-    g.lease_until_ms = st.getColumn(4).isNull() ? 0 : st.getColumn(4).getInt64();
-    if (st.getColumn(3).getString() != "processing" || g.lease_until_ms <= now_ms) return Expired();
+    st->bind(1, g.token_hash);
+    if (!st->executeStep()) return Unauthenticated("unknown token");
+    g.inbox_id = st->getColumn(0).getInt64();
+    g.tenant_id = st->getColumn(1).getString();
+    g.attempt = st->getColumn(2).getInt();
+    g.lease_until_ms = st->getColumn(4).isNull() ? 0 : st->getColumn(4).getInt64();
+    if (st->getColumn(3).getString() != "processing" || g.lease_until_ms <= now_ms) return Expired();
     return g;
   });
 }

@@ -9,54 +9,55 @@
 #include "store/audit_chain.h"
 #include "store/database.h"
 #include "store/sqlite_bind.h"
+#include "store/statement_cache.h"
 
 namespace hookinbox::store {
 namespace {
 
 int64_t InsertDelivery(SQLite::Database& db, const DeliveryRecord& d, int64_t inbox_id) {
-  SQLite::Statement st(db,
-                       "INSERT INTO webhook_deliveries (received_at, remote_addr, method, path, provider, endpoint,"
-                       " tenant_id, event_id, event_type, inbox_id, outcome, http_status, reason, payload_hash,"
-                       " body_bytes, content_type, user_agent)"
-                       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  st.bind(1, static_cast<int64_t>(d.received_at_ms));
-  BindText(st, 2, d.remote_addr);
-  BindText(st, 3, d.method);
-  BindText(st, 4, d.path);
-  BindText(st, 5, d.provider);
-  BindText(st, 6, d.endpoint);
-  BindText(st, 7, d.tenant_id);
-  BindText(st, 8, d.event_id);
-  BindText(st, 9, d.event_type);
+  Prepared st(db,
+              "INSERT INTO webhook_deliveries (received_at, remote_addr, method, path, provider, endpoint,"
+              " tenant_id, event_id, event_type, inbox_id, outcome, http_status, reason, payload_hash,"
+              " body_bytes, content_type, user_agent)"
+              " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  st->bind(1, static_cast<int64_t>(d.received_at_ms));
+  BindText(*st, 2, d.remote_addr);
+  BindText(*st, 3, d.method);
+  BindText(*st, 4, d.path);
+  BindText(*st, 5, d.provider);
+  BindText(*st, 6, d.endpoint);
+  BindText(*st, 7, d.tenant_id);
+  BindText(*st, 8, d.event_id);
+  BindText(*st, 9, d.event_type);
   if (inbox_id > 0) {
-    st.bind(10, static_cast<int64_t>(inbox_id));
+    st->bind(10, static_cast<int64_t>(inbox_id));
   } else {
-    st.bind(10);
+    st->bind(10);
   }
-  st.bind(11, d.outcome);
-  st.bind(12, d.http_status);
-  BindText(st, 13, d.reason);
-  BindText(st, 14, d.payload_hash);
-  st.bind(15, static_cast<int64_t>(d.body_bytes));
-  BindText(st, 16, d.content_type);
-  BindText(st, 17, d.user_agent);
-  st.exec();
+  st->bind(11, d.outcome);
+  st->bind(12, d.http_status);
+  BindText(*st, 13, d.reason);
+  BindText(*st, 14, d.payload_hash);
+  st->bind(15, static_cast<int64_t>(d.body_bytes));
+  BindText(*st, 16, d.content_type);
+  BindText(*st, 17, d.user_agent);
+  st->exec();
   return db.getLastInsertRowid();
 }
 
 void InsertPayload(SQLite::Database& db, const NewEvent& e, int64_t inbox_id, int64_t delivery_id,
                    const char* kind) {
-  SQLite::Statement st(db,
-                       "INSERT INTO webhook_payloads (inbox_id, delivery_id, kind, payload_hash, content_type,"
-                       " body, created_at) VALUES (?,?,?,?,?,?,?)");
-  st.bind(1, static_cast<int64_t>(inbox_id));
-  st.bind(2, static_cast<int64_t>(delivery_id));
-  st.bind(3, kind);
-  st.bind(4, e.payload_hash);
-  BindText(st, 5, e.content_type);
-  st.bind(6, e.body.data(), static_cast<int>(e.body.size()));
-  st.bind(7, static_cast<int64_t>(e.received_at_ms));
-  st.exec();
+  Prepared st(db,
+              "INSERT INTO webhook_payloads (inbox_id, delivery_id, kind, payload_hash, content_type,"
+              " body, created_at) VALUES (?,?,?,?,?,?,?)");
+  st->bind(1, static_cast<int64_t>(inbox_id));
+  st->bind(2, static_cast<int64_t>(delivery_id));
+  st->bind(3, kind);
+  st->bind(4, e.payload_hash);
+  BindText(*st, 5, e.content_type);
+  st->bind(6, e.body.data(), static_cast<int>(e.body.size()));
+  st->bind(7, static_cast<int64_t>(e.received_at_ms));
+  st->exec();
 }
 
 // Binds the idempotency key (provider, endpoint, tenant_id, event_id) to parameters 1–4.
@@ -70,26 +71,26 @@ void BindKey(SQLite::Statement& st, const NewEvent& e) {
 // The claim itself: one statement decides, under the UNIQUE index, whether
 // this delivery owns the key. Returns the new row id, or 0 when the key exists.
 int64_t InsertIfAbsent(SQLite::Database& db, const NewEvent& e) {
-  SQLite::Statement st(db,
-                       "INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, event_type,"
-                       " payload_hash, received_at, next_attempt_at, business_key, business_key_hint, object_key,"
-                       " object_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
-                       " ON CONFLICT (provider, endpoint, tenant_id, event_id) DO NOTHING RETURNING id");
-  BindKey(st, e);
-  BindText(st, 5, e.event_type);
-  st.bind(6, e.payload_hash);
-  st.bind(7, static_cast<int64_t>(e.received_at_ms));
-  st.bind(8, static_cast<int64_t>(e.received_at_ms));
-  BindText(st, 9, e.business_key);
-  BindText(st, 10, e.business_key_hint);
-  BindText(st, 11, e.object_key);
+  Prepared st(db,
+              "INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, event_type,"
+              " payload_hash, received_at, next_attempt_at, business_key, business_key_hint, object_key,"
+              " object_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+              " ON CONFLICT (provider, endpoint, tenant_id, event_id) DO NOTHING RETURNING id");
+  BindKey(*st, e);
+  BindText(*st, 5, e.event_type);
+  st->bind(6, e.payload_hash);
+  st->bind(7, static_cast<int64_t>(e.received_at_ms));
+  st->bind(8, static_cast<int64_t>(e.received_at_ms));
+  BindText(*st, 9, e.business_key);
+  BindText(*st, 10, e.business_key_hint);
+  BindText(*st, 11, e.object_key);
   if (e.object_key.empty()) {
-    st.bind(12);
+    st->bind(12);
   } else {
-    st.bind(12, static_cast<int64_t>(e.object_version));
+    st->bind(12, static_cast<int64_t>(e.object_version));
   }
-  int64_t id = st.executeStep() ? st.getColumn(0).getInt64() : 0;
-  st.reset();
+  int64_t id = st->executeStep() ? st->getColumn(0).getInt64() : 0;
+  st->reset();
   return id;
 }
 
@@ -99,16 +100,16 @@ struct Existing {
 };
 
 Existing ReadExisting(SQLite::Database& db, const NewEvent& e) {
-  SQLite::Statement st(db,
-                       "SELECT id, status, payload_hash, result_ref FROM webhook_inbox"
-                       " WHERE provider = ? AND endpoint = ? AND tenant_id = ? AND event_id = ?");
-  BindKey(st, e);
+  Prepared st(db,
+              "SELECT id, status, payload_hash, result_ref FROM webhook_inbox"
+              " WHERE provider = ? AND endpoint = ? AND tenant_id = ? AND event_id = ?");
+  BindKey(*st, e);
   Existing out;
-  if (st.executeStep()) {
-    out.id = st.getColumn(0).getInt64();
-    out.status = st.getColumn(1).getString();
-    out.payload_hash = st.getColumn(2).getString();
-    out.result_ref = st.getColumn(3).getString();
+  if (st->executeStep()) {
+    out.id = st->getColumn(0).getInt64();
+    out.status = st->getColumn(1).getString();
+    out.payload_hash = st->getColumn(2).getString();
+    out.result_ref = st->getColumn(3).getString();
   }
   return out;
 }
@@ -150,15 +151,15 @@ ClaimOutcome BatchOutcome(const std::vector<ClaimResult>& results) {
 
 void InsertDeliveryEvent(SQLite::Database& db, int64_t delivery_id, size_t position, const NewEvent& e,
                          const ClaimResult& r) {
-  SQLite::Statement st(db,
-                       "INSERT INTO webhook_delivery_events (delivery_id, position, inbox_id, event_id, outcome)"
-                       " VALUES (?,?,?,?,?)");
-  st.bind(1, static_cast<int64_t>(delivery_id));
-  st.bind(2, static_cast<int64_t>(position));
-  st.bind(3, static_cast<int64_t>(r.inbox_id));
-  st.bind(4, e.event_id);
-  st.bind(5, ClaimOutcomeName(r.outcome));
-  st.exec();
+  Prepared st(db,
+              "INSERT INTO webhook_delivery_events (delivery_id, position, inbox_id, event_id, outcome)"
+              " VALUES (?,?,?,?,?)");
+  st->bind(1, static_cast<int64_t>(delivery_id));
+  st->bind(2, static_cast<int64_t>(position));
+  st->bind(3, static_cast<int64_t>(r.inbox_id));
+  st->bind(4, e.event_id);
+  st->bind(5, ClaimOutcomeName(r.outcome));
+  st->exec();
 }
 
 std::vector<ClaimResult> ClaimBatchInTransaction(SQLite::Database& db, const std::vector<NewEvent>& events,
@@ -187,24 +188,24 @@ struct MinuteRows {
 // as a literal so SQLite can use that outcome's partial index.
 MinuteRows CountMinute(SQLite::Database& db, const char* sql, const DeliveryRecord& d) {
   int64_t minute_start = d.received_at_ms - d.received_at_ms % 60000;
-  SQLite::Statement rows(db, sql);
-  rows.bind(1, kFloodReason);
-  BindText(rows, 2, d.remote_addr);
-  rows.bind(3, static_cast<int64_t>(minute_start));
-  rows.bind(4, static_cast<int64_t>(minute_start + 60000));
-  rows.executeStep();
-  return {rows.getColumn(0).getInt64(), rows.getColumn(1).isNull() ? 0 : rows.getColumn(1).getInt64()};
+  Prepared rows(db, sql);
+  rows->bind(1, kFloodReason);
+  BindText(*rows, 2, d.remote_addr);
+  rows->bind(3, static_cast<int64_t>(minute_start));
+  rows->bind(4, static_cast<int64_t>(minute_start + 60000));
+  rows->executeStep();
+  return {rows->getColumn(0).getInt64(), rows->getColumn(1).isNull() ? 0 : rows->getColumn(1).getInt64()};
 }
 
 // Counts one more rejection on the folding row, unless the row is already
 // sealed into the audit chain (its minute looked over): a sealed row never
 // changes, so the caller starts a new folding row instead.
 bool BumpFold(SQLite::Database& db, int64_t fold_id) {
-  SQLite::Statement bump(db,
-                         "UPDATE webhook_deliveries SET request_count = request_count + 1 WHERE id = ?"
-                         " AND chain_seq IS NULL");
-  bump.bind(1, static_cast<int64_t>(fold_id));
-  return bump.exec() == 1;
+  Prepared bump(db,
+                "UPDATE webhook_deliveries SET request_count = request_count + 1 WHERE id = ?"
+                " AND chain_seq IS NULL");
+  bump->bind(1, static_cast<int64_t>(fold_id));
+  return bump->exec() == 1;
 }
 
 // Rejections (and unauthenticated answers, outcome 'ignored') are counted

@@ -54,6 +54,8 @@ class SqliteStore final : public Store, public WorkQueue, public Ledger {
                                                const std::vector<int64_t>& running_ids) override;
   Status RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) override;
   Status Finish(const AttemptResult& result) override;
+  Status FinishAndClaim(const AttemptResult& result, const ClaimRequest& next,
+                        std::optional<ClaimedEvent>* claimed) override;
   Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms) override;
   Result<std::optional<int64_t>> NextDueAt() override;
   Status Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) override;

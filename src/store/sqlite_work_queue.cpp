@@ -17,6 +17,7 @@
 #include "store/claim_gate.h"
 #include "store/sqlite_bind.h"
 #include "store/sqlite_store.h"
+#include "store/statement_cache.h"
 
 namespace hookinbox::store {
 namespace {
@@ -60,23 +61,23 @@ std::string DueSql(size_t excluded, size_t running) {
 
 std::optional<DueEvent> NextDue(SQLite::Database& db, int64_t now_ms, const std::vector<std::string>& excluded,
                                 const std::vector<int64_t>& running) {
-  SQLite::Statement st(db, DueSql(excluded.size(), running.size()));
-  st.bind(1, static_cast<int64_t>(now_ms));
-  for (size_t i = 0; i < excluded.size(); ++i) st.bind(static_cast<int>(2 + i), excluded[i]);
+  Prepared st(db, DueSql(excluded.size(), running.size()));
+  st->bind(1, static_cast<int64_t>(now_ms));
+  for (size_t i = 0; i < excluded.size(); ++i) st->bind(static_cast<int>(2 + i), excluded[i]);
   for (size_t i = 0; i < running.size(); ++i) {
-    st.bind(static_cast<int>(2 + excluded.size() + i), static_cast<int64_t>(running[i]));
+    st->bind(static_cast<int>(2 + excluded.size() + i), static_cast<int64_t>(running[i]));
   }
-  if (!st.executeStep()) return std::nullopt;
+  if (!st->executeStep()) return std::nullopt;
   DueEvent e;
-  e.id = st.getColumn(0).getInt64();
-  e.status = st.getColumn(1).getString();
-  e.endpoint = st.getColumn(2).getString();
-  e.tenant_id = st.getColumn(3).getString();
-  e.payload_hash = st.getColumn(4).getString();
-  e.business_key = st.getColumn(5).getString();
-  e.business_key_hint = st.getColumn(6).getString();
-  e.object_key = st.getColumn(7).getString();
-  e.object_version = st.getColumn(8).getInt64();
+  e.id = st->getColumn(0).getInt64();
+  e.status = st->getColumn(1).getString();
+  e.endpoint = st->getColumn(2).getString();
+  e.tenant_id = st->getColumn(3).getString();
+  e.payload_hash = st->getColumn(4).getString();
+  e.business_key = st->getColumn(5).getString();
+  e.business_key_hint = st->getColumn(6).getString();
+  e.object_key = st->getColumn(7).getString();
+  e.object_version = st->getColumn(8).getInt64();
   return e;
 }
 
@@ -89,15 +90,15 @@ std::optional<GateDecision> RunningHoldsObject(SQLite::Database& db, const DueEv
                                                const std::vector<int64_t>& running, int64_t now_ms,
                                                int64_t lease_ms) {
   if (e.object_key.empty() || running.empty()) return std::nullopt;
-  SQLite::Statement st(db,
-                       "SELECT id FROM webhook_inbox WHERE endpoint = ?1 AND tenant_id = ?2 AND object_key = ?3"
-                       " AND status = 'processing' AND id IN (" + Placeholders(4, running.size()) + ") LIMIT 1");
-  st.bind(1, e.endpoint);
-  st.bind(2, e.tenant_id);
-  st.bind(3, e.object_key);
-  for (size_t i = 0; i < running.size(); ++i) st.bind(static_cast<int>(4 + i), static_cast<int64_t>(running[i]));
-  if (!st.executeStep()) return std::nullopt;
-  const int64_t holder = st.getColumn(0).getInt64();
+  Prepared st(db,
+              "SELECT id FROM webhook_inbox WHERE endpoint = ?1 AND tenant_id = ?2 AND object_key = ?3"
+              " AND status = 'processing' AND id IN (" + Placeholders(4, running.size()) + ") LIMIT 1");
+  st->bind(1, e.endpoint);
+  st->bind(2, e.tenant_id);
+  st->bind(3, e.object_key);
+  for (size_t i = 0; i < running.size(); ++i) st->bind(static_cast<int>(4 + i), static_cast<int64_t>(running[i]));
+  if (!st->executeStep()) return std::nullopt;
+  const int64_t holder = st->getColumn(0).getInt64();
   // Its finish wakes `e` (AfterFinish); the lease length bounds the wait otherwise.
   return GateDecision{GateVerdict::kWait, "", holder, now_ms + lease_ms,
                       "waiting for event " + std::to_string(holder) + " (same object)"};
@@ -120,58 +121,58 @@ constexpr int kMaxGateSteps = 64;
 // Closes the open attempt rows of `inbox_id` (a previous owner's, whose lease expired).
 void CloseOpenAttempts(SQLite::Database& db, int64_t inbox_id, const char* outcome, int64_t now_ms,
                        const std::string& error) {
-  SQLite::Statement st(db,
-                       "UPDATE webhook_attempts SET outcome = ?, finished_at = ?, error = ?"
-                       " WHERE inbox_id = ? AND outcome IS NULL");
-  st.bind(1, outcome);
-  st.bind(2, static_cast<int64_t>(now_ms));
-  st.bind(3, error);
-  st.bind(4, static_cast<int64_t>(inbox_id));
-  st.exec();
+  Prepared st(db,
+              "UPDATE webhook_attempts SET outcome = ?, finished_at = ?, error = ?"
+              " WHERE inbox_id = ? AND outcome IS NULL");
+  st->bind(1, outcome);
+  st->bind(2, static_cast<int64_t>(now_ms));
+  st->bind(3, error);
+  st->bind(4, static_cast<int64_t>(inbox_id));
+  st->exec();
 }
 
 void OpenAttempt(SQLite::Database& db, const ClaimedEvent& e, const std::string& owner, int64_t now_ms) {
-  SQLite::Statement st(db, "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at) VALUES (?,?,?,?)");
-  st.bind(1, static_cast<int64_t>(e.id));
-  st.bind(2, e.attempt);
-  st.bind(3, owner);
-  st.bind(4, static_cast<int64_t>(now_ms));
-  st.exec();
+  Prepared st(db, "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at) VALUES (?,?,?,?)");
+  st->bind(1, static_cast<int64_t>(e.id));
+  st->bind(2, e.attempt);
+  st->bind(3, owner);
+  st->bind(4, static_cast<int64_t>(now_ms));
+  st->exec();
 }
 
 void ReadOriginalPayload(SQLite::Database& db, ClaimedEvent& e) {
-  SQLite::Statement st(db, "SELECT content_type, body FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
-  st.bind(1, static_cast<int64_t>(e.id));
-  if (!st.executeStep()) return;
-  e.content_type = st.getColumn(0).isNull() ? "" : st.getColumn(0).getString();
-  const auto body = st.getColumn(1);
+  Prepared st(db, "SELECT content_type, body FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
+  st->bind(1, static_cast<int64_t>(e.id));
+  if (!st->executeStep()) return;
+  e.content_type = st->getColumn(0).isNull() ? "" : st->getColumn(0).getString();
+  const auto body = st->getColumn(1);
   e.body.assign(static_cast<const char*>(body.getBlob()), static_cast<size_t>(body.getBytes()));
 }
 
 std::optional<ClaimedEvent> ClaimEvent(SQLite::Database& db, const DueEvent& due, const std::string& owner,
                                        int64_t now_ms, int64_t lease_ms) {
-  SQLite::Statement st(db, kClaimSql);
-  st.bind(1, owner);
-  st.bind(2, static_cast<int64_t>(now_ms + lease_ms));
-  st.bind(3, static_cast<int64_t>(now_ms));
+  Prepared st(db, kClaimSql);
+  st->bind(1, owner);
+  st->bind(2, static_cast<int64_t>(now_ms + lease_ms));
+  st->bind(3, static_cast<int64_t>(now_ms));
   // A new handler token per claim: the previous attempt's stops working.
   std::string token = NewHandlerToken();
-  st.bind(4, Sha256Hex(token));
-  st.bind(5, static_cast<int64_t>(due.id));
-  if (!st.executeStep()) return std::nullopt;
+  st->bind(4, Sha256Hex(token));
+  st->bind(5, static_cast<int64_t>(due.id));
+  if (!st->executeStep()) return std::nullopt;
   ClaimedEvent e;
   e.token = std::move(token);
-  e.id = st.getColumn(0).getInt64();
-  e.provider = st.getColumn(1).getString();
-  e.endpoint = st.getColumn(2).getString();
-  e.tenant_id = st.getColumn(3).getString();
-  e.event_id = st.getColumn(4).getString();
-  e.event_type = st.getColumn(5).getString();
-  e.payload_hash = st.getColumn(6).getString();
-  e.attempt = st.getColumn(7).getInt();
-  e.received_at_ms = st.getColumn(8).getInt64();
+  e.id = st->getColumn(0).getInt64();
+  e.provider = st->getColumn(1).getString();
+  e.endpoint = st->getColumn(2).getString();
+  e.tenant_id = st->getColumn(3).getString();
+  e.event_id = st->getColumn(4).getString();
+  e.event_type = st->getColumn(5).getString();
+  e.payload_hash = st->getColumn(6).getString();
+  e.attempt = st->getColumn(7).getInt();
+  e.received_at_ms = st->getColumn(8).getInt64();
   e.lease_until_ms = now_ms + lease_ms;
-  st.reset();
+  st->reset();
   CloseOpenAttempts(db, e.id, "lost", now_ms, "lease expired; event reclaimed");
   HoldBusinessKey(db, due, now_ms);
   OpenAttempt(db, e, owner, now_ms);
@@ -199,76 +200,76 @@ std::optional<ClaimedEvent> ClaimInTransaction(SQLite::Database& db, const std::
 
 // The event's part of Finish, conditional on the lease. True when it applied.
 bool MoveEvent(SQLite::Database& db, const AttemptResult& r) {
-  SQLite::Statement st(db,
-                       "UPDATE webhook_inbox SET status = ?1, lease_owner = NULL, lease_until = NULL,"
-                       " next_attempt_at = ?2, completed_at = ?3,"
-                       " result_ref = CASE WHEN ?1 = 'completed' THEN ?4 ELSE result_ref END,"
-                       " last_error = CASE WHEN ?1 = 'completed' THEN last_error ELSE ?5 END"
-                       " WHERE id = ?6 AND lease_owner = ?7 AND status = 'processing' AND attempt_count = ?8");
-  st.bind(1, AttemptOutcomeName(r.outcome));
+  Prepared st(db,
+              "UPDATE webhook_inbox SET status = ?1, lease_owner = NULL, lease_until = NULL,"
+              " next_attempt_at = ?2, completed_at = ?3,"
+              " result_ref = CASE WHEN ?1 = 'completed' THEN ?4 ELSE result_ref END,"
+              " last_error = CASE WHEN ?1 = 'completed' THEN last_error ELSE ?5 END"
+              " WHERE id = ?6 AND lease_owner = ?7 AND status = 'processing' AND attempt_count = ?8");
+  st->bind(1, AttemptOutcomeName(r.outcome));
   // Only a retryable event waits for a next attempt; terminal states leave the due index.
   if (r.outcome == AttemptOutcome::kRetryableFailed) {
-    st.bind(2, static_cast<int64_t>(r.next_attempt_at_ms));
+    st->bind(2, static_cast<int64_t>(r.next_attempt_at_ms));
   } else {
-    st.bind(2);
+    st->bind(2);
   }
   if (r.outcome == AttemptOutcome::kCompleted) {
-    st.bind(3, static_cast<int64_t>(r.finished_at_ms));
+    st->bind(3, static_cast<int64_t>(r.finished_at_ms));
   } else {
-    st.bind(3);
+    st->bind(3);
   }
-  BindText(st, 4, r.result_ref);
-  BindText(st, 5, ShortError(r.error));
-  st.bind(6, static_cast<int64_t>(r.id));
-  st.bind(7, r.owner);
-  st.bind(8, r.attempt);
-  return st.exec() == 1;
+  BindText(*st, 4, r.result_ref);
+  BindText(*st, 5, ShortError(r.error));
+  st->bind(6, static_cast<int64_t>(r.id));
+  st->bind(7, r.owner);
+  st->bind(8, r.attempt);
+  return st->exec() == 1;
 }
 
 // Closes this owner's attempt row with `outcome`. A row already closed and
 // sealed into the audit chain (closed 'lost' when another worker reclaimed
 // the event) is left as it is: sealed audit rows never change.
 void CloseAttempt(SQLite::Database& db, const AttemptResult& r, const char* outcome, const std::string& error) {
-  SQLite::Statement st(db,
-                       "UPDATE webhook_attempts SET outcome = ?, finished_at = ?, http_status = ?, exit_code = ?,"
-                       " error = ? WHERE inbox_id = ? AND attempt = ? AND worker = ? AND chain_seq IS NULL"
-                       " AND id = (SELECT max(id) FROM webhook_attempts WHERE inbox_id = ? AND attempt = ? AND worker = ?)");
-  st.bind(1, outcome);
-  st.bind(2, static_cast<int64_t>(r.finished_at_ms));
-  BindOptionalInt(st, 3, r.http_status);
-  BindOptionalInt(st, 4, r.exit_code);
-  BindText(st, 5, ShortError(error));
+  Prepared st(db,
+              "UPDATE webhook_attempts SET outcome = ?, finished_at = ?, http_status = ?, exit_code = ?,"
+              " error = ? WHERE inbox_id = ? AND attempt = ? AND worker = ? AND chain_seq IS NULL"
+              " AND id = (SELECT max(id) FROM webhook_attempts WHERE inbox_id = ? AND attempt = ? AND worker = ?)");
+  st->bind(1, outcome);
+  st->bind(2, static_cast<int64_t>(r.finished_at_ms));
+  BindOptionalInt(*st, 3, r.http_status);
+  BindOptionalInt(*st, 4, r.exit_code);
+  BindText(*st, 5, ShortError(error));
   for (int base : {6, 9}) {
-    st.bind(base, static_cast<int64_t>(r.id));
-    st.bind(base + 1, r.attempt);
-    st.bind(base + 2, r.owner);
+    st->bind(base, static_cast<int64_t>(r.id));
+    st->bind(base + 1, r.attempt);
+    st->bind(base + 2, r.owner);
   }
-  st.exec();
+  st->exec();
 }
 
 // The reconciliation probe's own attempt row, with the outcome it decided.
 void InsertProbe(SQLite::Database& db, const AttemptResult& r) {
-  SQLite::Statement st(db,
-                       "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at, finished_at, outcome,"
-                       " http_status, error, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'probe')");
-  st.bind(1, static_cast<int64_t>(r.id));
-  st.bind(2, r.attempt);
-  st.bind(3, r.owner);
-  st.bind(4, static_cast<int64_t>(r.probe->started_at_ms));
-  st.bind(5, static_cast<int64_t>(r.finished_at_ms));
-  st.bind(6, AttemptOutcomeName(r.outcome));
-  BindOptionalInt(st, 7, r.probe->http_status);
-  BindText(st, 8, ShortError(r.probe->error));
-  st.exec();
+  Prepared st(db,
+              "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at, finished_at, outcome,"
+              " http_status, error, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'probe')");
+  st->bind(1, static_cast<int64_t>(r.id));
+  st->bind(2, r.attempt);
+  st->bind(3, r.owner);
+  st->bind(4, static_cast<int64_t>(r.probe->started_at_ms));
+  st->bind(5, static_cast<int64_t>(r.finished_at_ms));
+  st->bind(6, AttemptOutcomeName(r.outcome));
+  BindOptionalInt(*st, 7, r.probe->http_status);
+  BindText(*st, 8, ShortError(r.probe->error));
+  st->exec();
 }
 
 // Reads the status of `id` inside the transaction; empty when there is no such event.
 std::string StatusOf(SQLite::Database& db, int64_t id, std::string* result_ref) {
-  SQLite::Statement st(db, "SELECT status, result_ref FROM webhook_inbox WHERE id = ?");
-  st.bind(1, static_cast<int64_t>(id));
-  if (!st.executeStep()) return "";
-  if (result_ref) *result_ref = st.getColumn(1).isNull() ? "" : st.getColumn(1).getString();
-  return st.getColumn(0).getString();
+  Prepared st(db, "SELECT status, result_ref FROM webhook_inbox WHERE id = ?");
+  st->bind(1, static_cast<int64_t>(id));
+  if (!st->executeStep()) return "";
+  if (result_ref) *result_ref = st->getColumn(1).isNull() ? "" : st->getColumn(1).getString();
+  return st->getColumn(0).getString();
 }
 
 struct Action {
@@ -277,18 +278,18 @@ struct Action {
 };
 
 void InsertAction(SQLite::Database& db, const Action& a) {
-  SQLite::Statement st(db,
-                       "INSERT INTO webhook_event_actions (inbox_id, at, actor, action, from_status, to_status,"
-                       " result_ref, note) VALUES (?,?,?,?,?,?,?,?)");
-  st.bind(1, static_cast<int64_t>(a.id));
-  st.bind(2, static_cast<int64_t>(a.at_ms));
-  st.bind(3, a.actor);
-  st.bind(4, a.action);
-  st.bind(5, a.from_status);
-  st.bind(6, a.to_status);
-  BindText(st, 7, a.result_ref);
-  BindText(st, 8, a.note);
-  st.exec();
+  Prepared st(db,
+              "INSERT INTO webhook_event_actions (inbox_id, at, actor, action, from_status, to_status,"
+              " result_ref, note) VALUES (?,?,?,?,?,?,?,?)");
+  st->bind(1, static_cast<int64_t>(a.id));
+  st->bind(2, static_cast<int64_t>(a.at_ms));
+  st->bind(3, a.actor);
+  st->bind(4, a.action);
+  st->bind(5, a.from_status);
+  st->bind(6, a.to_status);
+  BindText(*st, 7, a.result_ref);
+  BindText(*st, 8, a.note);
+  st->exec();
 }
 
 Status Prefixed(const std::string& what, const Status& st) { return Status(st.code(), what + ": " + st.message()); }
@@ -323,62 +324,94 @@ Result<std::optional<ClaimedEvent>> SqliteStore::ClaimDue(const std::string& own
 Status SqliteStore::RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) {
   bool renewed = false;
   Status st = writer_->Submit([&](SQLite::Database& db) {
-    SQLite::Statement up(db,
-                         "UPDATE webhook_inbox SET lease_until = ?1, next_attempt_at = ?1"
-                         " WHERE id = ?2 AND lease_owner = ?3 AND status = 'processing' AND attempt_count = ?4");
-    up.bind(1, static_cast<int64_t>(until_ms));
-    up.bind(2, static_cast<int64_t>(id));
-    up.bind(3, owner);
-    up.bind(4, attempt);
-    renewed = up.exec() == 1;
+    Prepared up(db,
+                "UPDATE webhook_inbox SET lease_until = ?1, next_attempt_at = ?1"
+                " WHERE id = ?2 AND lease_owner = ?3 AND status = 'processing' AND attempt_count = ?4");
+    up->bind(1, static_cast<int64_t>(until_ms));
+    up->bind(2, static_cast<int64_t>(id));
+    up->bind(3, owner);
+    up->bind(4, attempt);
+    renewed = up->exec() == 1;
   });
   if (!st.ok()) return Prefixed("renew lease", st);
   if (!renewed) return Status(Code::kConflict, "renew lease: lease lost for event " + std::to_string(id));
   return Status::Ok();
 }
 
-Status SqliteStore::Finish(const AttemptResult& r) {
+namespace {
+
+Status CheckResult(const AttemptResult& r) {
   if (r.owner.empty() || (r.outcome == AttemptOutcome::kRetryableFailed && r.next_attempt_at_ms <= 0)) {
     return InvalidArgument("finish: an owner, and for retryable_failed a next attempt time, are required");
   }
-  bool moved = false;
-  Status st = writer_->Submit([&](SQLite::Database& db) {
-    moved = MoveEvent(db, r);
-    if (moved) {
-      CloseAttempt(db, r, r.probe ? "unknown" : AttemptOutcomeName(r.outcome), r.error);
-      if (r.probe) InsertProbe(db, r);
-      AfterFinish(db, r.id, AttemptOutcomeName(r.outcome), r.finished_at_ms);
-    } else {
-      // Someone else owns the event now (or it was released): record what we
-      // would have done, change nothing else.
-      CloseAttempt(db, r, "lost", std::string("lease lost before finish; would have been ") +
-                                      AttemptOutcomeName(r.outcome));
-    }
-  });
-  if (!st.ok()) return Prefixed("finish", st);
+  return Status::Ok();
+}
+
+// Finish's writes; returns false (and records the attempt as lost) when the lease was lost.
+bool FinishInTransaction(SQLite::Database& db, const AttemptResult& r) {
+  if (MoveEvent(db, r)) {
+    CloseAttempt(db, r, r.probe ? "unknown" : AttemptOutcomeName(r.outcome), r.error);
+    if (r.probe) InsertProbe(db, r);
+    AfterFinish(db, r.id, AttemptOutcomeName(r.outcome), r.finished_at_ms);
+    return true;
+  }
+  // Someone else owns the event now (or it was released): record what we
+  // would have done, change nothing else.
+  CloseAttempt(db, r, "lost", std::string("lease lost before finish; would have been ") + AttemptOutcomeName(r.outcome));
+  return false;
+}
+
+Status FinishStatus(const AttemptResult& r, bool moved) {
   if (!moved) return Status(Code::kConflict, "finish: lease lost for event " + std::to_string(r.id));
   return Status::Ok();
+}
+
+}  // namespace
+
+Status SqliteStore::Finish(const AttemptResult& r) {
+  if (Status ok = CheckResult(r); !ok.ok()) return ok;
+  bool moved = false;
+  Status st = writer_->Submit([&](SQLite::Database& db) { moved = FinishInTransaction(db, r); });
+  if (!st.ok()) return Prefixed("finish", st);
+  return FinishStatus(r, moved);
+}
+
+Status SqliteStore::FinishAndClaim(const AttemptResult& r, const ClaimRequest& next,
+                                   std::optional<ClaimedEvent>* claimed) {
+  claimed->reset();
+  if (Status ok = CheckResult(r); !ok.ok()) return ok;
+  if (next.owner.empty() || next.lease_ms <= 0) return InvalidArgument("claim due: owner and a positive lease are required");
+  bool moved = false;
+  std::optional<ClaimedEvent> taken;
+  Status st = writer_->Submit([&](SQLite::Database& db) {
+    taken.reset();
+    moved = FinishInTransaction(db, r);
+    taken = ClaimInTransaction(db, next.owner, next.now_ms, next.lease_ms, next.excluded_endpoints, next.running_ids);
+  });
+  if (!st.ok()) return Prefixed("finish", st);
+  *claimed = std::move(taken);
+  return FinishStatus(r, moved);
 }
 
 Result<int> SqliteStore::ReleaseLeases(const std::string& owner, int64_t now_ms) {
   int released = 0;
   Status st = writer_->Submit([&](SQLite::Database& db) {
-    SQLite::Statement attempts(db,
-                               "UPDATE webhook_attempts SET outcome = 'released', finished_at = ?1, error = 'shutdown'"
-                               " WHERE outcome IS NULL AND worker = ?2 AND inbox_id IN (SELECT id FROM webhook_inbox"
-                               "  WHERE status = 'processing' AND lease_owner = ?2)");
-    attempts.bind(1, static_cast<int64_t>(now_ms));
-    attempts.bind(2, owner);
-    attempts.exec();
+    Prepared attempts(db,
+                      "UPDATE webhook_attempts SET outcome = 'released', finished_at = ?1, error = 'shutdown'"
+                      " WHERE outcome IS NULL AND worker = ?2 AND inbox_id IN (SELECT id FROM webhook_inbox"
+                      "  WHERE status = 'processing' AND lease_owner = ?2)");
+    attempts->bind(1, static_cast<int64_t>(now_ms));
+    attempts->bind(2, owner);
+    attempts->exec();
     // The attempt was started, so attempt_count keeps counting it. The lease
     // ends just before now: a claim at `now` (which needs lease_until < now)
     // takes the event at once.
-    SQLite::Statement events(db,
-                             "UPDATE webhook_inbox SET lease_until = ?1 - 1, next_attempt_at = ?1 - 1"
-                             " WHERE status = 'processing' AND lease_owner = ?2");
-    events.bind(1, static_cast<int64_t>(now_ms));
-    events.bind(2, owner);
-    released = events.exec();
+    Prepared events(db,
+                    "UPDATE webhook_inbox SET lease_until = ?1 - 1, next_attempt_at = ?1 - 1"
+                    " WHERE status = 'processing' AND lease_owner = ?2");
+    events->bind(1, static_cast<int64_t>(now_ms));
+    events->bind(2, owner);
+    released = events->exec();
   });
   if (!st.ok()) return Prefixed("release leases", st);
   return released;
@@ -393,21 +426,21 @@ Status SqliteStore::Replay(int64_t id, const std::string& actor, const std::stri
     if (from != "dead_lettered" && from != "unknown" && from != "completed") return;
     // Retention (payload_days) may have removed the body: the action would
     // get an empty one, so such an event cannot be processed again.
-    SQLite::Statement body(db, "SELECT 1 FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
-    body.bind(1, static_cast<int64_t>(id));
-    body_purged = !body.executeStep();
+    Prepared body(db, "SELECT 1 FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
+    body->bind(1, static_cast<int64_t>(id));
+    body_purged = !body->executeStep();
     if (body_purged) return;
     // attempt_count restarts at 0: a replay is a person's decision to try
     // again, so max_attempts applies afresh instead of dead-lettering at once.
     // result_ref and completed_at are cleared (the event is no longer
     // completed); the replaced reference is kept in the audit row.
-    SQLite::Statement up(db,
-                         "UPDATE webhook_inbox SET status = 'received', next_attempt_at = ?, attempt_count = 0,"
-                         " lease_owner = NULL, lease_until = NULL, completed_at = NULL, result_ref = NULL"
-                         " WHERE id = ?");
-    up.bind(1, static_cast<int64_t>(now_ms));
-    up.bind(2, static_cast<int64_t>(id));
-    up.exec();
+    Prepared up(db,
+                "UPDATE webhook_inbox SET status = 'received', next_attempt_at = ?, attempt_count = 0,"
+                " lease_owner = NULL, lease_until = NULL, completed_at = NULL, result_ref = NULL"
+                " WHERE id = ?");
+    up->bind(1, static_cast<int64_t>(now_ms));
+    up->bind(2, static_cast<int64_t>(id));
+    up->exec();
     InsertAction(db, {id, now_ms, actor, "replay", from, "received", old_ref, note});
   });
   std::string what = "replay " + std::to_string(id);
@@ -434,16 +467,16 @@ Status SqliteStore::Resolve(int64_t id, const std::string& as, const std::string
   Status st = writer_->Submit([&](SQLite::Database& db) {
     from = StatusOf(db, id, nullptr);
     if (from != "unknown") return;
-    SQLite::Statement up(db,
-                         "UPDATE webhook_inbox SET status = ?1,"
-                         " completed_at = CASE WHEN ?1 = 'completed' THEN ?2 END,"
-                         " result_ref = CASE WHEN ?1 = 'completed' THEN ?3 ELSE result_ref END"
-                         " WHERE id = ?4 AND status = 'unknown'");
-    up.bind(1, as);
-    up.bind(2, static_cast<int64_t>(now_ms));
-    BindText(up, 3, result_ref);
-    up.bind(4, static_cast<int64_t>(id));
-    up.exec();
+    Prepared up(db,
+                "UPDATE webhook_inbox SET status = ?1,"
+                " completed_at = CASE WHEN ?1 = 'completed' THEN ?2 END,"
+                " result_ref = CASE WHEN ?1 = 'completed' THEN ?3 ELSE result_ref END"
+                " WHERE id = ?4 AND status = 'unknown'");
+    up->bind(1, as);
+    up->bind(2, static_cast<int64_t>(now_ms));
+    BindText(*up, 3, result_ref);
+    up->bind(4, static_cast<int64_t>(id));
+    up->exec();
     AfterFinish(db, id, as, now_ms);
     InsertAction(db, {id, now_ms, actor, "resolve", from, as, result_ref, note});
   });

@@ -218,6 +218,29 @@ class WorkQueue {
   // without next_attempt_at_ms).
   virtual Status Finish(const AttemptResult& result) = 0;
 
+  // What ClaimDue takes, for FinishAndClaim.
+  struct ClaimRequest {
+    std::string owner;
+    int64_t now_ms = 0, lease_ms = 0;
+    std::vector<std::string> excluded_endpoints;
+    std::vector<int64_t> running_ids;
+  };
+  // Finish(result), then ClaimDue(next) — in one transaction where the store
+  // can, so a worker that finished one event and takes the next waits for
+  // one commit instead of two. The finish is durable before the claimed
+  // event's action starts, as with the two calls. Returns Finish's status
+  // (a Conflict still claims); *claimed is set only when the transaction
+  // committed. This default makes the two calls.
+  virtual Status FinishAndClaim(const AttemptResult& result, const ClaimRequest& next,
+                                std::optional<ClaimedEvent>* claimed) {
+    claimed->reset();
+    Status st = Finish(result);
+    if (!st.ok() && st.code() != Code::kConflict) return st;
+    auto c = ClaimDue(next.owner, next.now_ms, next.lease_ms, next.excluded_endpoints, next.running_ids);
+    if (c.ok()) *claimed = std::move(*c);
+    return st;
+  }
+
   // Shutdown: `owner`'s processing events become claimable at once
   // (a claim at now_ms takes them) and their attempt rows are closed as 'released'.
   // Returns how many events were released.

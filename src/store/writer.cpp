@@ -7,6 +7,7 @@
 
 #include "common/log.h"
 #include "store/database.h"
+#include "store/statement_cache.h"
 
 namespace hookinbox::store {
 namespace {
@@ -89,6 +90,9 @@ void Writer::Stop() {
 }
 
 void Writer::Run() {
+  // The same statements run in every transaction: keep them compiled for
+  // as long as this thread owns the connection (gone before Stop() closes it).
+  StatementCache statements(*db_);
   for (;;) {
     std::deque<Job> batch;
     {

@@ -505,3 +505,55 @@ TEST_CASE("work queue: a lapsed lease nobody reclaimed finishes normally without
   CHECK(f.StatusOf(id) == "completed");
   CHECK(f.Count("SELECT count(*) FROM webhook_attempts WHERE outcome = 'lost'") == 0);
 }
+
+// Issue 9: the worker finishes one event and takes the next in one commit.
+TEST_CASE("work queue: FinishAndClaim records the attempt and claims the next due event together", "[store][queue]") {
+  QueueFixture f;
+  int64_t a = f.Add("evt_a", "payments", kT0);
+  int64_t b = f.Add("evt_b", "payments", kT0 + 1);
+  auto first = f.MustClaim("w1", kT0 + 10);
+  REQUIRE(first.id == a);
+
+  std::optional<store::ClaimedEvent> next;
+  store::WorkQueue::ClaimRequest request{"w1", kT0 + 20, kLease, {}, {a}};
+  REQUIRE(f.q().FinishAndClaim(ResultFor(first, "w1", AttemptOutcome::kCompleted), request, &next).ok());
+  CHECK(f.StatusOf(a) == "completed");
+  REQUIRE(next.has_value());
+  CHECK(next->id == b);
+  CHECK(next->attempt == 1);
+  CHECK(f.StatusOf(b) == "processing");
+  CHECK(f.Count("SELECT count(*) FROM webhook_attempts WHERE inbox_id = " + std::to_string(b) +
+                " AND outcome IS NULL") == 1);
+
+  // Nothing more is due: the finish alone is recorded.
+  REQUIRE(f.q().FinishAndClaim(ResultFor(*next, "w1", AttemptOutcome::kCompleted), request, &next).ok());
+  CHECK_FALSE(next.has_value());
+  CHECK(f.StatusOf(b) == "completed");
+}
+
+TEST_CASE("work queue: FinishAndClaim after a lost lease still claims; a failed commit does neither", "[store][queue]") {
+  QueueFixture f;
+  int64_t a = f.Add("evt_a", "payments", kT0);
+  auto mine = f.MustClaim("w1", kT0 + 10);
+  REQUIRE(mine.id == a);
+  // w1's lease lapses and w2 takes the event over.
+  const int64_t later = kT0 + 10 + kLease + 1;
+  auto theirs = f.MustClaim("w2", later);
+  REQUIRE(theirs.id == a);
+  int64_t b = f.Add("evt_b", "payments", later);
+
+  std::optional<store::ClaimedEvent> next;
+  store::WorkQueue::ClaimRequest request{"w1", later + 10, kLease, {}, {}};
+  f.store->writer().SetCommitHookForTest([] { return Unavailable("injected: disk full"); });
+  Status failed = f.q().FinishAndClaim(ResultFor(mine, "w1", AttemptOutcome::kCompleted), request, &next);
+  f.store->writer().SetCommitHookForTest(nullptr);
+  CHECK(failed.code() == Code::kUnavailable);
+  CHECK_FALSE(next.has_value());
+  CHECK(f.StatusOf(b) == "received");
+
+  Status st = f.q().FinishAndClaim(ResultFor(mine, "w1", AttemptOutcome::kCompleted), request, &next);
+  CHECK(st.code() == Code::kConflict);
+  CHECK(f.StatusOf(a) == "processing");  // still w2's
+  REQUIRE(next.has_value());
+  CHECK(next->id == b);
+}
