@@ -221,7 +221,7 @@ thread_local bool t_audited = false;
 class Delivery {
  public:
   Delivery(const config::Config& config, store::Store& store, const Clock& clock, const httplib::Request& req,
-           httplib::Response& res, const std::function<void()>& on_accepted)
+           httplib::Response& res, const std::function<void(const std::string&)>& on_accepted)
       : config_(config), store_(store), on_accepted_(on_accepted), req_(req), res_(res),
         started_(std::chrono::steady_clock::now()), audit_(DescribeRequest(req, clock.NowMs())),
         request_id_(NewRequestId()) {
@@ -255,7 +255,7 @@ class Delivery {
 
   const config::Config& config_;
   store::Store& store_;
-  const std::function<void()>& on_accepted_;  // may be empty
+  const std::function<void(const std::string&)>& on_accepted_;  // may be empty
   const httplib::Request& req_;
   httplib::Response& res_;
   std::chrono::steady_clock::time_point started_;
@@ -343,7 +343,9 @@ void Delivery::AcceptBatch(const std::vector<store::NewEvent>& events) {
   }
   ReplyJson(res_, 200, BatchReply(events, *claims));
   audit_.outcome = BatchOutcome(*claims);
-  if (audit_.outcome == "accepted" && on_accepted_) on_accepted_();
+  for (const store::ClaimResult& c : *claims) {
+    if (c.outcome == store::ClaimOutcome::kAccepted && on_accepted_) on_accepted_(audit_.endpoint);  // one wake per event
+  }
   audit_.http_status = 200;
   CountDelivery(audit_);
   LogDelivery(audit_, 0, ElapsedUs(), request_id_);
@@ -356,7 +358,7 @@ void Delivery::Accept(const store::NewEvent& event) {
     return;
   }
   ReplyJson(res_, 200, ClaimReply(*claim));
-  if (claim->outcome == store::ClaimOutcome::kAccepted && on_accepted_) on_accepted_();
+  if (claim->outcome == store::ClaimOutcome::kAccepted && on_accepted_) on_accepted_(audit_.endpoint);
   audit_.outcome = store::ClaimOutcomeName(claim->outcome);
   audit_.http_status = 200;
   CountDelivery(audit_);

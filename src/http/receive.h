@@ -20,9 +20,10 @@ namespace hookinbox::http {
 
 class Receiver {
  public:
-  // `on_accepted` (may be empty) is called after a claim stored a new event.
+  // `on_accepted` (may be empty) is called with the endpoint's name after a
+  // claim stored a new event.
   Receiver(const config::Config& config, store::Store& store, const Clock& clock,
-           std::function<void()> on_accepted = {})
+           std::function<void(const std::string&)> on_accepted = {})
       : config_(config), store_(store), clock_(clock), on_accepted_(std::move(on_accepted)) {}
 
   // POST on /hooks/…; reads the body itself so the endpoint's limit applies
@@ -42,7 +43,7 @@ class Receiver {
   const config::Config& config_;
   store::Store& store_;
   const Clock& clock_;
-  const std::function<void()> on_accepted_;
+  const std::function<void(const std::string&)> on_accepted_;
 };
 
 }  // namespace hookinbox::http

@@ -36,7 +36,8 @@ struct CertificatePair;
 
 // What serve plugs into the listener; each may be empty.
 struct ServerHooks {
-  std::function<void()> on_accepted;   // after a claim stored a new event (wakes the worker)
+  // After a claim stored a new event of the named endpoint (wakes the worker).
+  std::function<void(const std::string& endpoint)> on_accepted;
   std::function<bool()> worker_ready;  // /readyz answers 503 while this returns false
 };
 

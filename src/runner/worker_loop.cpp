@@ -56,10 +56,12 @@ void CountAttempt(const store::ClaimedEvent& event, const worker::Outcome& outco
 // How soon a failed lease renewal is tried again.
 constexpr std::chrono::milliseconds kRenewRetry{100};
 
+}  // namespace
+
 // Logs a streak of failed renewals without flooding the log while a lock is
 // held: the first failure, then at most one line per renewal period, and a
 // line when a renewal succeeds again.
-class RenewFailureLog {
+class WorkerLoop::RenewFailureLog {
  public:
   RenewFailureLog(int64_t id, std::chrono::milliseconds every) : id_(std::to_string(id)), every_(every) {}
   void Note(const Status& st) {
@@ -81,8 +83,6 @@ class RenewFailureLog {
   int streak_ = 0;
   std::chrono::steady_clock::time_point last_logged_;
 };
-
-}  // namespace
 
 ActionMap BuildActions(const config::Config& config, const Clock& clock) {
   ActionMap out;
@@ -190,16 +190,25 @@ void WorkerLoop::Start() {
     stopping_ = false;
   }
   int n = std::max(1, config_.worker.threads);
+  {
+    std::lock_guard<std::mutex> lock(leases_mu_);
+    renewer_stopping_ = false;
+  }
+  renewer_ = std::thread([this] { RenewMain(); });
   for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { ThreadMain(i); });
   log::Info("worker_started", {{"threads", std::to_string(n)}, {"actions", std::to_string(actions_.size())}});
 }
 
-void WorkerLoop::Notify() {
+void WorkerLoop::Notify(std::string_view endpoint) {
+  // Under a burst this runs once per accepted delivery: waking every thread
+  // for each made each of them query the queue (a fifth of the server's CPU
+  // in the issue 9 profile of a receive-only endpoint).
+  if (!endpoint.empty() && actions_.find(std::string(endpoint)) == actions_.end()) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++notifications_;
   }
-  wake_.notify_all();
+  wake_.notify_one();  // one new event: one claim; a busy thread claims again when it finishes
 }
 
 bool WorkerLoop::running() const {
@@ -233,6 +242,12 @@ int WorkerLoop::Stop(std::chrono::milliseconds grace) {
   for (auto& t : threads_) t.join();
   threads_.clear();
   {
+    std::lock_guard<std::mutex> lock(leases_mu_);
+    renewer_stopping_ = true;
+  }
+  leases_cv_.notify_all();
+  renewer_.join();
+  {
     std::lock_guard<std::mutex> lock(mu_);
     running_ = false;
   }
@@ -248,7 +263,8 @@ std::vector<std::string> WorkerLoop::ExcludedLocked() const {
       continue;
     }
     auto it = in_flight_by_endpoint_.find(e.name);
-    if (it != in_flight_by_endpoint_.end() && it->second >= config_.ActionConcurrency(e)) out.push_back(e.name);
+    const int busy = (it != in_flight_by_endpoint_.end() ? it->second : 0) + claiming_;
+    if (busy >= config_.ActionConcurrency(e)) out.push_back(e.name);
   }
   return out;
 }
@@ -265,60 +281,87 @@ std::chrono::milliseconds WorkerLoop::SleepFor() {
 
 void WorkerLoop::ThreadMain(int index) {
   const std::string owner = owner_prefix_ + ":" + std::to_string(index);
+  std::optional<store::ClaimedEvent> next;  // claimed with the last finish
   while (true) {
     uint64_t seen;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (stopping_) return;
+      // A claimed event is run even when stopping: it counts in flight, and
+      // Stop's grace period is for exactly such attempts.
+      if (stopping_ && !next) return;
       seen = notifications_;
     }
-    if (RunOne(owner)) continue;
+    if (!next) next = Claim(owner);
+    if (next) {
+      next = RunOne(owner, std::move(*next));
+      continue;
+    }
     auto sleep = SleepFor();
     std::unique_lock<std::mutex> lock(mu_);
     wake_.wait_for(lock, sleep, [&] { return stopping_ || notifications_ != seen; });
   }
 }
 
-bool WorkerLoop::RunOne(const std::string& owner) {
-  std::optional<store::ClaimedEvent> event;
+std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner) {
+  std::vector<std::string> excluded;
+  std::vector<int64_t> running;
   {
-    // Claims are serialized within the process so the concurrency count
-    // seen when choosing exclusions is the count when the claim lands.
     std::unique_lock<std::mutex> lock(mu_);
-    if (stopping_) return false;
-    std::vector<std::string> excluded = ExcludedLocked();
-    if (excluded.size() == config_.endpoints.size() && !config_.endpoints.empty()) return false;
-    auto claimed = queue_.ClaimDue(owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000, excluded,
-                                   running_ids_);
-    if (!claimed.ok()) {
-      log::Error("worker_claim_failed", {{"error", claimed.status().message()}});
-      return false;
-    }
-    if (!claimed->has_value()) return false;
-    event = std::move(*claimed);
-    ++in_flight_by_endpoint_[event->endpoint];
-    ++in_flight_;
-    running_ids_.push_back(event->id);
+    if (stopping_) return std::nullopt;
+    excluded = ExcludedLocked();
+    if (excluded.size() == config_.endpoints.size() && !config_.endpoints.empty()) return std::nullopt;
+    running = running_ids_;
+    ++claiming_;
   }
+  // Not under mu_: concurrent claims share the writer's commit (group commit).
+  auto claimed = queue_.ClaimDue(owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000, excluded,
+                                 running);
+  std::lock_guard<std::mutex> lock(mu_);
+  --claiming_;
+  if (!claimed.ok()) {
+    log::Error("worker_claim_failed", {{"error", claimed.status().message()}});
+    return std::nullopt;
+  }
+  if (!claimed->has_value()) return std::nullopt;
+  ++in_flight_by_endpoint_[(*claimed)->endpoint];
+  ++in_flight_;
+  running_ids_.push_back((*claimed)->id);
+  return std::move(*claimed);
+}
+
+std::optional<store::WorkQueue::ClaimRequest> WorkerLoop::NextClaim(const std::string& owner,
+                                                                    const std::string& finishing_endpoint) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return std::nullopt;
+  // The finish ahead of the claim frees this event's slot.
+  --in_flight_by_endpoint_[finishing_endpoint];
+  std::vector<std::string> excluded = ExcludedLocked();
+  ++in_flight_by_endpoint_[finishing_endpoint];
+  if (excluded.size() == config_.endpoints.size() && !config_.endpoints.empty()) return std::nullopt;
+  ++claiming_;
+  return store::WorkQueue::ClaimRequest{owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000,
+                                        std::move(excluded), running_ids_};
+}
+
+std::optional<store::ClaimedEvent> WorkerLoop::RunOne(const std::string& owner, store::ClaimedEvent claimed) {
+  std::optional<store::ClaimedEvent> event(std::move(claimed));
+  std::optional<store::ClaimedEvent> next;
+  bool claimed_next = false;  // a NextClaim was made (its claiming_ count is ours to undo)
+  HoldLease(*event, owner);
 
   std::shared_ptr<worker::Action> action;
   if (auto it = actions_.find(event->endpoint); it != actions_.end()) action = it->second;
-
-  std::mutex renew_mu;
-  std::condition_variable renew_cv;
-  bool done = false;
-  bool lost = false;
-  std::thread renewer([&] {
-    Renew(*event, owner, renew_mu, renew_cv, done);
-    std::lock_guard<std::mutex> lock(renew_mu);
-    lost = !done;
-  });
 
   worker::Outcome outcome;
   std::optional<worker::ProbeResult> probe;
   int64_t probe_started_ms = 0;
   const auto attempt_started = std::chrono::steady_clock::now();
-  if (action) {
+  bool released;
+  {
+    std::shared_lock<std::shared_mutex> finish_lock(finish_mu_);
+    released = released_;  // Stop released the leases before this event started: leave it to the next run
+  }
+  if (action && !released) {
     const worker::ActionInput input = InputOf(*event, handler_api_base_);
     outcome = action->Run(input);
     // Reconcile before anyone retries: still under the lease, so no other
@@ -334,12 +377,7 @@ bool WorkerLoop::RunOne(const std::string& owner) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt_started).count();
   if (action) metrics::Registry::Default().Observe(metrics::kProcessingSeconds, {event->endpoint, event->provider}, seconds);
-  {
-    std::lock_guard<std::mutex> lock(renew_mu);
-    done = true;
-  }
-  renew_cv.notify_all();
-  renewer.join();
+  const bool lost = DropLease(event->id);
 
   std::shared_lock<std::shared_mutex> finish_lock(finish_mu_);
   if (released_) {
@@ -352,7 +390,10 @@ bool WorkerLoop::RunOne(const std::string& owner) {
     if (probe && result.outcome == store::AttemptOutcome::kUnknown) {
       ApplyProbe(config_.worker, *event, *probe, probe_started_ms, Uniform01(), &result);
     }
-    Status st = queue_.Finish(result);
+    // Finishing and taking the next event share one commit.
+    std::optional<store::WorkQueue::ClaimRequest> request = NextClaim(owner, event->endpoint);
+    claimed_next = request.has_value();
+    Status st = request ? queue_.FinishAndClaim(result, *request, &next) : queue_.Finish(result);
     if (st.code() == Code::kConflict) {
       log::Info("worker_lease_lost", {{"endpoint", event->endpoint}, {"id", std::to_string(event->id)}});
     } else if (!st.ok()) {
@@ -378,35 +419,99 @@ bool WorkerLoop::RunOne(const std::string& owner) {
     --in_flight_;
     // Recorded (or given up): from now on a claim may take it, when due.
     running_ids_.erase(std::find(running_ids_.begin(), running_ids_.end(), event->id));
-    ++notifications_;  // a slot freed: a waiting thread may claim for this endpoint
+    if (claimed_next) --claiming_;
+    if (next) {
+      ++in_flight_by_endpoint_[next->endpoint];
+      ++in_flight_;
+      running_ids_.push_back(next->id);
+    } else {
+      ++notifications_;  // a slot freed: a waiting thread may claim for this endpoint
+    }
   }
-  wake_.notify_all();
+  if (!next) wake_.notify_one();
   idle_.notify_all();
-  return true;
+  return next;
 }
 
-// Runs beside the action: renews every lease/3 until `done`; returns early
-// (leaving `done` false) when the lease was lost. A failed renewal (most
-// often a write lock held past busy_timeout_ms by another process) is tried
-// again after kRenewRetry, so the lease is restored as soon as the lock
-// clears; until then no claim of this process takes the event (running_ids_),
-// and its Finish works on the lapsed lease unless another process took it.
-void WorkerLoop::Renew(const store::ClaimedEvent& event, const std::string& owner, std::mutex& mu,
-                       std::condition_variable& cv, const bool& done) {
+void WorkerLoop::HoldLease(const store::ClaimedEvent& event, const std::string& owner) {
+  const auto every = std::chrono::milliseconds(std::max<int64_t>(int64_t{config_.worker.lease_seconds} * 1000 / 3, 1));
+  Lease lease{owner, event.attempt, std::chrono::steady_clock::now() + every, false,
+              std::make_shared<RenewFailureLog>(event.id, every)};
+  {
+    std::lock_guard<std::mutex> lock(leases_mu_);
+    leases_[event.id] = std::move(lease);
+  }
+  leases_cv_.notify_one();  // its renewal may be the next one due
+}
+
+bool WorkerLoop::DropLease(int64_t id) {
+  std::lock_guard<std::mutex> lock(leases_mu_);
+  auto it = leases_.find(id);
+  const bool lost = it != leases_.end() && it->second.lost;
+  if (it != leases_.end()) leases_.erase(it);
+  return lost;
+}
+
+// Renews each running event's lease every lease/3 until its attempt ends.
+// A failed renewal (most often a write lock held past busy_timeout_ms by
+// another process) is tried again after kRenewRetry, so the lease is
+// restored as soon as the lock clears; until then no claim of this process
+// takes the event (running_ids_), and its Finish works on the lapsed lease
+// unless another process took it. A lost lease (Conflict) marks the attempt
+// lost: it records nothing more.
+void WorkerLoop::RenewMain() {
+  std::unique_lock<std::mutex> lock(leases_mu_);
+  while (!renewer_stopping_) {
+    lock.unlock();
+    const auto next = RenewDue();
+    lock.lock();
+    leases_cv_.wait_until(lock, next, [&] {
+      if (renewer_stopping_) return true;
+      // A lease added since may be due sooner than `next`.
+      return std::any_of(leases_.begin(), leases_.end(),
+                         [&](const auto& kv) { return !kv.second.lost && kv.second.next_renewal < next; });
+    });
+  }
+}
+
+std::chrono::steady_clock::time_point WorkerLoop::RenewDue() {
   const int64_t lease_ms = int64_t{config_.worker.lease_seconds} * 1000;
   const auto every = std::chrono::milliseconds(std::max<int64_t>(lease_ms / 3, 1));
   const auto retry = std::min(every, kRenewRetry);
-  RenewFailureLog failures(event.id, every);
-  auto wait = every;
-  std::unique_lock<std::mutex> lock(mu);
-  while (!cv.wait_for(lock, wait, [&] { return done; })) {
-    lock.unlock();
-    Status st = queue_.RenewLease(event.id, owner, event.attempt, clock_.NowMs() + lease_ms);
-    lock.lock();
-    if (st.code() == Code::kConflict) return;
-    failures.Note(st);
-    wait = st.ok() ? every : retry;
+  struct Due {
+    int64_t id;
+    std::string owner;
+    int attempt;
+    std::shared_ptr<RenewFailureLog> failures;
+  };
+  std::vector<Due> due;
+  auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard<std::mutex> lock(leases_mu_);
+    for (const auto& [id, lease] : leases_) {
+      if (!lease.lost && lease.next_renewal <= now) due.push_back({id, lease.owner, lease.attempt, lease.failures});
+    }
   }
+  for (const Due& d : due) {
+    // Not under leases_mu_: a renewal is a write that may wait for a lock.
+    Status st = queue_.RenewLease(d.id, d.owner, d.attempt, clock_.NowMs() + lease_ms);
+    if (st.code() != Code::kConflict) d.failures->Note(st);
+    std::lock_guard<std::mutex> lock(leases_mu_);
+    auto it = leases_.find(d.id);
+    if (it == leases_.end()) continue;  // its attempt ended meanwhile
+    if (st.code() == Code::kConflict) {
+      it->second.lost = true;
+    } else {
+      it->second.next_renewal = std::chrono::steady_clock::now() + (st.ok() ? every : retry);
+    }
+  }
+  now = std::chrono::steady_clock::now();
+  auto next = now + every;
+  std::lock_guard<std::mutex> lock(leases_mu_);
+  for (const auto& [id, lease] : leases_) {
+    if (!lease.lost) next = std::min(next, lease.next_renewal);
+  }
+  return next;
 }
 
 }  // namespace hookinbox::runner

@@ -5,8 +5,9 @@
 // ("<host>:<pid>:<n>"); the per-endpoint concurrency limit (endpoints at
 // their action.concurrency, and endpoints without an action, are passed to
 // ClaimDue as excluded, so their events wait); lease renewal while an action
-// runs (every lease/3, and soon again after a failed renewal; a lost lease
-// abandons the attempt quietly); the events it is running, which its own
+// runs (one thread renews every running lease each lease/3, and soon again
+// after a failed renewal; a lost lease abandons the attempt quietly); the
+// events it is running, which its own
 // claims never take back even when their lease lapsed (issue 8, D6); the
 // verdict → state mapping; and shutdown (stop claiming, wait up to a grace
 // period, release the leases still held).
@@ -19,8 +20,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -74,8 +77,9 @@ class WorkerLoop {
 
   // Starts worker.threads threads.
   void Start();
-  // Wakes the threads at once (a new event was accepted).
-  void Notify();
+  // A new event was accepted: wakes one thread to claim it, unless
+  // `endpoint` (when given) has no action here — nothing would claim it.
+  void Notify(std::string_view endpoint = {});
   // Stops claiming, waits up to `grace` for running actions, then releases
   // every lease this process still holds. Returns how many were released.
   // Threads whose action outlived the grace period are joined when the action
@@ -87,11 +91,33 @@ class WorkerLoop {
 
  private:
   void ThreadMain(int index);
-  bool RunOne(const std::string& owner);  // false when nothing was due
+  // Runs `event`'s action and records it; returns the next event when the
+  // record also claimed one (FinishAndClaim).
+  std::optional<store::ClaimedEvent> RunOne(const std::string& owner, store::ClaimedEvent event);
+  // What to claim along with the finish of an event of `finishing_endpoint`
+  // (counted in claiming_), or nullopt when stopping or nothing may be claimed.
+  std::optional<store::WorkQueue::ClaimRequest> NextClaim(const std::string& owner,
+                                                          const std::string& finishing_endpoint);
+  // Claims one due event for `owner`, or nothing; counts it in flight.
+  std::optional<store::ClaimedEvent> Claim(const std::string& owner);
   std::vector<std::string> ExcludedLocked() const;
-  void Renew(const store::ClaimedEvent& event, const std::string& owner, std::mutex& mu,
-             std::condition_variable& cv, const bool& done);
   std::chrono::milliseconds SleepFor();
+
+  // Lease renewal: one thread for all running events (a thread per event
+  // cost a thread start and two context switches per event).
+  class RenewFailureLog;
+  struct Lease {
+    std::string owner;
+    int attempt = 0;
+    std::chrono::steady_clock::time_point next_renewal;
+    bool lost = false;  // another owner took the event: its attempt records nothing
+    std::shared_ptr<RenewFailureLog> failures;
+  };
+  void HoldLease(const store::ClaimedEvent& event, const std::string& owner);
+  bool DropLease(int64_t id);  // true when the lease was lost meanwhile
+  void RenewMain();
+  // Renews the leases whose time has come; returns when the next one is due.
+  std::chrono::steady_clock::time_point RenewDue();
 
   const config::Config& config_;
   store::WorkQueue& queue_;
@@ -101,6 +127,7 @@ class WorkerLoop {
   std::string owner_prefix_;
   const std::string handler_api_base_;
   std::vector<std::thread> threads_;
+  std::thread renewer_;
 
   mutable std::mutex mu_;
   std::condition_variable wake_;      // claimers wait here
@@ -110,6 +137,10 @@ class WorkerLoop {
   uint64_t notifications_ = 0;        // bumped by Notify
   std::map<std::string, int> in_flight_by_endpoint_;
   int in_flight_ = 0;
+  // Claims on their way to the store. Claims run concurrently, so the writer
+  // commits them together; each one counts against every endpoint's
+  // concurrency until it lands, so a limit is never overshot.
+  int claiming_ = 0;
   // The events this process's threads are running (claimed, not yet
   // recorded), passed to every ClaimDue so none is claimed twice at once.
   std::vector<int64_t> running_ids_;
@@ -119,6 +150,11 @@ class WorkerLoop {
   // already says 'released'.
   std::shared_mutex finish_mu_;
   bool released_ = false;  // guarded by finish_mu_
+
+  std::mutex leases_mu_;
+  std::condition_variable leases_cv_;   // the renewer waits here
+  std::map<int64_t, Lease> leases_;     // running event id → its lease; guarded by leases_mu_
+  bool renewer_stopping_ = false;       // guarded by leases_mu_
 };
 
 }  // namespace hookinbox::runner

@@ -30,7 +30,7 @@ TEST_CASE("server hooks: /readyz is 503 while the worker is not running; on_acce
   std::atomic<bool> worker_up{false};
   std::atomic<int> accepted{0};
   SystemClock clock;
-  http::ServerHooks hooks{[&] { ++accepted; }, [&] { return worker_up.load(); }};
+  http::ServerHooks hooks{[&](const std::string&) { ++accepted; }, [&] { return worker_up.load(); }};
   auto server = http::PublicServer::Create(config, **store, clock, std::move(hooks));
   REQUIRE(server.ok());
   REQUIRE((*server)->Bind().ok());
