@@ -82,6 +82,12 @@ class FakeQueue final : public store::WorkQueue {
     unfinished.erase(r.id);
     return Status::Ok();
   }
+  // The store's default: Finish, then ClaimDue; counted.
+  Status FinishAndClaim(const store::AttemptResult& r, const ClaimRequest& next,
+                        std::optional<store::ClaimedEvent>* claimed) override {
+    ++finish_and_claims;
+    return store::WorkQueue::FinishAndClaim(r, next, claimed);
+  }
   Result<int> ReleaseLeases(const std::string&, int64_t) override {
     ++release_calls;
     return 0;
@@ -106,7 +112,7 @@ class FakeQueue final : public store::WorkQueue {
   std::vector<store::AttemptResult> finished;
   std::vector<std::string> last_excluded;
   std::set<std::string> owners;
-  std::atomic<int> renewals{0}, release_calls{0};
+  std::atomic<int> renewals{0}, release_calls{0}, finish_and_claims{0};
   std::atomic<bool> lose_lease{false};
   // Issue 8 (D6): with leases_lapse, every claimed event stays due until it is
   // finished (its lease lapsed at once, as under a write lock held longer
@@ -317,6 +323,26 @@ TEST_CASE("WorkerLoop: an endpoint never runs more than action.concurrency at on
   REQUIRE(Eventually([&] { return q.FinishedCount() == 6; }));
   CHECK(gate->max_running == 2);
   loop.Stop(0ms);
+}
+
+// Issue 9: a thread that finishes an event takes the next one with the same
+// store call (one commit), not with a claim of its own afterwards.
+TEST_CASE("WorkerLoop: each finish claims the next due event in the same call") {
+  config::Config c = TwoEndpoints(1);
+  FakeQueue q;
+  for (int i = 1; i <= 3; ++i) q.Add(i, "a");
+  auto gate = std::make_shared<GateAction>();
+  gate->Open();
+  SystemClock clock;
+  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  loop.Start();
+  REQUIRE(Eventually([&] { return q.FinishedCount() == 3; }));
+  loop.Stop(0ms);
+  CHECK(q.finish_and_claims == 3);  // the last one found nothing more
+  REQUIRE(gate->keys.size() == 3);
+  CHECK(gate->keys[2] == worker::IdempotencyKey("generic", "a", "", "evt_3"));
+  std::lock_guard<std::mutex> lock(q.mu);
+  for (const auto& r : q.finished) CHECK(r.outcome == store::AttemptOutcome::kCompleted);
 }
 
 TEST_CASE("WorkerLoop: a lost lease abandons the attempt without Finish") {
