@@ -5,7 +5,9 @@
 #include "verify/crypto.h"
 
 #include <openssl/evp.h>
+#include <openssl/core_names.h>
 #include <openssl/hmac.h>
+#include <openssl/params.h>
 
 #include <algorithm>
 #include <array>
@@ -43,10 +45,46 @@ std::optional<HashAlg> ParseHashAlg(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// One HMAC context per thread and digest, kept for the thread's life. The
+// one-shot HMAC() of OpenSSL 3 looks the MAC and the digest up by name in
+// the provider store (under its lock) on every call; here that happens once
+// per thread, and each MAC only re-keys the context.
+class HmacContexts {
+ public:
+  ~HmacContexts() {
+    for (EVP_MAC_CTX* ctx : contexts_) EVP_MAC_CTX_free(ctx);
+  }
+  // A context keyed with `key`, ready for updates; nullptr on failure.
+  EVP_MAC_CTX* Keyed(HashAlg alg, std::string_view key) {
+    EVP_MAC_CTX*& ctx = contexts_[static_cast<size_t>(alg)];
+    const unsigned char* k = Bytes(key);
+    if (ctx == nullptr) {
+      static EVP_MAC* const mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+      if (mac == nullptr || (ctx = EVP_MAC_CTX_new(mac)) == nullptr) return nullptr;
+      // The digest is chosen once; later inits keep it and change only the key.
+      char* digest = const_cast<char*>(EVP_MD_get0_name(Md(alg)));
+      const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
+      if (EVP_MAC_init(ctx, k, key.size(), params) != 1) return nullptr;
+      return ctx;
+    }
+    return EVP_MAC_init(ctx, k, key.size(), nullptr) == 1 ? ctx : nullptr;
+  }
+
+ private:
+  std::array<EVP_MAC_CTX*, 3> contexts_{};  // by HashAlg
+};
+
+}  // namespace
+
 std::string Hmac(HashAlg alg, std::string_view key, std::string_view data) {
+  thread_local HmacContexts contexts;
   std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
-  unsigned int len = 0;
-  if (HMAC(Md(alg), Bytes(key), static_cast<int>(key.size()), Bytes(data), data.size(), out.data(), &len) == nullptr) {
+  size_t len = 0;
+  EVP_MAC_CTX* ctx = contexts.Keyed(alg, key);
+  if (ctx == nullptr || EVP_MAC_update(ctx, Bytes(data), data.size()) != 1 ||
+      EVP_MAC_final(ctx, out.data(), &len, out.size()) != 1) {
     // Only on allocation failure or a broken OpenSSL install; nothing a caller can handle.
     throw std::runtime_error("HMAC failed");
   }

@@ -138,7 +138,7 @@ Result<std::string> EventType(const config::KeyConfig& k, const HeaderView& head
 std::string PayloadHash(const std::vector<std::string>& volatile_fields, std::string_view body, json* doc) {
   if (doc == nullptr) return HexEncode(Sha256(body));
   RemovePointers(*doc, volatile_fields);
-  return HexEncode(Sha256(CanonicalJson(*doc)));
+  return HexEncode(Sha256(CanonicalJsonInPlace(doc)));
 }
 
 }  // namespace

@@ -123,11 +123,15 @@ Result<json> ParseJson(std::string_view body) {
 
 std::string CanonicalJson(const json& value) {
   json copy = value;
-  NormaliseNumbers(copy);
+  return CanonicalJsonInPlace(&copy);
+}
+
+std::string CanonicalJsonInPlace(json* value) {
+  NormaliseNumbers(*value);
   // nlohmann's default object is a std::map, so dump() already sorts keys by
   // byte order and escapes only what JSON requires. `replace` keeps dump from
   // throwing on invalid UTF-8, which only a document built in code can hold.
-  return copy.dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
+  return value->dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
 }
 
 bool IsValidJsonPointer(std::string_view pointer) {

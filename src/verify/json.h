@@ -29,6 +29,9 @@ Result<nlohmann::json> ParseJson(std::string_view body);
 // written as integers (1.0, 1e2 and -0.0 become 1, 100 and 0), other floats in
 // shortest round-trip form, integers exact. Equal JSON values give equal text.
 std::string CanonicalJson(const nlohmann::json& value);
+// The same for a document the caller no longer needs as it was: normalises
+// *value in place instead of copying it (a body's hash on the receive path).
+std::string CanonicalJsonInPlace(nlohmann::json* value);
 
 // True when `pointer` is a syntactically valid RFC 6901 JSON Pointer ("" or "/a/b~1c").
 bool IsValidJsonPointer(std::string_view pointer);
