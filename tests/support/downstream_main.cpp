@@ -39,6 +39,7 @@
 // before the effect, late_ms delays the answer after it (the effect happened
 // but the caller may have stopped listening).
 #include <httplib.h>
+#include <sys/socket.h>
 #include <openssl/sha.h>
 
 #include <chrono>
@@ -236,6 +237,13 @@ class Downstream {
 
 }  // namespace
 
+// The library's listening socket is protected; the accept backlog it sets
+// (5) is raised after bind, as the product does (src/http/server.cpp).
+class BacklogServer : public httplib::Server {
+ public:
+  void RaiseBacklog(int backlog) { ::listen(svr_sock_, backlog); }
+};
+
 int main(int argc, char** argv) {
   int port = 0;
   bool quiet = false, dedup = true;
@@ -252,7 +260,10 @@ int main(int argc, char** argv) {
     }
   }
   Downstream downstream(quiet, dedup);
-  httplib::Server server;
+  BacklogServer server;
+  // A fast downstream for benchmarks: no Nagle stall between the answer's
+  // header and body writes.
+  server.set_tcp_nodelay(true);
   // Held requests each keep a thread; 16 workers plus holds must not starve it.
   server.new_task_queue = [] { return new httplib::ThreadPool(128); };
   server.set_keep_alive_max_count(100000);
@@ -266,6 +277,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "test_downstream: cannot bind 127.0.0.1:%d\n", port);
     return 1;
   }
+  server.RaiseBacklog(1024);  // the library listens with 5: a burst of new connections would be reset
   // Bound and listening already: connections made from now on queue.
   std::printf("listening port=%d\n", port);
   std::fflush(stdout);
