@@ -41,7 +41,8 @@ Status App::Start() {
   worker_ = std::make_unique<runner::WorkerLoop>(config_, *store_, clock_, runner::BuildActions(config_, clock_),
                                                  runner::WorkerOptions{}, admin_->HandlerApiBase());
   runner::WorkerLoop* worker = worker_.get();
-  http::ServerHooks hooks{[worker](const std::string& endpoint) { worker->Notify(endpoint); }, [worker] { return worker->running(); }};
+  http::ServerHooks hooks{[worker](const std::string& endpoint) { worker->Notify(endpoint); },
+                          [worker] { return worker->running(); }};
   auto server = http::PublicServer::Create(config_, *store_, clock_, std::move(hooks));
   if (!server.ok()) return server.status();
   server_ = std::move(server).value();
