@@ -17,6 +17,7 @@
 #include "http/routes.h"
 #include "verify/crypto.h"
 #include "verify/handshake.h"
+#include "verify/json.h"
 #include "verify/verify.h"
 
 namespace hookinbox::http {
@@ -277,8 +278,10 @@ void Delivery::Receive(const httplib::ContentReader& reader) {
 
   HttplibHeaders headers(req_.headers);
   const size_t query_at = req_.target.find('?');  // the raw query, for signatures over {url}
+  verify::ParsedBody parsed(*body);  // one JSON parse for every step below
   verify::DeliveryView view{req_.method, req_.path, headers, *body,
-                            query_at == std::string::npos ? "" : std::string_view(req_.target).substr(query_at + 1)};
+                            query_at == std::string::npos ? "" : std::string_view(req_.target).substr(query_at + 1),
+                            &parsed};
   if (auto answer = verify::AnswerUnsignedHandshake(*target->endpoint, view)) return Answer(*answer, false);
   if (Status st = verify::Verify(*target->endpoint, *target->secrets, view, audit_.received_at_ms); !st.ok()) {
     return Reject(st, Body::kConsumed);
@@ -288,7 +291,7 @@ void Delivery::Receive(const httplib::ContentReader& reader) {
   }
   if (target->endpoint->key.batch) return ReceiveBatch(*target, headers, std::move(body).value());
   bool is_json = verify::IsJsonMediaType(req_.get_header_value("Content-Type"));
-  auto identity = verify::Identify(*target->endpoint, headers, *body, is_json);
+  auto identity = verify::Identify(*target->endpoint, headers, *body, is_json, &parsed);
   if (!identity.ok()) return Reject(identity.status(), Body::kConsumed);
   audit_.event_id = identity->event_id;
   audit_.event_type = identity->event_type;

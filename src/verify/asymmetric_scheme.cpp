@@ -42,7 +42,8 @@ std::optional<std::string> FindTimestamp(const config::SignatureConfig& sig, con
     return v ? std::optional(std::string(TrimSpaces(*v))) : std::nullopt;
   }
   if (!sig.timestamp_pointer.empty()) {
-    Result<nlohmann::json> doc = ParseJson(d.body);
+    ParsedBody own(d.body);
+    const Result<nlohmann::json>& doc = (d.parsed != nullptr ? *d.parsed : own).Get();
     if (!doc.ok()) return std::nullopt;
     const nlohmann::json* v = FindPointer(*doc, sig.timestamp_pointer);
     if (v != nullptr && v->is_string()) return std::string(TrimSpaces(v->get_ref<const std::string&>()));

@@ -112,7 +112,8 @@ std::optional<HandshakeAnswer> AnswerSignedHandshake(const config::EndpointConfi
                                                      const DeliveryView& delivery, int64_t now_ms) {
   const std::string& kind = endpoint.handshake;
   if (kind != "slack" && kind != "zoom" && kind != "discord") return std::nullopt;
-  Result<nlohmann::json> doc = ParseJson(delivery.body);
+  ParsedBody own(delivery.body);
+  const Result<nlohmann::json>& doc = (delivery.parsed != nullptr ? *delivery.parsed : own).Get();
   if (!doc.ok() || !doc->is_object()) return std::nullopt;  // not a handshake; Identify reports the body
   if (kind == "slack") return Slack(*doc);
   if (kind == "zoom") return Zoom(endpoint, secrets, delivery, now_ms, *doc);

@@ -46,21 +46,20 @@ bool UsesTimestamp(const config::SignatureConfig& sig, const SignatureFormat& fo
 
 // Fields of a JSON body that the signature check reads (timestamp_pointer,
 // token_pointer, signature_pointer). The body is parsed at most once here, on
-// first use, and again by Identify; only endpoints with such pointers pay for it.
+// first use (shared with Identify through DeliveryView::parsed); only
+// endpoints with such pointers pay for it.
 class BodyFields {
  public:
-  explicit BodyFields(std::string_view body) : body_(body) {}
+  // `shared` (may be null): the delivery's one parse, used instead of a parse of its own.
+  BodyFields(std::string_view body, ParsedBody* shared) : own_(body), shared_(shared) {}
 
   // The value at `pointer` as text: a string (trimmed) or, unless
   // `strings_only`, a non-negative integer; nullopt when the body is not JSON,
   // the value is absent, negative, fractional or of another type.
   std::optional<std::string> Text(const std::string& pointer, bool strings_only = false) {
-    if (!parsed_) {
-      parsed_ = true;
-      if (Result<nlohmann::json> doc = ParseJson(body_); doc.ok()) doc_ = std::move(doc).value();
-    }
-    if (!doc_) return std::nullopt;
-    const nlohmann::json* v = FindPointer(*doc_, pointer);
+    const Result<nlohmann::json>& doc = (shared_ != nullptr ? *shared_ : own_).Get();
+    if (!doc.ok()) return std::nullopt;
+    const nlohmann::json* v = FindPointer(*doc, pointer);
     if (v == nullptr) return std::nullopt;
     if (v->is_string()) return std::string(TrimSpaces(v->get_ref<const std::string&>()));
     if (v->is_number_unsigned() && !strings_only) return std::to_string(v->get<uint64_t>());
@@ -68,9 +67,8 @@ class BodyFields {
   }
 
  private:
-  std::string_view body_;
-  bool parsed_ = false;
-  std::optional<nlohmann::json> doc_;
+  ParsedBody own_;
+  ParsedBody* shared_;
 };
 
 // The timestamp as received (what a {timestamp} placeholder signs), from the one configured source.
@@ -194,7 +192,7 @@ Status VerifyHmac(const config::EndpointConfig& endpoint, const std::vector<Secr
 
   // The signature is in a header, or in the JSON body at signature_pointer
   // (Mailgun); either way it is read through the same format.
-  BodyFields fields(d.body);
+  BodyFields fields(d.body, d.parsed);
   std::optional<std::string> value;
   if (!sig.signature_pointer.empty()) {
     value = fields.Text(sig.signature_pointer, /*strings_only=*/true);

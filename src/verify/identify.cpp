@@ -144,11 +144,11 @@ std::string PayloadHash(const std::vector<std::string>& volatile_fields, std::st
 }  // namespace
 
 Result<EventIdentity> Identify(const config::EndpointConfig& endpoint, const HeaderView& headers, std::string_view body,
-                               bool is_json) {
+                               bool is_json, ParsedBody* shared) {
   if (!HasKeySource(endpoint.key)) return InvalidArgument("endpoint has no key source");
   std::optional<json> doc;
   if (is_json) {
-    Result<json> parsed = ParseJson(body);
+    Result<json> parsed = shared != nullptr ? shared->Take() : ParseJson(body);
     if (!parsed.ok()) return parsed.status();
     doc = std::move(parsed).value();
   } else if (IsFormBodyKind(endpoint.signature.body_kind)) {

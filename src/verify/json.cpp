@@ -121,6 +121,18 @@ Result<json> ParseJson(std::string_view body) {
   }
 }
 
+const Result<json>& ParsedBody::Get() {
+  if (!parsed_) parsed_.emplace(ParseJson(body_));
+  return *parsed_;
+}
+
+Result<json> ParsedBody::Take() {
+  Get();
+  Result<json> out = std::move(*parsed_);
+  parsed_.reset();
+  return out;
+}
+
 std::string CanonicalJson(const json& value) {
   json copy = value;
   return CanonicalJsonInPlace(&copy);

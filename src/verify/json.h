@@ -24,6 +24,24 @@ inline constexpr int kMaxJsonDepth = 64;
 // invalid UTF-8, or nesting deeper than kMaxJsonDepth.
 Result<nlohmann::json> ParseJson(std::string_view body);
 
+// A delivery body parsed as JSON at most once, on first use, and shared by
+// every step of the receive path that reads it (signature fields, a
+// handshake, identification): without it a Slack or Zoom delivery was
+// parsed twice. `body` must outlive it.
+class ParsedBody {
+ public:
+  explicit ParsedBody(std::string_view body) : body_(body) {}
+  // ParseJson(body), computed on the first call.
+  const Result<nlohmann::json>& Get();
+  // The parse, handed over to a caller that edits the document (Identify
+  // removes volatile fields); a later Get() parses again.
+  Result<nlohmann::json> Take();
+
+ private:
+  std::string_view body_;
+  std::optional<Result<nlohmann::json>> parsed_;
+};
+
 // Canonical text of `value`: keys sorted by byte order, no whitespace, strings
 // as UTF-8 with only the escapes JSON requires, integral floats within ±2^53
 // written as integers (1.0, 1e2 and -0.0 become 1, 100 and 0), other floats in

@@ -19,12 +19,17 @@
 
 namespace hookinbox::verify {
 
+class ParsedBody;
+
 struct DeliveryView {
   std::string_view method;   // "POST"
   std::string_view path;     // "/hooks/payments", for schemes that sign it
   const HeaderView& headers;
   std::string_view body;     // the exact bytes received, never re-serialised
   std::string_view query = {};  // the raw query string without '?' ("" when none), for {url}
+  // The body's one JSON parse, shared by the steps that read it (json.h);
+  // nullptr: each step parses for itself.
+  ParsedBody* parsed = nullptr;
 };
 
 // Checks the signature (or token, or Basic credentials) of `delivery` against
@@ -55,13 +60,14 @@ inline constexpr size_t kMaxEventIdBytes = 200;
 // The longest event type we accept; it is stored, listed and logged like the id.
 inline constexpr size_t kMaxEventTypeBytes = 200;
 
-// Derives the identity of a delivery, parsing the body at most once.
+// Derives the identity of a delivery, parsing the body at most once (with
+// `parsed`, that parse is shared with the steps before and taken over).
 // `is_json` says the content type is JSON; a JSON body that does not parse is
 // InvalidArgument. A configured id that is missing, empty, longer than
 // kMaxEventIdBytes or malformed (control characters, invalid UTF-8) is
 // InvalidArgument — never replaced by anything else.
 Result<EventIdentity> Identify(const config::EndpointConfig& endpoint, const HeaderView& headers,
-                               std::string_view body, bool is_json);
+                               std::string_view body, bool is_json, ParsedBody* parsed = nullptr);
 
 // One event of a batch delivery (key.batch): its identity and the exact bytes
 // of its element inside the delivery body (a view into that body).

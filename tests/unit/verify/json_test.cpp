@@ -147,3 +147,21 @@ TEST_CASE("json: a '*' segment in RemovePointers means every element or member",
     CHECK(doc == json::parse(c.after));
   }
 }
+
+// Issue 9: the receive path parses a body once and shares the parse.
+TEST_CASE("ParsedBody: parses on first use, once; Take hands the document over", "[verify]") {
+  const std::string body = R"({"id":"evt_1","type":"a"})";
+  verify::ParsedBody parsed(body);
+  const auto& first = parsed.Get();
+  REQUIRE(first.ok());
+  CHECK(&parsed.Get() == &first);  // the same parse, not a second one
+  auto taken = parsed.Take();
+  REQUIRE(taken.ok());
+  CHECK((*taken)["id"] == "evt_1");
+  (*taken)["id"] = "edited";  // the caller's now: a later Get() parses the bytes again
+  REQUIRE(parsed.Get().ok());
+  CHECK((*parsed.Get())["id"] == "evt_1");
+
+  verify::ParsedBody bad("{not json");
+  CHECK(bad.Get().status().code() == Code::kInvalidArgument);
+}
