@@ -37,7 +37,7 @@ bool FailedBeforeSending(httplib::Error e) {
 // certificate for another host, and the operator must fix different things.
 std::string FailureReason(httplib::Error error, long verify) {
   std::string why = httplib::to_string(error);
-  if (verify != X509_V_OK) {
+  if (verify > X509_V_OK) {  // -1: no TLS at all (an http:// URL), nothing was verified
     why += std::string(" (") + X509_verify_cert_error_string(verify) + ")";
   } else if (error == httplib::Error::SSLServerVerification) {
     why += " (the certificate does not name the URL's host)";
