@@ -14,6 +14,8 @@ packages=(
   systemd adduser util-linux iproute2         # package test: systemd-analyze verify, unshare, ip
   clang libclang-rt-14-dev                    # fuzzing: libFuzzer + ASan/UBSan runtimes (only Recommended by
                                               # clang, so --no-install-recommends needs it named)
+  wrk webhook                                 # bench/run.sh only (never in CI or ctest): the load generator
+                                              # and the peer it is compared with (adnanh/webhook 2.8.0)
 )
 
 missing=()

@@ -6,6 +6,9 @@
 //             [--connections 8] [--deliveries 1000] [--duplicates 0.10] [--conflicts 0.02]
 //             [--id-prefix load] [--ledger OUT.jsonl] [--rate 0] [--seed 1]
 //             [--server-pid PID --sample-every K] [--retry-unanswered] [--retry-for 120]
+//             [--body-bytes 0]
+//   test_load --write-corpus FILE --secret-file F [--peer-secret-file F2]
+//             [--deliveries N] [--duplicates F] [--conflicts F] [--id-prefix P] [--seed N] [--body-bytes 1024]
 //
 // Delivery i is one of: a new event (id PREFIX-i), a duplicate (the same body
 // as a recent new event), or a conflict (a recent new event's id with another
@@ -35,6 +38,24 @@
 // unique_ids, unanswered, and with --server-pid rss_{start,warm,end,max}_kb,
 // fds_{start,warm,end}.
 // Exit: 0 when every delivery issued was answered (not 5xx), 1 otherwise, 2 on usage.
+//
+// --body-bytes B pads each body to exactly B bytes with a "pad" key (still
+// canonical: "pad" sorts between "id" and "type"); a body already longer
+// is sent as it is; 0 (the default) sends the short body as before.
+//
+// --write-corpus FILE sends nothing: it writes the plan of --deliveries
+// deliveries to FILE for bench/ (bench/corpus.lua replays it with wrk), one
+// fixed-length line per delivery, so a reader can seek to record k:
+//   TIMESTAMP \t SIG \t HUB_SIG \t EVENT \t BODY \n
+// TIMESTAMP is the Unix time at writing (10 digits); SIG is the demo
+// endpoint's hex HMAC-SHA256 of "{timestamp}.{body}" with --secret-file;
+// HUB_SIG is the hex HMAC-SHA256 of the body with --peer-secret-file (the
+// X-Hub-Signature-256 scheme of adnanh/webhook; zeros without that flag);
+// EVENT is the index of the event whose id the body carries, 10 digits (a
+// duplicate repeats its original's EVENT and body, a conflict its EVENT with
+// another body). --body-bytes defaults to 1024 here; every body must fit
+// it. The file holds signatures and bodies: bench/ keeps it in its scratch
+// dir and never prints it.
 #include <dirent.h>
 #include <httplib.h>
 #include <openssl/sha.h>
@@ -65,9 +86,9 @@ std::atomic<bool> g_stop{false};
 extern "C" void OnStop(int) { g_stop.store(true); }
 
 struct Options {
-  std::string host, path, secret, ca, id_prefix = "load", ledger;
+  std::string host, path, secret, ca, id_prefix = "load", ledger, corpus, peer_secret;
   int port = 0, connections = 8, server_pid = 0;
-  int64_t deliveries = 1000, sample_every = 0;
+  int64_t deliveries = 1000, sample_every = 0, body_bytes = -1;  // -1: the mode's default
   double duplicates = 0.10, conflicts = 0.02, rate = 0, retry_for_s = 120;
   uint64_t seed = 1;
   bool retry_unanswered = false;
@@ -123,8 +144,12 @@ class Plan {
     }
     d.id = o_.id_prefix + "-" + std::to_string(d.event);
     // Canonical JSON: keys sorted, no whitespace, integers (see the file comment).
-    d.body = R"({"amount":)" + std::to_string(100 + d.event) + R"(,"id":")" + d.id + R"(","type":"load.test","v":)" +
-             std::to_string(d.variant) + "}";
+    const std::string head = R"({"amount":)" + std::to_string(100 + d.event) + R"(,"id":")" + d.id + R"(")";
+    const std::string tail = R"(,"type":"load.test","v":)" + std::to_string(d.variant) + "}";
+    d.body = head + tail;
+    // Padding keeps the keys sorted ("pad" < "type"), so the body stays canonical.
+    const int64_t pad = o_.body_bytes - static_cast<int64_t>(head.size() + tail.size() + 9);  // ,"pad":""
+    if (o_.body_bytes > 0 && pad >= 0) d.body = head + R"(,"pad":")" + std::string(pad, 'x') + "\"" + tail;
     return d;
   }
 
@@ -327,6 +352,48 @@ bool ParseUrl(const std::string& url, Options& o) {
   return o.port > 0;
 }
 
+// The first line of a secret file, without trailing CR or blanks ("" when unreadable).
+std::string ReadSecret(const std::string& path) {
+  std::ifstream in(path);
+  std::string secret;
+  std::getline(in, secret);
+  while (!secret.empty() && (secret.back() == '\r' || secret.back() == ' ')) secret.pop_back();
+  return secret;
+}
+
+// --write-corpus: the plan as fixed-length records (see the file comment).
+// Returns the exit code.
+int WriteCorpus(const Options& o) {
+  const Plan plan(o);
+  const std::string ts = std::to_string(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  std::FILE* f = std::fopen(o.corpus.c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "test_load: cannot write %s\n", o.corpus.c_str());
+    return 1;
+  }
+  std::string line;
+  for (int64_t i = 0; i < o.deliveries; ++i) {
+    const Plan::Delivery d = plan.At(i);
+    if (static_cast<int64_t>(d.body.size()) != o.body_bytes || ts.size() != 10) {
+      std::fprintf(stderr, "test_load: delivery %lld does not fit --body-bytes %lld\n", static_cast<long long>(i),
+                   static_cast<long long>(o.body_bytes));
+      std::fclose(f);
+      return 1;
+    }
+    char event[16];
+    std::snprintf(event, sizeof event, "%010lld", static_cast<long long>(d.event));
+    line = ts + "\t" + HmacHex(o.secret, ts + "." + d.body) + "\t" +
+           (o.peer_secret.empty() ? std::string(64, '0') : HmacHex(o.peer_secret, d.body)) + "\t" + event + "\t" +
+           d.body + "\n";
+    std::fwrite(line.data(), 1, line.size(), f);
+  }
+  const bool ok = std::fclose(f) == 0;
+  std::printf("test_load: wrote %lld records of %zu bytes to the corpus\n", static_cast<long long>(o.deliveries),
+              line.size());
+  return ok ? 0 : 1;
+}
+
 std::optional<Options> ParseArgs(int argc, char** argv) {
   Options o;
   std::string url, secret_file;
@@ -348,13 +415,16 @@ std::optional<Options> ParseArgs(int argc, char** argv) {
     else if (a == "--sample-every") o.sample_every = std::atoll(value().c_str());
     else if (a == "--retry-unanswered") o.retry_unanswered = true;
     else if (a == "--retry-for") o.retry_for_s = std::atof(value().c_str());
+    else if (a == "--body-bytes") o.body_bytes = std::atoll(value().c_str());
+    else if (a == "--write-corpus") o.corpus = value();
+    else if (a == "--peer-secret-file") o.peer_secret = ReadSecret(value());
     else return std::nullopt;
   }
-  std::ifstream in(secret_file);
-  std::getline(in, o.secret);
-  while (!o.secret.empty() && (o.secret.back() == '\r' || o.secret.back() == ' ')) o.secret.pop_back();
-  const bool ok = ParseUrl(url, o) && !o.secret.empty() && !o.ca.empty() && o.connections > 0 && o.deliveries > 0 &&
-                  o.duplicates >= 0 && o.conflicts >= 0 && o.duplicates + o.conflicts < 1;
+  o.secret = ReadSecret(secret_file);
+  const bool writing = !o.corpus.empty();
+  if (o.body_bytes < 0) o.body_bytes = writing ? 1024 : 0;
+  const bool ok = (writing || (ParseUrl(url, o) && !o.ca.empty())) && !o.secret.empty() && o.connections > 0 &&
+                  o.deliveries > 0 && o.duplicates >= 0 && o.conflicts >= 0 && o.duplicates + o.conflicts < 1;
   if (!ok) return std::nullopt;
   return o;
 }
@@ -381,10 +451,13 @@ int main(int argc, char** argv) {
                  "usage: test_load --url https://HOST:PORT/PATH --secret-file F --ca CERT [--connections N]\n"
                  "       [--deliveries N] [--duplicates F] [--conflicts F] [--id-prefix P] [--ledger OUT.jsonl]\n"
                  "       [--rate PER_S] [--seed N] [--server-pid PID --sample-every K] [--retry-unanswered]\n"
-                 "       [--retry-for S]   (the secret file must be readable and non-empty)\n");
+                 "       [--retry-for S] [--body-bytes B]   (the secret file must be readable and non-empty)\n"
+                 "   or: test_load --write-corpus FILE --secret-file F [--peer-secret-file F2] [--deliveries N]\n"
+                 "       [--duplicates F] [--conflicts F] [--id-prefix P] [--seed N] [--body-bytes 1024]\n");
     return 2;
   }
   const Options& o = *options;
+  if (!o.corpus.empty()) return WriteCorpus(o);
   std::signal(SIGPIPE, SIG_IGN);  // a killed server must not kill the client mid-write
   std::signal(SIGTERM, OnStop);
   std::signal(SIGINT, OnStop);
