@@ -379,13 +379,11 @@ LoadResult LoadFile(const std::string& path, const PresetLookup* presets, const 
 }
 
 std::string Describe(const Problem& p, const std::string& source_name) {
-  // append(), not `out += ":" + …`: GCC 12 at -O3 reports a false -Wrestrict
-  // on the temporary string (and -Werror makes a Release build fail).
   std::string out = source_name;
-  if (p.line > 0) out.append(":").append(std::to_string(p.line));
-  out.append(": ");
-  if (!p.key.empty()) out.append(p.key).append(": ");
-  return out.append(p.message);
+  if (p.line > 0) out += ":" + std::to_string(p.line);
+  out += ": ";
+  if (!p.key.empty()) out += p.key + ": ";
+  return out + p.message;
 }
 
 }  // namespace hookinbox::config

@@ -109,10 +109,73 @@ Status WriteSelfSignedCertificate(const std::string& cert_path, const std::strin
   return Status::Ok();
 }
 
+namespace {
+
+// Resumption: a session stays usable this long (OpenSSL's default, stated):
+// a provider reconnecting within it skips the certificate signature.
+constexpr long kSessionLifetimeSeconds = 7200;
+// Session-ID cache (TLS 1.2 clients without tickets; tickets need no server
+// state). A resumed handshake adds no entry, so the few senders a receiver
+// has fit many times over; the bound keeps RSS bounded (~1 KB an entry)
+// where OpenSSL's default is 20,480.
+constexpr long kSessionCacheEntries = 1024;
+// TLS 1.3 tickets sent after each handshake: a sender that opens one
+// connection per delivery spends one per reconnect and gets a fresh one
+// each time. OpenSSL's default of 2 costs a second encryption and TLS
+// record on every connection for a ticket such a sender never uses.
+constexpr size_t kTls13Tickets = 1;
+constexpr unsigned char kSessionIdContext[] = "hookinbox";
+
+// Marks the contexts TuneServerContext set up (KeepSessionOnFree's scope).
+int TunedContextIndex() {
+  static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+// cpp-httplib 0.11.4 calls SSL_shutdown only when the connection ended
+// cleanly on its side; a sender that closes first (the usual end of a
+// keep-alive connection) is freed without our close_notify, and SSL_free
+// then drops the session from the cache as "bad": TLS 1.2 session-ID
+// resumption never worked. Since TLS 1.1 (RFC 5246 §7.2.1) an unclosed
+// connection no longer forbids resuming its session, so the SSL is marked
+// as closed here. OpenSSL runs ex_data free callbacks at the start of
+// SSL_free, before it judges the session; fatal alerts still evict sessions
+// themselves (ssl3_send_alert), and TLS 1.3 tickets never depend on this.
+void KeepSessionOnFree(void* parent, void*, CRYPTO_EX_DATA*, int, long, void*) {
+  SSL* ssl = static_cast<SSL*>(parent);
+  if (ssl == nullptr || !SSL_is_server(ssl) || !SSL_is_init_finished(ssl)) return;
+  if (SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), TunedContextIndex()) == nullptr) return;
+  SSL_set_shutdown(ssl, SSL_get_shutdown(ssl) | SSL_SENT_SHUTDOWN);
+}
+
+// The callback runs for every SSL at its free, whether or not it holds data
+// at this index; registering it once is enough.
+void RegisterKeepSessionOnFree() {
+  static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, &KeepSessionOnFree);
+  (void)index;
+}
+
+}  // namespace
+
 void TuneServerContext(SSL_CTX* ctx) {
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-  SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_RENEGOTIATION);
+  // IGNORE_UNEXPECTED_EOF: a sender that closes its socket without a TLS
+  // close reads as a clean end, not a fatal error that evicts its TLS 1.2
+  // session. Safe for HTTP/1.1: every request is delimited by its own
+  // framing (Content-Length or chunks), never by the end of the stream.
+  SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF);
+  // X25519 first: the cheapest key exchange, and what clients send a key share for.
   SSL_CTX_set1_groups_list(ctx, "X25519:P-256:P-384");
+  // Resumption, explicitly: stateless tickets (TLS 1.3, and TLS 1.2 clients
+  // that offer the extension; keys made per context at start, so a restart
+  // costs each sender one full handshake) and a bounded session-ID cache.
+  SSL_CTX_set_session_id_context(ctx, kSessionIdContext, sizeof kSessionIdContext - 1);
+  SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
+  SSL_CTX_sess_set_cache_size(ctx, kSessionCacheEntries);
+  SSL_CTX_set_timeout(ctx, kSessionLifetimeSeconds);
+  SSL_CTX_set_num_tickets(ctx, kTls13Tickets);
+  SSL_CTX_set_ex_data(ctx, TunedContextIndex(), ctx);
+  RegisterKeepSessionOnFree();
 }
 
 }  // namespace hookinbox::http

@@ -29,8 +29,10 @@ struct SelfSignedOptions {
 Status WriteSelfSignedCertificate(const std::string& cert_path, const std::string& key_path,
                                   const SelfSignedOptions& options);
 
-// TLS 1.2 minimum, server cipher preference; leaves resumption on (providers
-// that reconnect per delivery resume for cheaper handshakes).
+// TLS 1.2 minimum, server cipher preference, X25519 first, and resumption
+// for providers that reconnect per delivery: TLS 1.3 tickets (one per
+// handshake), TLS 1.2 tickets and a bounded session-ID cache, kept even when
+// the sender closes first. Both TLS listeners; before the listener runs.
 void TuneServerContext(SSL_CTX* ctx);
 
 }  // namespace hookinbox::http
