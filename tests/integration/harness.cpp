@@ -260,6 +260,7 @@ void ServerProcess::TryStartAsync() {
     int fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     ::dup2(fd, 1);
     ::dup2(fd, 2);
+    for (const auto& [name, value] : env_) ::setenv(name.c_str(), value.c_str(), 1);
     std::string bin = BinaryPath(), cfg = inst_.config_path();
     ::execl(bin.c_str(), bin.c_str(), "serve", "-c", cfg.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);

@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/temp_dir.h"
@@ -117,6 +118,9 @@ class ServerProcess {
   // The admin listener's port (from its "admin_listening" log line); 0 when not seen.
   int admin_port() const { return admin_port_; }
   std::string log() const;
+  // Variables added to the environment of the servers started after this
+  // call (LD_PRELOAD for durability_order_test.cpp, issue 9).
+  void SetEnvironment(std::vector<std::pair<std::string, std::string>> env) { env_ = std::move(env); }
 
   // POSTs a delivery signed like the demo endpoint expects.
   HttpResult PostSigned(const std::string& path, const std::string& body, int64_t timestamp = 0,
@@ -133,6 +137,7 @@ class ServerProcess {
   bool tls_ = true;  // from the scheme of the "listening" URL
   int starts_ = 0;
   std::string log_path_;
+  std::vector<std::pair<std::string, std::string>> env_;  // SetEnvironment
   void ArchiveLog();      // appends the current log to the suite log, once
   bool archived_ = true;  // the current log_path_ was appended already (or there is none)
 };
