@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cctype>
 #include <cstdio>
+#include <random>
 #include <nlohmann/json.hpp>
 
 #include "common/log.h"
@@ -148,8 +149,19 @@ std::string ClaimReply(const store::ClaimResult& claim) {
 }
 
 // 16 random hex digits naming one request in the log and in its answer's
-// X-Request-Id, so a provider's support ticket can be matched to a line.
-std::string NewRequestId() { return RandomHex(8); }
+// X-Request-Id, so a provider's support ticket can be matched to a line. It
+// guards nothing, so a per-thread generator seeded once from the CSPRNG
+// serves: OpenSSL's RAND_bytes on every request took a global OpenSSL lock (2.5 % of
+// the server's CPU under load, issue 9 profile).
+std::string NewRequestId() {
+  thread_local std::mt19937_64 ids{[] {
+    std::random_device os;  // getrandom(2), once per connection thread
+    return (uint64_t{os()} << 32) ^ os();
+  }()};
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(ids()));
+  return std::string(out, 16);
+}
 
 // One line per request that reached /hooks/…: never the body, a header
 // value that could authenticate, or the query (it may carry a token).
