@@ -303,19 +303,22 @@ void WorkerLoop::ThreadMain(int index) {
 }
 
 std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner) {
-  std::vector<std::string> excluded;
-  std::vector<int64_t> running;
+  store::WorkQueue::ClaimRequest request;
   {
     std::unique_lock<std::mutex> lock(mu_);
     if (stopping_) return std::nullopt;
-    excluded = ExcludedLocked();
-    if (excluded.size() == config_.endpoints.size() && !config_.endpoints.empty()) return std::nullopt;
-    running = running_ids_;
+    request.excluded_endpoints = ExcludedLocked();
+    if (request.excluded_endpoints.size() == config_.endpoints.size() && !config_.endpoints.empty()) {
+      return std::nullopt;
+    }
     ++claiming_;
   }
+  request.owner = owner;
+  request.now_ms = clock_.NowMs();
+  request.lease_ms = int64_t{config_.worker.lease_seconds} * 1000;
+  request.running = &running_events_;
   // Not under mu_: concurrent claims share the writer's commit (group commit).
-  auto claimed = queue_.ClaimDue(owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000, excluded,
-                                 running);
+  auto claimed = queue_.ClaimDue(request);
   std::lock_guard<std::mutex> lock(mu_);
   --claiming_;
   if (!claimed.ok()) {
@@ -325,7 +328,6 @@ std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner) {
   if (!claimed->has_value()) return std::nullopt;
   ++in_flight_by_endpoint_[(*claimed)->endpoint];
   ++in_flight_;
-  running_ids_.push_back((*claimed)->id);
   return std::move(*claimed);
 }
 
@@ -340,7 +342,7 @@ std::optional<store::WorkQueue::ClaimRequest> WorkerLoop::NextClaim(const std::s
   if (excluded.size() == config_.endpoints.size() && !config_.endpoints.empty()) return std::nullopt;
   ++claiming_;
   return store::WorkQueue::ClaimRequest{owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000,
-                                        std::move(excluded), running_ids_};
+                                        std::move(excluded), {}, &running_events_};
 }
 
 std::optional<store::ClaimedEvent> WorkerLoop::RunOne(const std::string& owner, store::ClaimedEvent claimed) {
@@ -418,12 +420,11 @@ std::optional<store::ClaimedEvent> WorkerLoop::RunOne(const std::string& owner, 
     --in_flight_by_endpoint_[event->endpoint];
     --in_flight_;
     // Recorded (or given up): from now on a claim may take it, when due.
-    running_ids_.erase(std::find(running_ids_.begin(), running_ids_.end(), event->id));
+    running_events_.Remove(event->id);
     if (claimed_next) --claiming_;
     if (next) {
       ++in_flight_by_endpoint_[next->endpoint];
       ++in_flight_;
-      running_ids_.push_back(next->id);
     } else {
       ++notifications_;  // a slot freed: a waiting thread may claim for this endpoint
     }
@@ -437,11 +438,11 @@ void WorkerLoop::HoldLease(const store::ClaimedEvent& event, const std::string& 
   const auto every = std::chrono::milliseconds(std::max<int64_t>(int64_t{config_.worker.lease_seconds} * 1000 / 3, 1));
   Lease lease{owner, event.attempt, std::chrono::steady_clock::now() + every, false,
               std::make_shared<RenewFailureLog>(event.id, every)};
-  {
-    std::lock_guard<std::mutex> lock(leases_mu_);
-    leases_[event.id] = std::move(lease);
-  }
-  leases_cv_.notify_one();  // its renewal may be the next one due
+  // No wake-up for the renewer: this renewal is due `every` from now, later
+  // than the time the renewer sleeps until (its next renewal, or `every`
+  // from its last pass), so it is found in time.
+  std::lock_guard<std::mutex> lock(leases_mu_);
+  leases_[event.id] = std::move(lease);
 }
 
 bool WorkerLoop::DropLease(int64_t id) {
@@ -456,7 +457,7 @@ bool WorkerLoop::DropLease(int64_t id) {
 // A failed renewal (most often a write lock held past busy_timeout_ms by
 // another process) is tried again after kRenewRetry, so the lease is
 // restored as soon as the lock clears; until then no claim of this process
-// takes the event (running_ids_), and its Finish works on the lapsed lease
+// takes the event (running_events_), and its Finish works on the lapsed lease
 // unless another process took it. A lost lease (Conflict) marks the attempt
 // lost: it records nothing more.
 void WorkerLoop::RenewMain() {
@@ -465,12 +466,7 @@ void WorkerLoop::RenewMain() {
     lock.unlock();
     const auto next = RenewDue();
     lock.lock();
-    leases_cv_.wait_until(lock, next, [&] {
-      if (renewer_stopping_) return true;
-      // A lease added since may be due sooner than `next`.
-      return std::any_of(leases_.begin(), leases_.end(),
-                         [&](const auto& kv) { return !kv.second.lost && kv.second.next_renewal < next; });
-    });
+    leases_cv_.wait_until(lock, next, [&] { return renewer_stopping_; });
   }
 }
 

@@ -142,8 +142,9 @@ class WorkerLoop {
   // concurrency until it lands, so a limit is never overshot.
   int claiming_ = 0;
   // The events this process's threads are running (claimed, not yet
-  // recorded), passed to every ClaimDue so none is claimed twice at once.
-  std::vector<int64_t> running_ids_;
+  // recorded): every claim reads it when it runs in the store and adds what
+  // it took, so none is claimed twice at once (store::RunningSet).
+  store::RunningSet running_events_;
 
   // Finish (shared) vs. Stop's release (exclusive): once the leases are
   // released, an attempt still running records nothing more — its row

@@ -52,6 +52,7 @@ class SqliteStore final : public Store, public WorkQueue, public Ledger {
   Result<std::optional<ClaimedEvent>> ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
                                                const std::vector<std::string>& excluded_endpoints,
                                                const std::vector<int64_t>& running_ids) override;
+  Result<std::optional<ClaimedEvent>> ClaimDue(const ClaimRequest& request) override;
   Status RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) override;
   Status Finish(const AttemptResult& result) override;
   Status FinishAndClaim(const AttemptResult& result, const ClaimRequest& next,

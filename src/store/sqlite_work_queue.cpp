@@ -376,19 +376,72 @@ Status SqliteStore::Finish(const AttemptResult& r) {
   return FinishStatus(r, moved);
 }
 
+namespace {
+
+// One claim of a ClaimRequest inside the writer's transaction. With a
+// RunningSet, its ids are read here, when the claim runs, and the claimed id
+// added here, so the next claim in the same batch leaves it out; Undo()
+// takes it back out when the transaction did not commit (or is rerun).
+class LiveClaim {
+ public:
+  explicit LiveClaim(const WorkQueue::ClaimRequest& r) : r_(r) {}
+  std::optional<ClaimedEvent> Run(SQLite::Database& db) {
+    Undo();  // a rerun after a rolled-back batch starts over
+    std::optional<ClaimedEvent> e = ClaimInTransaction(
+        db, r_.owner, r_.now_ms, r_.lease_ms, r_.excluded_endpoints,
+        r_.running != nullptr ? r_.running->Snapshot() : r_.running_ids);
+    if (e && r_.running != nullptr) {
+      r_.running->Add(e->id);
+      added_ = e->id;
+    }
+    return e;
+  }
+  void Undo() {
+    if (added_ != 0) r_.running->Remove(added_);
+    added_ = 0;
+  }
+
+ private:
+  const WorkQueue::ClaimRequest& r_;
+  int64_t added_ = 0;
+};
+
+Status CheckClaim(const WorkQueue::ClaimRequest& r) {
+  if (r.owner.empty() || r.lease_ms <= 0) return InvalidArgument("claim due: owner and a positive lease are required");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::optional<ClaimedEvent>> SqliteStore::ClaimDue(const ClaimRequest& request) {
+  if (Status ok = CheckClaim(request); !ok.ok()) return ok;
+  LiveClaim claim(request);
+  std::optional<ClaimedEvent> taken;
+  Status st = writer_->Submit([&](SQLite::Database& db) { taken = claim.Run(db); });
+  if (!st.ok()) {
+    claim.Undo();
+    return Prefixed("claim due", st);
+  }
+  return taken;
+}
+
 Status SqliteStore::FinishAndClaim(const AttemptResult& r, const ClaimRequest& next,
                                    std::optional<ClaimedEvent>* claimed) {
   claimed->reset();
   if (Status ok = CheckResult(r); !ok.ok()) return ok;
-  if (next.owner.empty() || next.lease_ms <= 0) return InvalidArgument("claim due: owner and a positive lease are required");
+  if (Status ok = CheckClaim(next); !ok.ok()) return ok;
+  LiveClaim claim(next);
   bool moved = false;
   std::optional<ClaimedEvent> taken;
   Status st = writer_->Submit([&](SQLite::Database& db) {
     taken.reset();
     moved = FinishInTransaction(db, r);
-    taken = ClaimInTransaction(db, next.owner, next.now_ms, next.lease_ms, next.excluded_endpoints, next.running_ids);
+    taken = claim.Run(db);
   });
-  if (!st.ok()) return Prefixed("finish", st);
+  if (!st.ok()) {
+    claim.Undo();
+    return Prefixed("finish", st);
+  }
   *claimed = std::move(taken);
   return FinishStatus(r, moved);
 }

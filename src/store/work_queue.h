@@ -15,7 +15,9 @@
 // Thread-safety: all methods may be called from any thread concurrently.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -178,6 +180,32 @@ struct EventPage {
   int64_t next_before_id = 0;    // pass as before_id for the next page; 0 = no more
 };
 
+// The events one process is running, shared by all its claims. A claim
+// reads it inside its own transaction and adds the event it took there, so
+// claims of one process that run concurrently (and commit together) never
+// take an event another of them took or still runs — even when its lease
+// lapsed (issue 8, D6). Thread-safe; its lock is a leaf.
+class RunningSet {
+ public:
+  std::vector<int64_t> Snapshot() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ids_;
+  }
+  void Add(int64_t id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ids_.push_back(id);
+  }
+  void Remove(int64_t id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = std::find(ids_.begin(), ids_.end(), id);
+    if (it != ids_.end()) ids_.erase(it);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<int64_t> ids_;
+};
+
 class WorkQueue {
  public:
   virtual ~WorkQueue() = default;
@@ -218,13 +246,25 @@ class WorkQueue {
   // without next_attempt_at_ms).
   virtual Status Finish(const AttemptResult& result) = 0;
 
-  // What ClaimDue takes, for FinishAndClaim.
+  // What ClaimDue takes. With `running`, its ids replace running_ids, read
+  // when the claim runs, and the claimed event is added to it then (on
+  // success; a claim that fails to commit leaves it as it was).
   struct ClaimRequest {
     std::string owner;
     int64_t now_ms = 0, lease_ms = 0;
     std::vector<std::string> excluded_endpoints;
     std::vector<int64_t> running_ids;
+    RunningSet* running = nullptr;
   };
+  // ClaimDue for a request. The default is not atomic with other claims of
+  // the process (it reads `running` before the claim): a store whose claims
+  // may run concurrently overrides it.
+  virtual Result<std::optional<ClaimedEvent>> ClaimDue(const ClaimRequest& r) {
+    auto c = ClaimDue(r.owner, r.now_ms, r.lease_ms, r.excluded_endpoints,
+                      r.running != nullptr ? r.running->Snapshot() : r.running_ids);
+    if (c.ok() && c->has_value() && r.running != nullptr) r.running->Add((*c)->id);
+    return c;
+  }
   // Finish(result), then ClaimDue(next) — in one transaction where the store
   // can, so a worker that finished one event and takes the next waits for
   // one commit instead of two. The finish is durable before the claimed
@@ -236,7 +276,7 @@ class WorkQueue {
     claimed->reset();
     Status st = Finish(result);
     if (!st.ok() && st.code() != Code::kConflict) return st;
-    auto c = ClaimDue(next.owner, next.now_ms, next.lease_ms, next.excluded_endpoints, next.running_ids);
+    auto c = ClaimDue(next);
     if (c.ok()) *claimed = std::move(*c);
     return st;
   }

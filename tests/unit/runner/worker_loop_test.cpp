@@ -82,6 +82,16 @@ class FakeQueue final : public store::WorkQueue {
     unfinished.erase(r.id);
     return Status::Ok();
   }
+  using store::WorkQueue::ClaimDue;
+  // As the store's writer does: the running set is read and extended in the
+  // same step as the claim, so concurrent claims never take one event twice.
+  Result<std::optional<store::ClaimedEvent>> ClaimDue(const ClaimRequest& r) override {
+    std::lock_guard<std::mutex> lock(claim_mu);
+    auto c = ClaimDue(r.owner, r.now_ms, r.lease_ms, r.excluded_endpoints,
+                      r.running != nullptr ? r.running->Snapshot() : r.running_ids);
+    if (c.ok() && c->has_value() && r.running != nullptr) r.running->Add((*c)->id);
+    return c;
+  }
   // The store's default: Finish, then ClaimDue; counted.
   Status FinishAndClaim(const store::AttemptResult& r, const ClaimRequest& next,
                         std::optional<store::ClaimedEvent>* claimed) override {
@@ -107,6 +117,7 @@ class FakeQueue final : public store::WorkQueue {
   }
 
   std::mutex mu;
+  std::mutex claim_mu;  // ClaimDue(ClaimRequest): one claim at a time, like the writer
   std::deque<store::ClaimedEvent> pending;
   std::map<int64_t, int> attempts;
   std::vector<store::AttemptResult> finished;

@@ -557,3 +557,31 @@ TEST_CASE("work queue: FinishAndClaim after a lost lease still claims; a failed 
   REQUIRE(next.has_value());
   CHECK(next->id == b);
 }
+
+// Issue 9 with issue 8's D6: a claim reads the process's running set when it
+// runs and adds what it took; a claim that does not commit leaves it alone.
+TEST_CASE("work queue: a claim with a RunningSet skips its events and records what it took", "[store][queue]") {
+  QueueFixture f;
+  int64_t a = f.Add("evt_a", "payments", kT0);
+  store::RunningSet running;
+  store::WorkQueue::ClaimRequest request{"w1", kT0 + 10, kLease, {}, {}, &running};
+  auto first = f.q().ClaimDue(request);
+  REQUIRE(first.ok());
+  REQUIRE(first->has_value());
+  CHECK((*first)->id == a);
+  CHECK(running.Snapshot() == std::vector<int64_t>{a});
+
+  // Its lease lapses while it still runs here: the process's next claim leaves it.
+  request.now_ms = kT0 + 10 + kLease + 1;
+  auto again = f.q().ClaimDue(request);
+  REQUIRE(again.ok());
+  CHECK_FALSE(again->has_value());
+
+  int64_t b = f.Add("evt_b", "payments", kT0 + 1);
+  f.store->writer().SetCommitHookForTest([] { return Unavailable("injected: disk full"); });
+  auto failed = f.q().ClaimDue(request);
+  f.store->writer().SetCommitHookForTest(nullptr);
+  CHECK_FALSE(failed.ok());
+  CHECK(running.Snapshot() == std::vector<int64_t>{a});  // b was not taken
+  CHECK(f.StatusOf(b) == "received");
+}
