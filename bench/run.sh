@@ -297,6 +297,18 @@ cpu_ms_per_1k() {  # TICKS DELIVERIES
 }
 
 # --- hookinbox ingest: one wrk run, then the checks --------------------------------
+# measured_wrk PID URL CONNS CLOSE TARGET DIR: run_wrk against the server
+# PID; sets LOAD0 (load average before), CPU_TICKS (the server's CPU over
+# the run) and HWM (its peak RSS, kB).
+measured_wrk() {
+  local pid=$1 c0; shift
+  LOAD0=$(loadavg)
+  c0=$(cpu_ticks "$pid")
+  run_wrk "$@"
+  CPU_TICKS=$(( $(cpu_ticks "$pid") - c0 ))
+  HWM=$(hwm_kb "$pid")
+}
+
 # hookinbox_run ROW PREFILL_ROWS CONNS CLOSE REP [startup]
 # With "startup", it then measures start-up to /readyz on the same database
 # (one copy of a large prefill less).
@@ -312,16 +324,11 @@ hookinbox_run() {
   fresh_corpus
   RECLEN=$(( $(head -1 "$CORPUS" | wc -c) ))
   start_serve "$dir"
-  local load0 c0 c1 hwm
-  load0=$(loadavg)
-  c0=$(cpu_ticks "$SERVE_PID")
-  run_wrk "https://127.0.0.1:$PORT/hooks/demo" "$conns" "$close" hookinbox "$dir"
-  c1=$(cpu_ticks "$SERVE_PID")
-  hwm=$(hwm_kb "$SERVE_PID")
+  measured_wrk "$SERVE_PID" "https://127.0.0.1:$PORT/hooks/demo" "$conns" "$close" hookinbox "$dir"
   stop_serve "$dir"
   check_hookinbox "$row/$rep" "$n" "$conns" "$dir"
   local after; after=$(file_bytes "$DB" "$DB-wal")
-  record "RESULT row=$row target=hookinbox prefill=$n conns=$conns close=$close rep=$rep dps=$DPS p50_ms=$P50 p99_ms=$P99 rss_kb=$hwm cpu_ms_per_1k=$(cpu_ms_per_1k $(( c1 - c0 )) "$OK2XX") db_bytes_per_event=$(( (after - before) / (INBOX > 0 ? INBOX : 1) )) answered_2xx=$OK2XX other=$OTHER delivery_rows=$DELIVERIES inbox_rows=$INBOX distinct_sent=$UNIQUE_SENT wrk_timeouts=$(field err_timeout "$WRK_LINE") wrk_socket_errors=$(socket_errors) loadavg=$load0"
+  record "RESULT row=$row target=hookinbox prefill=$n conns=$conns close=$close rep=$rep dps=$DPS p50_ms=$P50 p99_ms=$P99 rss_kb=$HWM cpu_ms_per_1k=$(cpu_ms_per_1k "$CPU_TICKS" "$OK2XX") db_bytes_per_event=$(( (after - before) / (INBOX > 0 ? INBOX : 1) )) answered_2xx=$OK2XX other=$OTHER delivery_rows=$DELIVERIES inbox_rows=$INBOX distinct_sent=$UNIQUE_SENT wrk_timeouts=$(field err_timeout "$WRK_LINE") wrk_socket_errors=$(socket_errors) loadavg=$LOAD0"
   [ -z "$startup" ] || startup_run "$dir" "$n" "$rep"
   [ "${KEEP:-0}" = 1 ] || rm -rf "$dir"
 }
@@ -413,15 +420,10 @@ peer_run() {  # ROW CONNS CLOSE REP
     -cert "$PEER_DIR/tls/cert.pem" -key "$PEER_DIR/tls/key.pem" >"$dir/webhook.log" 2>&1 &
   PEER_PID=$!; PIDS+=("$PEER_PID")
   wait_for 30 "webhook to listen on $PEER_PORT" peer_up "$dir"
-  local load0 c0 c1 hwm
-  load0=$(loadavg)
-  c0=$(cpu_ticks "$PEER_PID")
-  run_wrk "https://127.0.0.1:$PEER_PORT/hooks/bench" "$conns" "$close" webhook "$dir"
-  c1=$(cpu_ticks "$PEER_PID")
-  hwm=$(hwm_kb "$PEER_PID")
+  measured_wrk "$PEER_PID" "https://127.0.0.1:$PEER_PORT/hooks/bench" "$conns" "$close" webhook "$dir"
   kill -TERM "$PEER_PID"; wait "$PEER_PID" 2>/dev/null || true; forget_pid "$PEER_PID"
   [ "$OTHER" = 0 ] || die "$row/$rep: webhook answered $OTHER requests with a non-2xx status ($dir/wrk.out)"
-  record "RESULT row=$row target=webhook conns=$conns close=$close rep=$rep dps=$DPS p50_ms=$P50 p99_ms=$P99 rss_kb=$hwm cpu_ms_per_1k=$(cpu_ms_per_1k $(( c1 - c0 )) "$OK2XX") db_bytes_per_event=- answered_2xx=$OK2XX other=$OTHER wrk_timeouts=$(field err_timeout "$WRK_LINE") wrk_socket_errors=$(socket_errors) loadavg=$load0"
+  record "RESULT row=$row target=webhook conns=$conns close=$close rep=$rep dps=$DPS p50_ms=$P50 p99_ms=$P99 rss_kb=$HWM cpu_ms_per_1k=$(cpu_ms_per_1k "$CPU_TICKS" "$OK2XX") db_bytes_per_event=- answered_2xx=$OK2XX other=$OTHER wrk_timeouts=$(field err_timeout "$WRK_LINE") wrk_socket_errors=$(socket_errors) loadavg=$LOAD0"
   [ "${KEEP:-0}" = 1 ] || rm -rf "$dir"
 }
 
