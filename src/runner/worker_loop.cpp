@@ -291,24 +291,29 @@ void WorkerLoop::ThreadMain(int index) {
       if (stopping_ && !next) return;
       seen = notifications_;
     }
-    if (!next) next = Claim(owner);
+    bool at_capacity = false;
+    if (!next) next = Claim(owner, &at_capacity);
     if (next) {
       next = RunOne(owner, std::move(*next));
       continue;
     }
-    auto sleep = SleepFor();
+    // At capacity, a finishing attempt or a landing claim wakes this thread;
+    // otherwise it sleeps until the next event is due.
+    auto sleep = at_capacity ? options_.poll : SleepFor();
     std::unique_lock<std::mutex> lock(mu_);
     wake_.wait_for(lock, sleep, [&] { return stopping_ || notifications_ != seen; });
   }
 }
 
-std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner) {
+std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner, bool* at_capacity) {
   store::WorkQueue::ClaimRequest request;
+  *at_capacity = false;
   {
     std::unique_lock<std::mutex> lock(mu_);
     if (stopping_) return std::nullopt;
     request.excluded_endpoints = ExcludedLocked();
     if (request.excluded_endpoints.size() == config_.endpoints.size() && !config_.endpoints.empty()) {
+      *at_capacity = true;
       return std::nullopt;
     }
     ++claiming_;
@@ -319,8 +324,14 @@ std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner) {
   request.running = &running_events_;
   // Not under mu_: concurrent claims share the writer's commit (group commit).
   auto claimed = queue_.ClaimDue(request);
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   --claiming_;
+  // The slot this claim held on every endpoint is free again (or taken on one
+  // only): a thread that found them all taken may claim now.
+  ++notifications_;
+  lock.unlock();
+  wake_.notify_one();
+  lock.lock();
   if (!claimed.ok()) {
     log::Error("worker_claim_failed", {{"error", claimed.status().message()}});
     return std::nullopt;
@@ -425,11 +436,12 @@ std::optional<store::ClaimedEvent> WorkerLoop::RunOne(const std::string& owner, 
     if (next) {
       ++in_flight_by_endpoint_[next->endpoint];
       ++in_flight_;
-    } else {
-      ++notifications_;  // a slot freed: a waiting thread may claim for this endpoint
     }
+    // A slot freed, or the claim's hold on the other endpoints ended: a
+    // thread waiting at capacity may claim now.
+    ++notifications_;
   }
-  if (!next) wake_.notify_one();
+  wake_.notify_one();
   idle_.notify_all();
   return next;
 }

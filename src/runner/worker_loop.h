@@ -99,7 +99,8 @@ class WorkerLoop {
   std::optional<store::WorkQueue::ClaimRequest> NextClaim(const std::string& owner,
                                                           const std::string& finishing_endpoint);
   // Claims one due event for `owner`, or nothing; counts it in flight.
-  std::optional<store::ClaimedEvent> Claim(const std::string& owner);
+  // *at_capacity: nothing was tried, every endpoint is at its concurrency.
+  std::optional<store::ClaimedEvent> Claim(const std::string& owner, bool* at_capacity);
   std::vector<std::string> ExcludedLocked() const;
   std::chrono::milliseconds SleepFor();
 
