@@ -305,23 +305,28 @@ void WorkerLoop::ThreadMain(int index) {
   }
 }
 
+std::optional<store::WorkQueue::ClaimRequest> WorkerLoop::ReserveClaimLocked(const std::string& owner,
+                                                                             const std::string* freeing_endpoint) {
+  if (stopping_) return std::nullopt;
+  // A finish ahead of the claim (FinishAndClaim) frees its event's slot.
+  if (freeing_endpoint != nullptr) --in_flight_by_endpoint_[*freeing_endpoint];
+  std::vector<std::string> excluded = ExcludedLocked();
+  if (freeing_endpoint != nullptr) ++in_flight_by_endpoint_[*freeing_endpoint];
+  if (excluded.size() == config_.endpoints.size() && !config_.endpoints.empty()) return std::nullopt;
+  ++claiming_;
+  return store::WorkQueue::ClaimRequest{owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000,
+                                        std::move(excluded), {}, &running_events_};
+}
+
 std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner, bool* at_capacity) {
-  store::WorkQueue::ClaimRequest request;
-  *at_capacity = false;
+  std::optional<store::WorkQueue::ClaimRequest> reserved;
   {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (stopping_) return std::nullopt;
-    request.excluded_endpoints = ExcludedLocked();
-    if (request.excluded_endpoints.size() == config_.endpoints.size() && !config_.endpoints.empty()) {
-      *at_capacity = true;
-      return std::nullopt;
-    }
-    ++claiming_;
+    std::lock_guard<std::mutex> lock(mu_);
+    reserved = ReserveClaimLocked(owner, nullptr);
+    *at_capacity = !reserved && !stopping_;
   }
-  request.owner = owner;
-  request.now_ms = clock_.NowMs();
-  request.lease_ms = int64_t{config_.worker.lease_seconds} * 1000;
-  request.running = &running_events_;
+  if (!reserved) return std::nullopt;
+  const store::WorkQueue::ClaimRequest& request = *reserved;
   // Not under mu_: concurrent claims share the writer's commit (group commit).
   auto claimed = queue_.ClaimDue(request);
   std::unique_lock<std::mutex> lock(mu_);
@@ -345,15 +350,7 @@ std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner, b
 std::optional<store::WorkQueue::ClaimRequest> WorkerLoop::NextClaim(const std::string& owner,
                                                                     const std::string& finishing_endpoint) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (stopping_) return std::nullopt;
-  // The finish ahead of the claim frees this event's slot.
-  --in_flight_by_endpoint_[finishing_endpoint];
-  std::vector<std::string> excluded = ExcludedLocked();
-  ++in_flight_by_endpoint_[finishing_endpoint];
-  if (excluded.size() == config_.endpoints.size() && !config_.endpoints.empty()) return std::nullopt;
-  ++claiming_;
-  return store::WorkQueue::ClaimRequest{owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000,
-                                        std::move(excluded), {}, &running_events_};
+  return ReserveClaimLocked(owner, &finishing_endpoint);
 }
 
 std::optional<store::ClaimedEvent> WorkerLoop::RunOne(const std::string& owner, store::ClaimedEvent claimed) {

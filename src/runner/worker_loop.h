@@ -94,6 +94,11 @@ class WorkerLoop {
   // Runs `event`'s action and records it; returns the next event when the
   // record also claimed one (FinishAndClaim).
   std::optional<store::ClaimedEvent> RunOne(const std::string& owner, store::ClaimedEvent event);
+  // Under mu_: a claim request and its slot on every endpoint (claiming_),
+  // or nullopt when stopping or every endpoint is at its concurrency.
+  // `freeing_endpoint`: the endpoint of an event whose finish comes first.
+  std::optional<store::WorkQueue::ClaimRequest> ReserveClaimLocked(const std::string& owner,
+                                                                   const std::string* freeing_endpoint);
   // What to claim along with the finish of an event of `finishing_endpoint`
   // (counted in claiming_), or nullopt when stopping or nothing may be claimed.
   std::optional<store::WorkQueue::ClaimRequest> NextClaim(const std::string& owner,

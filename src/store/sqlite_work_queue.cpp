@@ -311,14 +311,7 @@ const char* AttemptOutcomeName(AttemptOutcome o) {
 Result<std::optional<ClaimedEvent>> SqliteStore::ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
                                                           const std::vector<std::string>& excluded_endpoints,
                                                           const std::vector<int64_t>& running_ids) {
-  if (owner.empty() || lease_ms <= 0) return InvalidArgument("claim due: owner and a positive lease are required");
-  std::optional<ClaimedEvent> claimed;
-  Status st = writer_->Submit([&](SQLite::Database& db) {
-    claimed.reset();
-    claimed = ClaimInTransaction(db, owner, now_ms, lease_ms, excluded_endpoints, running_ids);
-  });
-  if (!st.ok()) return Prefixed("claim due", st);
-  return claimed;
+  return ClaimDue(ClaimRequest{owner, now_ms, lease_ms, excluded_endpoints, running_ids, nullptr});
 }
 
 Status SqliteStore::RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) {
