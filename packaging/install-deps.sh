@@ -7,6 +7,8 @@ packages=(
   g++ cmake ninja-build pkg-config            # toolchain
   libcpp-httplib-dev libssl-dev               # HTTPS server (compiled cpp-httplib, OpenSSL 3)
   libsqlitecpp-dev libsqlite3-dev             # storage
+  postgresql libpq-dev                        # PostgreSQL backend: the client library, and the server
+                                              # the test command starts a throw-away cluster of
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
   catch2                                      # unit tests
   sqlite3 curl openssl ca-certificates        # integration tests and the README tour

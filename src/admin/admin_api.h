@@ -19,13 +19,13 @@
 #include "admin/routes.h"
 #include "common/clock.h"
 #include "config/config.h"
-#include "store/sqlite_store.h"
+#include "store/sql_store.h"
 
 namespace hookinbox::admin {
 
 class AdminApi {
  public:
-  AdminApi(const config::Config& config, store::SqliteStore& store, const Clock& clock)
+  AdminApi(const config::Config& config, store::SqlStore& store, const Clock& clock)
       : config_(config), store_(store), clock_(clock) {}
 
   // Answers an authenticated request for `route` (not a /v1 route).
@@ -49,7 +49,7 @@ class AdminApi {
   void Export(const httplib::Request& req, httplib::Response& res) const;
 
   const config::Config& config_;
-  store::SqliteStore& store_;
+  store::SqlStore& store_;
   const Clock& clock_;
   mutable std::atomic<int> exports_{0};  // exports being written or downloaded (api_export.cpp)
 };

@@ -68,7 +68,7 @@ bool DeclaresBody(const httplib::Request& req) {
 
 }  // namespace
 
-Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::Config& config, store::SqliteStore& store,
+Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::Config& config, store::SqlStore& store,
                                                          const Clock& clock) {
   std::unique_ptr<http::ServingCertificate> certificate;
   std::unique_ptr<http::ConnectionGuard> guard;
@@ -91,7 +91,7 @@ Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::Config& c
 }
 
 AdminServer::AdminServer(const config::Config& config, std::unique_ptr<http::ServingCertificate> certificate,
-                         std::unique_ptr<httplib::Server> server, store::SqliteStore& store, const Clock& clock)
+                         std::unique_ptr<httplib::Server> server, store::SqlStore& store, const Clock& clock)
     : config_(config),
       certificate_(std::move(certificate)),
       server_(std::move(server)),

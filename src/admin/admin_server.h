@@ -25,7 +25,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "config/config.h"
-#include "store/sqlite_store.h"
+#include "store/sql_store.h"
 
 namespace httplib {
 class Server;
@@ -50,7 +50,7 @@ class AdminServer {
  public:
   // Errors: InvalidArgument naming the file and the reason when admin.tls_cert
   // / tls_key do not load or validate (http/certificate.h).
-  static Result<std::unique_ptr<AdminServer>> Create(const config::Config& config, store::SqliteStore& store,
+  static Result<std::unique_ptr<AdminServer>> Create(const config::Config& config, store::SqlStore& store,
                                                      const Clock& clock);
   ~AdminServer();  // Stop()s
 
@@ -79,7 +79,7 @@ class AdminServer {
 
  private:
   AdminServer(const config::Config& config, std::unique_ptr<http::ServingCertificate> certificate,
-              std::unique_ptr<httplib::Server> server, store::SqliteStore& store, const Clock& clock);
+              std::unique_ptr<httplib::Server> server, store::SqlStore& store, const Clock& clock);
   void Configure();
   void Route();
   // The pre-routing gate; true when it answered (the body is then never read).

@@ -25,7 +25,7 @@ void AppendGauge(std::string& out, const char* name, const char* help, const sto
 
 }  // namespace
 
-Result<std::string> RenderMetricsText(store::SqliteStore& store, int64_t now_ms) {
+Result<std::string> RenderMetricsText(store::SqlStore& store, int64_t now_ms) {
   auto stats = store.ReadStats({});
   if (!stats.ok()) return stats.status();
   std::string out = metrics::Registry::Default().Render();
@@ -41,7 +41,7 @@ Result<std::string> RenderMetricsText(store::SqliteStore& store, int64_t now_ms)
   return out;
 }
 
-Result<std::string> RenderStatsJson(store::SqliteStore& store, int64_t now_ms) {
+Result<std::string> RenderStatsJson(store::SqlStore& store, int64_t now_ms) {
   store::StatsOptions options;
   options.with_totals = true;
   auto stats = store.ReadStats(options);

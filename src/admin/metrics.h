@@ -3,7 +3,7 @@
 // Owns: rendering only. Process counters come from common/metrics (the
 // registry the receive path and the worker count into); state (backlog, oldest
 // pending, dead letters, unknown, per-endpoint totals) is read from the
-// database at call time through SqliteStore::ReadStats, so it is right after a
+// database at call time through SqlStore::ReadStats, so it is right after a
 // restart. The routes and their auth live in admin/routes (helper A).
 #pragma once
 
@@ -11,11 +11,11 @@
 #include <string>
 
 #include "common/status.h"
-#include "store/sqlite_store.h"
+#include "store/sql_store.h"
 
 namespace hookinbox::admin {
 // Prometheus text exposition for GET /metrics (process counters + state read from the database).
-Result<std::string> RenderMetricsText(store::SqliteStore& store, int64_t now_ms);
+Result<std::string> RenderMetricsText(store::SqlStore& store, int64_t now_ms);
 // JSON body for GET /admin/api/stats.
-Result<std::string> RenderStatsJson(store::SqliteStore& store, int64_t now_ms);
+Result<std::string> RenderStatsJson(store::SqlStore& store, int64_t now_ms);
 }  // namespace hookinbox::admin

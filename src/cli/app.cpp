@@ -30,7 +30,7 @@ void Reload(const char* name, Listener& listener) {
 App::~App() { Close(); }
 
 Status App::Start() {
-  auto store = store::SqliteStore::Open(
+  auto store = store::SqlStore::Open(
       {config_.storage.path, config_.storage.busy_timeout_ms, config_.storage.max_batch});
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();

@@ -18,7 +18,7 @@
 #include "config/config.h"
 #include "http/server.h"
 #include "runner/worker_loop.h"
-#include "store/sqlite_store.h"
+#include "store/sql_store.h"
 
 namespace hookinbox::cli {
 
@@ -52,7 +52,7 @@ class App {
  private:
   const config::Config config_;
   SystemClock clock_;
-  std::unique_ptr<store::SqliteStore> store_;
+  std::unique_ptr<store::SqlStore> store_;
   std::unique_ptr<admin::AdminServer> admin_;
   std::unique_ptr<runner::WorkerLoop> worker_;
   std::unique_ptr<http::PublicServer> server_;

@@ -18,7 +18,7 @@
 #include "cli/commands.h"
 #include "cli/load_config.h"
 #include "common/clock.h"
-#include "store/sqlite_store.h"
+#include "store/sql_store.h"
 
 namespace hookinbox::cli {
 namespace {
@@ -33,7 +33,7 @@ std::string Actor() {
 }
 
 // Opens the config's database; nullptr (with the reason on err) on failure.
-std::unique_ptr<store::SqliteStore> OpenStore(const CommonOptions& common, std::ostream& err) {
+std::unique_ptr<store::SqlStore> OpenStore(const CommonOptions& common, std::ostream& err) {
   std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
   CheckedConfig checked = LoadAndCheck(path);
   if (!checked.loaded.ok()) {
@@ -42,7 +42,7 @@ std::unique_ptr<store::SqliteStore> OpenStore(const CommonOptions& common, std::
     return nullptr;
   }
   const auto& storage = checked.loaded.config.storage;
-  auto opened = store::SqliteStore::Open({storage.path, storage.busy_timeout_ms, storage.max_batch});
+  auto opened = store::SqlStore::Open({storage.path, storage.busy_timeout_ms, storage.max_batch});
   if (!opened.ok()) {
     err << "hookinbox events: " << opened.status().message() << "\n";
     return nullptr;

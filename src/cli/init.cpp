@@ -13,7 +13,7 @@
 #include "cli/commands.h"
 #include "common/secret.h"
 #include "http/tls.h"
-#include "store/sqlite_store.h"
+#include "store/sql_store.h"
 
 extern const char kHookinboxDefaultToml[];  // generated from packaging/hookinbox.default.toml
 
@@ -90,7 +90,7 @@ Status Initialize(const std::string& dir) {
     if (Status st = WriteNewFile(root / "secrets/admin.token", RandomHex(32) + "\n", 0600); !st.ok()) return st;
   }
   // The database, with its schema, exactly as serve would create it.
-  auto store = store::SqliteStore::Open({(root / "data/hookinbox.db").string(), 5000, 1});
+  auto store = store::SqlStore::Open({(root / "data/hookinbox.db").string(), 5000, 1});
   if (!store.ok()) return store.status();
   (*store)->Close();
   // Last, so a half-finished init (disk full) is simply run again.

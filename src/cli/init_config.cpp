@@ -23,7 +23,7 @@
 #include "common/secret.h"
 #include "config/load.h"
 #include "http/tls.h"
-#include "store/sqlite_store.h"
+#include "store/sql_store.h"
 #include "verify/registry.h"
 #include "verify/verify.h"
 
@@ -182,7 +182,7 @@ Status Apply(const InitPlan& plan, std::ostream& out) {
   }
   if (!plan.database.empty()) {
     // Exactly as serve creates it: an O_EXCL 0600 file, then the schema.
-    auto store = store::SqliteStore::Open({plan.database, 5000, 1});
+    auto store = store::SqlStore::Open({plan.database, 5000, 1});
     if (!store.ok()) return store.status();
     (*store)->Close();
     out << "created " << plan.database << " (database, schema applied)\n";

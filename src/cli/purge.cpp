@@ -111,7 +111,7 @@ int RunPurge(bool dry_run, const CommonOptions& common, std::ostream& out, std::
     return kExitFailure;
   }
   const config::Config& config = checked.loaded.config;
-  auto store = store::SqliteStore::Open({config.storage.path, config.storage.busy_timeout_ms, config.storage.max_batch});
+  auto store = store::SqlStore::Open({config.storage.path, config.storage.busy_timeout_ms, config.storage.max_batch});
   if (!store.ok()) {
     err << "hookinbox purge: " << store.status().message() << "\n";
     return kExitFailure;

@@ -15,7 +15,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/load_config.h"
-#include "store/sqlite_store.h"
+#include "store/sql_store.h"
 
 namespace hookinbox::cli {
 namespace {
@@ -168,7 +168,7 @@ int RunReconcile(const ReconcileOptions& options, const CommonOptions& common, s
     if (!ReadIds(file, options.ids_file, ids, err)) return kExitUsage;
   }
 
-  auto opened = store::SqliteStore::Open({config.storage.path, config.storage.busy_timeout_ms, config.storage.max_batch});
+  auto opened = store::SqlStore::Open({config.storage.path, config.storage.busy_timeout_ms, config.storage.max_batch});
   if (!opened.ok()) {
     err << "hookinbox reconcile: " << opened.status().message() << "\n";
     return kExitFailure;

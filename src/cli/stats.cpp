@@ -12,7 +12,7 @@
 #include "cli/commands.h"
 #include "cli/load_config.h"
 #include "common/clock.h"
-#include "store/sqlite_store.h"
+#include "store/sql_store.h"
 
 namespace hookinbox::cli {
 namespace {
@@ -62,7 +62,7 @@ int RunStats(const CommonOptions& common, std::ostream& out, std::ostream& err) 
     return kExitFailure;
   }
   const config::Config& config = checked.loaded.config;
-  auto opened = store::SqliteStore::Open({config.storage.path, config.storage.busy_timeout_ms, config.storage.max_batch});
+  auto opened = store::SqlStore::Open({config.storage.path, config.storage.busy_timeout_ms, config.storage.max_batch});
   if (!opened.ok()) {
     err << "hookinbox stats: " << opened.status().message() << "\n";
     return kExitFailure;

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "store/audit_chain.h"
+#include "store/sql/sqlite_connection.h"
 
 namespace hookinbox::cli {
 namespace {
@@ -39,9 +40,10 @@ int RunVerifyAudit(const std::string& file, const CommonOptions& common, std::os
   }
   Result<store::AuditReport> report = Internal("not run");
   try {
-    SQLite::Database db(file, SQLite::OPEN_READONLY);
-    db.setBusyTimeout(5000);
-    report = store::VerifyAudit(db);
+    auto db = std::make_unique<SQLite::Database>(file, SQLite::OPEN_READONLY);
+    db->setBusyTimeout(5000);
+    store::sql::SqliteConnection connection(std::move(db));
+    report = store::VerifyAudit(connection);
   } catch (const SQLite::Exception& e) {
     err << "hookinbox verify-audit: " << file << ": " << e.what() << "\n";
     return kExitUsage;

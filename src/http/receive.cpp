@@ -197,7 +197,7 @@ void CountDelivery(const store::DeliveryRecord& d, std::string_view reject_reaso
 }
 
 // The outcome the store records for a batch's delivery row (see
-// store/sqlite_store.cpp BatchOutcome): any new event makes it accepted,
+// store/sql_store.cpp BatchOutcome): any new event makes it accepted,
 // else a conflict, else a duplicate.
 const char* BatchOutcome(const std::vector<store::ClaimResult>& claims) {
   auto any = [&](store::ClaimOutcome o) {

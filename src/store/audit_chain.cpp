@@ -5,7 +5,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
-#include <sqlite3.h>
+
 
 #include <algorithm>
 #include <cstdio>
@@ -43,17 +43,14 @@ void PutValue(std::string& out, const AuditValue& v) {
   }
 }
 
-AuditValue ReadValue(const SQLite::Column& c) {
+AuditValue ReadValue(const sql::Column& c) {
   AuditValue v;
   switch (c.getType()) {
-    case SQLITE_INTEGER: v.type = AuditValue::Type::kInteger; v.integer = c.getInt64(); break;
-    case SQLITE_FLOAT: v.type = AuditValue::Type::kReal; v.real = c.getDouble(); break;
-    case SQLITE_TEXT: v.type = AuditValue::Type::kText; v.bytes = c.getString(); break;
-    case SQLITE_BLOB:
-      v.type = AuditValue::Type::kBlob;
-      v.bytes.assign(static_cast<const char*>(c.getBlob()), static_cast<size_t>(c.getBytes()));
-      break;
-    default: break;
+    case sql::Type::kInteger: v.type = AuditValue::Type::kInteger; v.integer = c.getInt64(); break;
+    case sql::Type::kReal: v.type = AuditValue::Type::kReal; v.real = c.getDouble(); break;
+    case sql::Type::kText: v.type = AuditValue::Type::kText; v.bytes = c.getString(); break;
+    case sql::Type::kBlob: v.type = AuditValue::Type::kBlob; v.bytes = c.getString(); break;
+    case sql::Type::kNull: break;
   }
   return v;
 }
@@ -65,7 +62,7 @@ std::string ColumnList(const std::string& table) {
 }
 
 // The covered values of the current row of `st`, starting at column `first`.
-std::vector<AuditValue> ReadValues(SQLite::Statement& st, const std::string& table, int first) {
+std::vector<AuditValue> ReadValues(sql::Statement& st, const std::string& table, int first) {
   std::vector<AuditValue> values;
   const int n = static_cast<int>(AuditColumns(table).size());
   values.reserve(static_cast<size_t>(n));
@@ -79,7 +76,7 @@ struct Head {
   bool present = false;
 };
 
-Head ReadHead(SQLite::Database& db, const std::string& table) {
+Head ReadHead(sql::Connection& db, const std::string& table) {
   Prepared st(db, "SELECT seq, row_id, row_hash FROM audit_chain_heads WHERE table_name = ?");
   st->bind(1, table);
   Head h;
@@ -94,10 +91,10 @@ Head ReadHead(SQLite::Database& db, const std::string& table) {
 // RecordOrFold never bumps a sealed row, so an early seal is safe anyway.
 std::string FinalCondition(const std::string& table) {
   if (table == kAttemptsTable) return "outcome IS NOT NULL";
-  return "(reason IS NOT ?2 OR received_at - received_at % 60000 + 65000 <= ?3)";
+  return "(reason IS NULL OR reason <> ?2 OR received_at - received_at % 60000 + 65000 <= ?3)";
 }
 
-int64_t SealTable(SQLite::Database& db, const std::string& table, int64_t now_ms, int limit) {
+int64_t SealTable(sql::Connection& db, const std::string& table, int64_t now_ms, int limit) {
   Prepared rows(db, "SELECT id, " + ColumnList(table) + " FROM " + table +
                         " WHERE chain_seq IS NULL AND " + FinalCondition(table) + " ORDER BY id LIMIT ?1");
   rows->bind(1, limit);
@@ -137,7 +134,7 @@ int64_t SealTable(SQLite::Database& db, const std::string& table, int64_t now_ms
   return sealed;
 }
 
-std::string Hash(SQLite::Database& db, const std::string& table, int64_t seq) {
+std::string Hash(sql::Connection& db, const std::string& table, int64_t seq) {
   Prepared st(db, "SELECT row_hash FROM " + table + " WHERE chain_seq = ?");
   st->bind(1, static_cast<int64_t>(seq));
   return st->executeStep() ? st->getColumn(0).getString() : std::string();
@@ -149,7 +146,7 @@ struct Range {
 };
 
 // The purge checkpoint of `table` whose `column` (first_seq or last_seq) is `seq`; id 0 when none.
-Range FindRange(SQLite::Database& db, const std::string& table, const char* column, int64_t seq) {
+Range FindRange(sql::Connection& db, const std::string& table, const char* column, int64_t seq) {
   Prepared st(db, std::string("SELECT id, first_seq, last_seq, rows, coalesce(purged_before, 0),"
                               " coalesce(prev_hash, ''), coalesce(last_hash, '') FROM audit_checkpoints"
                               " WHERE kind = 'purge' AND table_name = ? AND ") +
@@ -165,7 +162,7 @@ Range FindRange(SQLite::Database& db, const std::string& table, const char* colu
 // One run [first, last] of removed seqs becomes one checkpoint, joined with
 // the checkpoints that end just before it or start just after it, so a chain
 // has one checkpoint per hole however many purges made it.
-void CheckpointRun(SQLite::Database& db, const std::string& table, Range run, int64_t at_ms) {
+void CheckpointRun(sql::Connection& db, const std::string& table, Range run, int64_t at_ms) {
   run.prev = run.first == 1 ? kGenesisHash : Hash(db, table, run.first - 1);
   const Range before = FindRange(db, table, "last_seq", run.first - 1);
   const Range after = FindRange(db, table, "first_seq", run.last + 1);
@@ -207,7 +204,7 @@ struct Checkpoint {
   std::string prev, end;
 };
 
-std::vector<Checkpoint> ReadCheckpoints(SQLite::Database& db, const std::string& table) {
+std::vector<Checkpoint> ReadCheckpoints(sql::Connection& db, const std::string& table) {
   Prepared st(db,
               "SELECT id, first_seq, last_seq, rows, coalesce(prev_hash, ''), coalesce(last_hash, '')"
               " FROM audit_checkpoints WHERE kind = 'purge' AND table_name = ? ORDER BY first_seq, id");
@@ -223,16 +220,16 @@ std::vector<Checkpoint> ReadCheckpoints(SQLite::Database& db, const std::string&
 // Walks one chain; fills `chain` and, at the first broken row, report.broken/detail.
 class ChainWalk {
  public:
-  ChainWalk(SQLite::Database& db, const std::string& table, AuditReport& report, ChainReport& chain)
+  ChainWalk(sql::Connection& db, const std::string& table, AuditReport& report, ChainReport& chain)
       : db_(db), table_(table), report_(report), chain_(chain), checkpoints_(ReadCheckpoints(db, table)) {}
 
   void Run() {
-    SQLite::Statement rows(db_, "SELECT id, chain_seq, coalesce(row_hash, ''), " + ColumnList(table_) + " FROM " +
+    Prepared rows(db_, "SELECT id, chain_seq, coalesce(row_hash, ''), " + ColumnList(table_) + " FROM " +
                                     table_ + " WHERE chain_seq IS NOT NULL ORDER BY chain_seq");
-    while (rows.executeStep()) {
-      const int64_t id = rows.getColumn(0).getInt64();
-      const int64_t seq = rows.getColumn(1).getInt64();
-      if (!CrossCheckpoints() || !Step(id, seq, rows.getColumn(2).getString(), ReadValues(rows, table_, 3))) return;
+    while (rows->executeStep()) {
+      const int64_t id = rows->getColumn(0).getInt64();
+      const int64_t seq = rows->getColumn(1).getInt64();
+      if (!CrossCheckpoints() || !Step(id, seq, rows->getColumn(2).getString(), ReadValues(*rows, table_, 3))) return;
     }
     if (!CrossCheckpoints()) return;
     CheckHead();
@@ -241,7 +238,7 @@ class ChainWalk {
             "purge checkpoint for " + table_ + " chain_seq " + std::to_string(checkpoints_[next_cp_].first) +
                 " does not follow the chain (which ends at " + std::to_string(expected_ - 1) + ")");
     }
-    chain_.unsealed = db_.execAndGet("SELECT count(*) FROM " + table_ + " WHERE chain_seq IS NULL").getInt64();
+    chain_.unsealed = sql::QueryInt64(db_, "SELECT count(*) FROM " + table_ + " WHERE chain_seq IS NULL");
   }
 
  private:
@@ -304,7 +301,7 @@ class ChainWalk {
     }
   }
 
-  SQLite::Database& db_;
+  sql::Connection& db_;
   const std::string table_;
   AuditReport& report_;
   ChainReport& chain_;
@@ -353,11 +350,11 @@ std::string AuditRowHash(const std::string& table, int64_t chain_seq, const std:
   return Sha256Hex(EncodeAuditRow(table, chain_seq, prev_hash, values));
 }
 
-int64_t SealAuditRows(SQLite::Database& db, int64_t now_ms, int limit) {
+int64_t SealAuditRows(sql::Connection& db, int64_t now_ms, int limit) {
   return SealTable(db, kDeliveriesTable, now_ms, limit) + SealTable(db, kAttemptsTable, now_ms, limit);
 }
 
-int64_t CheckpointRemoved(SQLite::Database& db, const std::string& table, const std::vector<SealedRow>& rows,
+int64_t CheckpointRemoved(sql::Connection& db, const std::string& table, const std::vector<SealedRow>& rows,
                           int64_t at_ms, int64_t purged_before_ms) {
   int64_t runs = 0;
   size_t i = 0;
@@ -377,13 +374,14 @@ int64_t CheckpointRemoved(SQLite::Database& db, const std::string& table, const 
   return runs;
 }
 
-Result<AuditReport> VerifyAudit(SQLite::Database& db) {
+Result<AuditReport> VerifyAudit(sql::Connection& db) {
   try {
-    if (!db.tableExists("audit_chain_heads")) {
+    if (!sql::TableExists(db, "audit_chain_heads")) {
       return InvalidArgument("no audit chain in this file (not a hookinbox database, or one older than schema 6)");
     }
     AuditReport report;
-    report.integrity = db.execAndGet("PRAGMA integrity_check").getString();
+    // PostgreSQL checks its pages itself (checksums, WAL); SQLite's file is checked here.
+    report.integrity = db.backend() == sql::Backend::kSqlite ? sql::QueryText(db, "PRAGMA integrity_check") : "ok";
     if (report.integrity != "ok") {
       report.broken = "database";
       report.detail = "PRAGMA integrity_check: " + report.integrity;
@@ -398,7 +396,7 @@ Result<AuditReport> VerifyAudit(SQLite::Database& db) {
     }
     report.ok = true;
     return report;
-  } catch (const SQLite::Exception& e) {
+  } catch (const sql::Error& e) {
     return Internal(std::string("verify audit: ") + e.what());
   }
 }

@@ -37,13 +37,13 @@
 // of the file) elsewhere to anchor it.
 #pragma once
 
-#include <SQLiteCpp/Database.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "common/status.h"
+#include "store/sql/sql.h"
 
 namespace hookinbox::store {
 
@@ -79,8 +79,8 @@ std::string AuditRowHash(const std::string& table, int64_t chain_seq, const std:
 // Seals, in id order, up to `limit` final unsealed rows of each table, inside
 // the caller's write transaction (the writer calls it before every COMMIT).
 // `now_ms` (0 = only the table's newest received_at) decides when a folding
-// row's minute is over. Throws SQLite::Exception. Returns the rows sealed.
-int64_t SealAuditRows(SQLite::Database& db, int64_t now_ms, int limit = 5000);
+// row's minute is over. Throws sql::Error. Returns the rows sealed.
+int64_t SealAuditRows(sql::Connection& db, int64_t now_ms, int limit = 5000);
 
 // Records that `table`'s sealed rows with these chain_seqs are being removed
 // by retention (call before deleting them, in the same transaction): one
@@ -90,7 +90,7 @@ struct SealedRow {
   int64_t seq = 0;
   std::string hash;
 };
-int64_t CheckpointRemoved(SQLite::Database& db, const std::string& table, const std::vector<SealedRow>& rows,
+int64_t CheckpointRemoved(sql::Connection& db, const std::string& table, const std::vector<SealedRow>& rows,
                           int64_t at_ms, int64_t purged_before_ms);
 
 struct ChainReport {
@@ -113,6 +113,6 @@ struct AuditReport {
 
 // Runs PRAGMA integrity_check and walks both chains. Read-only. A Status
 // error only when the file is not a hookinbox database with audit chains.
-Result<AuditReport> VerifyAudit(SQLite::Database& db);
+Result<AuditReport> VerifyAudit(sql::Connection& db);
 
 }  // namespace hookinbox::store

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "store/sqlite_bind.h"
+#include "store/sql_bind.h"
 #include "store/statement_cache.h"
 
 namespace hookinbox::store {
@@ -19,7 +19,7 @@ GateDecision Wait(int64_t holder, int64_t until_ms, std::string error) {
 }
 
 // Another event of the same object that is running under a valid lease.
-std::optional<GateDecision> ObjectBusy(SQLite::Database& db, const DueEvent& e, int64_t now_ms) {
+std::optional<GateDecision> ObjectBusy(sql::Connection& db, const DueEvent& e, int64_t now_ms) {
   Prepared st(db,
               "SELECT id, lease_until FROM webhook_inbox WHERE endpoint = ? AND tenant_id = ?"
               " AND object_key = ? AND status = 'processing' AND lease_until >= ? AND id <> ? LIMIT 1");
@@ -34,7 +34,7 @@ std::optional<GateDecision> ObjectBusy(SQLite::Database& db, const DueEvent& e, 
 }
 
 // The object's applied version against this event's.
-std::optional<GateDecision> ObjectVersion(SQLite::Database& db, const DueEvent& e) {
+std::optional<GateDecision> ObjectVersion(sql::Connection& db, const DueEvent& e) {
   Prepared st(db,
               "SELECT version, payload_hash, inbox_id FROM object_versions"
               " WHERE endpoint = ? AND tenant_id = ? AND object_key = ?");
@@ -55,7 +55,7 @@ std::optional<GateDecision> ObjectVersion(SQLite::Database& db, const DueEvent& 
 }
 
 // Who holds or applied the business key.
-std::optional<GateDecision> BusinessKeyHeld(SQLite::Database& db, const DueEvent& e, int64_t now_ms,
+std::optional<GateDecision> BusinessKeyHeld(sql::Connection& db, const DueEvent& e, int64_t now_ms,
                                             int64_t lease_ms) {
   Prepared st(db,
               "SELECT b.inbox_id, b.status, i.status, coalesce(i.lease_until, 0),"
@@ -81,7 +81,7 @@ std::optional<GateDecision> BusinessKeyHeld(SQLite::Database& db, const DueEvent
 }
 
 // Closes an attempt row that began and ended now, for a skip or a conflict.
-void RecordDecision(SQLite::Database& db, int64_t id, const std::string& owner, int64_t now_ms, const char* outcome,
+void RecordDecision(sql::Connection& db, int64_t id, const std::string& owner, int64_t now_ms, const char* outcome,
                     const std::string& error) {
   Prepared st(db,
               "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at, finished_at, outcome,"
@@ -97,7 +97,7 @@ void RecordDecision(SQLite::Database& db, int64_t id, const std::string& owner, 
 
 }  // namespace
 
-GateDecision Gate(SQLite::Database& db, const DueEvent& e, int64_t now_ms, int64_t lease_ms) {
+GateDecision Gate(sql::Connection& db, const DueEvent& e, int64_t now_ms, int64_t lease_ms) {
   if (!e.object_key.empty()) {
     if (auto busy = ObjectBusy(db, e, now_ms)) return *busy;
     if (auto stale = ObjectVersion(db, e)) return *stale;
@@ -108,7 +108,7 @@ GateDecision Gate(SQLite::Database& db, const DueEvent& e, int64_t now_ms, int64
   return {};
 }
 
-void ApplyGate(SQLite::Database& db, const DueEvent& e, const GateDecision& d, const std::string& owner,
+void ApplyGate(sql::Connection& db, const DueEvent& e, const GateDecision& d, const std::string& owner,
                int64_t now_ms) {
   if (d.verdict == GateVerdict::kWait) {
     Prepared st(db,
@@ -138,7 +138,7 @@ void ApplyGate(SQLite::Database& db, const DueEvent& e, const GateDecision& d, c
   AfterFinish(db, e.id, skip ? "skipped" : "dead_lettered", now_ms);
 }
 
-void HoldBusinessKey(SQLite::Database& db, const DueEvent& e, int64_t now_ms) {
+void HoldBusinessKey(sql::Connection& db, const DueEvent& e, int64_t now_ms) {
   if (e.business_key.empty()) return;
   // A new key, or one freed by a dead-lettered or skipped holder; an event
   // that holds (or, replayed, already applied) its key keeps it as it is.
@@ -155,7 +155,7 @@ void HoldBusinessKey(SQLite::Database& db, const DueEvent& e, int64_t now_ms) {
   st->exec();
 }
 
-void AfterFinish(SQLite::Database& db, int64_t id, const std::string& status, int64_t now_ms) {
+void AfterFinish(sql::Connection& db, int64_t id, const std::string& status, int64_t now_ms) {
   if (status == "completed") {
     Prepared key(db,
                  "UPDATE business_keys SET status = 'applied', applied_at = ? WHERE inbox_id = ?"

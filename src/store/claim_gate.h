@@ -11,7 +11,7 @@
 // transaction, so the check and the claim are decided under one write lock.
 #pragma once
 
-#include <SQLiteCpp/SQLiteCpp.h>
+#include "store/sql/sql.h"
 
 #include <cstdint>
 #include <string>
@@ -39,22 +39,22 @@ struct GateDecision {
 };
 
 // The decision for `e` at `now_ms`. Reads only.
-GateDecision Gate(SQLite::Database& db, const DueEvent& e, int64_t now_ms, int64_t lease_ms);
+GateDecision Gate(sql::Connection& db, const DueEvent& e, int64_t now_ms, int64_t lease_ms);
 
 // Applies a kSkip, kWait or kConflict decision to `e` (not yet claimed):
 // skipped and conflicting events end with an attempt row saying why;
 // waiting ones keep their state and attempt count and become due at until_ms.
 // The caller has closed the open attempt of a 'processing' `e` (lease expired) first.
-void ApplyGate(SQLite::Database& db, const DueEvent& e, const GateDecision& d, const std::string& owner,
+void ApplyGate(sql::Connection& db, const DueEvent& e, const GateDecision& d, const std::string& owner,
                int64_t now_ms);
 
 // `e` proceeds: it holds its business key from now on (until it completes:
 // applied; or dead-letters: free again).
-void HoldBusinessKey(SQLite::Database& db, const DueEvent& e, int64_t now_ms);
+void HoldBusinessKey(sql::Connection& db, const DueEvent& e, int64_t now_ms);
 
 // After event `id` moved to `status` (completed, retryable_failed,
 // dead_lettered, unknown): its business key becomes applied or free, a
 // completed object version is recorded, and events waiting for it are due now.
-void AfterFinish(SQLite::Database& db, int64_t id, const std::string& status, int64_t now_ms);
+void AfterFinish(sql::Connection& db, int64_t id, const std::string& status, int64_t now_ms);
 
 }  // namespace hookinbox::store

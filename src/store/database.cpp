@@ -12,6 +12,8 @@
 #include <filesystem>
 
 #include "store/migrations.h"
+#include "store/sql/pg_connection.h"
+#include "store/sql/sqlite_connection.h"
 
 namespace hookinbox::store {
 namespace {
@@ -60,17 +62,30 @@ Status FromSqlite(int code, const std::string& what) {
   }
 }
 
-Result<std::unique_ptr<SQLite::Database>> OpenDatabase(const std::string& path, const OpenOptions& options) {
+Status FromSql(const sql::Error& e, const std::string& what) {
+  switch (e.failure()) {
+    case sql::Failure::kBusy:
+    case sql::Failure::kStorage:
+    case sql::Failure::kUnavailable:
+      return Unavailable(what + ": " + e.what());
+    default:
+      return Internal(what + ": " + e.what());
+  }
+}
+
+Result<std::unique_ptr<sql::Connection>> OpenDatabase(const std::string& path, const OpenOptions& options) {
   if (Status st = PrepareFile(path); !st.ok()) return st;
   try {
-    auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    auto connection = std::make_unique<sql::SqliteConnection>(
+        std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE));
+    SQLite::Database* db = &connection->database();
     db->setBusyTimeout(options.busy_timeout_ms);
     auto migrations = ParseMigrations(EmbeddedSchema());
     if (!migrations.ok()) return migrations.status();
     // Before anything writes: switching journal_mode would already rewrite
     // the header of a newer database (a backup is in rollback-journal mode).
     if (options.migrate) {
-      if (Status st = RefuseNewer(*db, *migrations); !st.ok()) return st;
+      if (Status st = RefuseNewer(*connection, *migrations); !st.ok()) return st;
     }
     db->exec("PRAGMA journal_mode = WAL");
     // FULL: a commit is on disk (WAL fsynced) before it returns, which is
@@ -78,11 +93,29 @@ Result<std::unique_ptr<SQLite::Database>> OpenDatabase(const std::string& path, 
     db->exec("PRAGMA synchronous = FULL");
     db->exec("PRAGMA foreign_keys = ON");
     if (options.migrate) {
-      if (Status st = Migrate(*db, *migrations); !st.ok()) return st;
+      if (Status st = Migrate(*connection, *migrations); !st.ok()) return st;
     }
-    return db;
+    return std::unique_ptr<sql::Connection>(std::move(connection));
   } catch (const SQLite::Exception& e) {
     return FromSqlite(e.getErrorCode(), "open " + path + ": " + e.what());
+  } catch (const sql::Error& e) {
+    return FromSql(e, "open " + path);
+  }
+}
+
+Result<std::unique_ptr<sql::Connection>> OpenPostgres(const std::string& conninfo, bool migrate) {
+  try {
+    auto connection = std::make_unique<sql::PgConnection>(conninfo);
+    // A commit is on the server's disk before it returns, whatever the server's default.
+    connection->Exec("SET synchronous_commit = on");
+    if (migrate) {
+      auto migrations = ParseMigrations(EmbeddedSchema(sql::Backend::kPostgres));
+      if (!migrations.ok()) return migrations.status();
+      if (Status st = Migrate(*connection, *migrations); !st.ok()) return st;
+    }
+    return std::unique_ptr<sql::Connection>(std::move(connection));
+  } catch (const sql::Error& e) {
+    return FromSql(e, "open postgres");
   }
 }
 

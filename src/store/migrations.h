@@ -12,9 +12,7 @@
 
 #include "common/status.h"
 
-namespace SQLite {
-class Database;
-}
+#include "store/sql/sql.h"
 
 namespace hookinbox::store {
 
@@ -28,14 +26,14 @@ struct Migration {
 Result<std::vector<Migration>> ParseMigrations(std::string_view schema_text);
 
 // The embedded schema.sql.
-std::string_view EmbeddedSchema();
+std::string_view EmbeddedSchema(sql::Backend backend = sql::Backend::kSqlite);
 
 // InvalidArgument when `db` was written by a newer binary (user_version above
 // the last migration). Only reads the header, so a refused file is unchanged.
-Status RefuseNewer(SQLite::Database& db, const std::vector<Migration>& migrations);
+Status RefuseNewer(sql::Connection& db, const std::vector<Migration>& migrations);
 
 // Applies the pending migrations of `migrations` to `db`. A database newer
 // than the binary (user_version above the last migration) is refused.
-Status Migrate(SQLite::Database& db, const std::vector<Migration>& migrations);
+Status Migrate(sql::Connection& db, const std::vector<Migration>& migrations);
 
 }  // namespace hookinbox::store

@@ -2,11 +2,12 @@
 // runs it through the single writer.
 #include "store/purge.h"
 
-#include <SQLiteCpp/SQLiteCpp.h>
+
 
 #include "store/audit_chain.h"
-#include "store/sqlite_reader.h"
-#include "store/sqlite_store.h"
+#include "store/sql_reader.h"
+#include "store/sql_store.h"
+#include "store/statement_cache.h"
 
 namespace hookinbox::store {
 namespace {
@@ -23,7 +24,7 @@ constexpr const char* kExpiredEvent =
     " AND NOT EXISTS (SELECT 1 FROM webhook_delivery_events de JOIN webhook_deliveries d ON d.id = de.delivery_id"
     "  WHERE de.inbox_id = i.id AND d.received_at >= ?2)"
     " AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.inbox_id = i.id"
-    "  AND max(a.started_at, coalesce(a.finished_at, 0)) >= ?2)"
+    "  AND (a.started_at >= ?2 OR coalesce(a.finished_at, 0) >= ?2))"
     " AND NOT EXISTS (SELECT 1 FROM webhook_event_actions x WHERE x.inbox_id = i.id AND x.at >= ?2)";
 
 // Events that other rows rely on to stop a second action (purge.h "Kept on purpose").
@@ -55,7 +56,7 @@ std::string LooseDeliveries(const PurgeStep& step) {
   return sql + "))";
 }
 
-void BindStep(SQLite::Statement& st, const PurgeStep& step, int64_t cutoff) {
+void BindStep(sql::Statement& st, const PurgeStep& step, int64_t cutoff) {
   st.bind(1, step.policy.endpoint);
   st.bind(2, static_cast<int64_t>(cutoff));
   if (!step.orphans) return;
@@ -63,14 +64,14 @@ void BindStep(SQLite::Statement& st, const PurgeStep& step, int64_t cutoff) {
 }
 
 // count(*) of `sql` with ?1 = endpoint, ?2 = cutoff and, when `third` > 0, ?3 = third.
-int64_t CountOf(SQLite::Database& db, const std::string& sql, const std::string& endpoint, int64_t cutoff,
+int64_t CountOf(sql::Connection& db, const std::string& sql, const std::string& endpoint, int64_t cutoff,
                 int64_t third = 0) {
-  SQLite::Statement st(db, sql);
-  st.bind(1, endpoint);
-  st.bind(2, static_cast<int64_t>(cutoff));
-  if (third > 0) st.bind(3, static_cast<int64_t>(third));
-  st.executeStep();
-  return st.getColumn(0).getInt64();
+  Prepared st(db, sql);
+  st->bind(1, endpoint);
+  st->bind(2, static_cast<int64_t>(cutoff));
+  if (third > 0) st->bind(3, static_cast<int64_t>(third));
+  st->executeStep();
+  return st->getColumn(0).getInt64();
 }
 
 std::string IdList(const std::vector<int64_t>& ids) {
@@ -80,18 +81,18 @@ std::string IdList(const std::vector<int64_t>& ids) {
 }
 
 // The sealed rows of `table` matching `where`, in chain order, for checkpoints.
-std::vector<SealedRow> SealedRows(SQLite::Database& db, const std::string& table, const std::string& where) {
-  SQLite::Statement st(db, "SELECT chain_seq, row_hash FROM " + table + " WHERE (" + where +
+std::vector<SealedRow> SealedRows(sql::Connection& db, const std::string& table, const std::string& where) {
+  Prepared st(db, "SELECT chain_seq, row_hash FROM " + table + " WHERE (" + where +
                                ") AND chain_seq IS NOT NULL ORDER BY chain_seq");
   std::vector<SealedRow> out;
-  while (st.executeStep()) out.push_back({st.getColumn(0).getInt64(), st.getColumn(1).getString()});
+  while (st->executeStep()) out.push_back({st->getColumn(0).getInt64(), st->getColumn(1).getString()});
   return out;
 }
 
-int64_t Exec(SQLite::Database& db, const std::string& sql) { return db.exec(sql); }
+int64_t Exec(sql::Connection& db, const std::string& sql) { return db.Exec(sql); }
 
 // Removes the events `ids` and everything of theirs, checkpointing their audit rows.
-void RemoveEvents(SQLite::Database& db, const std::vector<int64_t>& ids, const PurgeOptions& options, int64_t cutoff,
+void RemoveEvents(sql::Connection& db, const std::vector<int64_t>& ids, const PurgeOptions& options, int64_t cutoff,
                   PurgeCounts& counts, int64_t& checkpoints) {
   const std::string in = "inbox_id IN (" + IdList(ids) + ")";
   checkpoints += CheckpointRemoved(db, kDeliveriesTable, SealedRows(db, kDeliveriesTable, in), options.now_ms, cutoff);
@@ -105,33 +106,33 @@ void RemoveEvents(SQLite::Database& db, const std::vector<int64_t>& ids, const P
   counts.events += Exec(db, "DELETE FROM webhook_inbox WHERE id IN (" + IdList(ids) + ")");
 }
 
-bool PurgeEvents(SQLite::Database& db, const PurgeStep& step, const PurgeOptions& options, PurgeCounts& counts,
+bool PurgeEvents(sql::Connection& db, const PurgeStep& step, const PurgeOptions& options, PurgeCounts& counts,
                  int64_t& checkpoints) {
   if (step.orphans || step.policy.key_days <= 0) return false;
   const int64_t cutoff = Cutoff(options.now_ms, step.policy.key_days);
-  SQLite::Statement st(db, std::string("SELECT i.id") + kExpiredEvent + " AND NOT " + kGuarded + " ORDER BY i.id LIMIT ?3");
-  BindStep(st, step, cutoff);
-  st.bind(3, options.batch);
+  Prepared st(db, std::string("SELECT i.id") + kExpiredEvent + " AND NOT " + kGuarded + " ORDER BY i.id LIMIT ?3");
+  BindStep(*st, step, cutoff);
+  st->bind(3, options.batch);
   std::vector<int64_t> ids;
-  while (st.executeStep()) ids.push_back(st.getColumn(0).getInt64());
-  st.reset();
+  while (st->executeStep()) ids.push_back(st->getColumn(0).getInt64());
+  st->reset();
   if (ids.empty()) return false;
   RemoveEvents(db, ids, options, cutoff, counts, checkpoints);
   return true;
 }
 
-bool PurgeBodies(SQLite::Database& db, const PurgeStep& step, const PurgeOptions& options, PurgeCounts& counts) {
+bool PurgeBodies(sql::Connection& db, const PurgeStep& step, const PurgeOptions& options, PurgeCounts& counts) {
   if (step.orphans || step.policy.payload_days <= 0) return false;
   const int64_t cutoff = Cutoff(options.now_ms, step.policy.payload_days);
   auto run = [&](const std::string& sql) {
-    SQLite::Statement st(db, sql);
-    BindStep(st, step, cutoff);
-    st.bind(3, options.batch);
-    return static_cast<int64_t>(st.exec());
+    Prepared st(db, sql);
+    BindStep(*st, step, cutoff);
+    st->bind(3, options.batch);
+    return static_cast<int64_t>(st->exec());
   };
   const int64_t payloads = run(std::string("DELETE FROM webhook_payloads WHERE id IN (SELECT p.id") + kOldPayloads +
                                " LIMIT ?3)");
-  const int64_t steps = run(std::string("DELETE FROM step_results WHERE rowid IN (SELECT s.rowid") + kOldSteps +
+  const int64_t steps = run(std::string("DELETE FROM step_results WHERE (inbox_id, name) IN (SELECT s.inbox_id, s.name") + kOldSteps +
                             " LIMIT ?3)");
   counts.payloads += payloads;
   counts.steps += steps;
@@ -142,17 +143,17 @@ int KeyDays(const PurgeStep& step, const PurgeOptions& options) {
   return step.orphans ? options.orphan_key_days : step.policy.key_days;
 }
 
-bool PurgeLooseDeliveries(SQLite::Database& db, const PurgeStep& step, const PurgeOptions& options,
+bool PurgeLooseDeliveries(sql::Connection& db, const PurgeStep& step, const PurgeOptions& options,
                           PurgeCounts& counts, int64_t& checkpoints) {
   if (KeyDays(step, options) <= 0) return false;
   const int64_t cutoff = Cutoff(options.now_ms, KeyDays(step, options));
   const int limit_at = static_cast<int>(3 + (step.orphans ? step.configured.size() : 0));
-  SQLite::Statement st(db, "SELECT d.id" + LooseDeliveries(step) + " ORDER BY d.id LIMIT ?" + std::to_string(limit_at));
-  BindStep(st, step, cutoff);
-  st.bind(limit_at, options.batch);
+  Prepared st(db, "SELECT d.id" + LooseDeliveries(step) + " ORDER BY d.id LIMIT ?" + std::to_string(limit_at));
+  BindStep(*st, step, cutoff);
+  st->bind(limit_at, options.batch);
   std::vector<int64_t> ids;
-  while (st.executeStep()) ids.push_back(st.getColumn(0).getInt64());
-  st.reset();
+  while (st->executeStep()) ids.push_back(st->getColumn(0).getInt64());
+  st->reset();
   if (ids.empty()) return false;
   const std::string in = "id IN (" + IdList(ids) + ")";
   checkpoints += CheckpointRemoved(db, kDeliveriesTable, SealedRows(db, kDeliveriesTable, in), options.now_ms, cutoff);
@@ -161,12 +162,12 @@ bool PurgeLooseDeliveries(SQLite::Database& db, const PurgeStep& step, const Pur
 }
 
 // Dry run: everything one pass would remove, counted, nothing changed.
-void CountAll(SQLite::Database& db, const PurgeStep& step, const PurgeOptions& options, PurgeCounts& counts) {
+void CountAll(sql::Connection& db, const PurgeStep& step, const PurgeOptions& options, PurgeCounts& counts) {
   const std::string& endpoint = step.policy.endpoint;
   if (!step.orphans && step.policy.key_days > 0) {
     const int64_t cutoff = Cutoff(options.now_ms, step.policy.key_days);
     const std::string expired = std::string("SELECT i.id") + kExpiredEvent + " AND NOT " + kGuarded;
-    counts.events += CountOf(db, "SELECT count(*) FROM (" + expired + ")", endpoint, cutoff);
+    counts.events += CountOf(db, "SELECT count(*) FROM (" + expired + ") AS expired", endpoint, cutoff);
     counts.kept += CountOf(db, std::string("SELECT count(*)") + kExpiredEvent + " AND " + kGuarded, endpoint, cutoff);
     for (auto [table, field] : {std::pair{"webhook_deliveries", &counts.deliveries},
                                 std::pair{"webhook_attempts", &counts.attempts},
@@ -191,16 +192,16 @@ void CountAll(SQLite::Database& db, const PurgeStep& step, const PurgeOptions& o
     counts.steps += CountOf(db, std::string("SELECT count(*)") + kOldSteps, endpoint, cutoff);
   }
   if (KeyDays(step, options) > 0) {
-    SQLite::Statement st(db, "SELECT count(*)" + LooseDeliveries(step));
-    BindStep(st, step, Cutoff(options.now_ms, KeyDays(step, options)));
-    st.executeStep();
-    counts.deliveries += st.getColumn(0).getInt64();
+    Prepared st(db, "SELECT count(*)" + LooseDeliveries(step));
+    BindStep(*st, step, Cutoff(options.now_ms, KeyDays(step, options)));
+    st->executeStep();
+    counts.deliveries += st->getColumn(0).getInt64();
   }
 }
 
 }  // namespace
 
-bool PurgeBatch(SQLite::Database& db, const PurgeStep& step, const PurgeOptions& options, PurgeCounts& counts,
+bool PurgeBatch(sql::Connection& db, const PurgeStep& step, const PurgeOptions& options, PurgeCounts& counts,
                 int64_t& checkpoints) {
   if (options.dry_run) {
     CountAll(db, step, options, counts);
@@ -216,7 +217,7 @@ bool PurgeBatch(SQLite::Database& db, const PurgeStep& step, const PurgeOptions&
 
 namespace hookinbox::store {
 
-Result<PurgeReport> SqliteStore::Purge(const PurgeOptions& options) {
+Result<PurgeReport> SqlStore::Purge(const PurgeOptions& options) {
   std::vector<PurgeStep> steps;
   std::vector<std::string> names;
   for (const RetentionPolicy& p : options.endpoints) {
@@ -228,7 +229,7 @@ Result<PurgeReport> SqliteStore::Purge(const PurgeOptions& options) {
   for (const PurgeStep& step : steps) {
     PurgeCounts& counts = report.endpoints[step.orphans ? "" : step.policy.endpoint];
     if (options.dry_run) {
-      auto counted = WithReader<bool>(reader_mu_, reader_, "purge", [&](SQLite::Database& db) {
+      auto counted = WithReader<bool>(reader_mu_, reader_, "purge", [&](sql::Connection& db) {
         int64_t none = 0;
         PurgeBatch(db, step, options, counts, none);
         return true;
@@ -240,7 +241,7 @@ Result<PurgeReport> SqliteStore::Purge(const PurgeOptions& options) {
     for (bool more = true; more && !(options.stop && options.stop());) {
       PurgeCounts batch;
       int64_t checkpoints = 0;
-      Status st = writer_->Submit([&](SQLite::Database& db) {
+      Status st = writer_->Submit([&](sql::Connection& db) {
         batch = {};  // an operation may run twice (writer.h)
         checkpoints = 0;
         more = PurgeBatch(db, step, options, batch, checkpoints);
@@ -258,7 +259,7 @@ Result<PurgeReport> SqliteStore::Purge(const PurgeOptions& options) {
       PurgeOptions dry = options;
       dry.dry_run = true;
       PurgeCounts left;
-      auto counted = WithReader<bool>(reader_mu_, reader_, "purge", [&](SQLite::Database& db) {
+      auto counted = WithReader<bool>(reader_mu_, reader_, "purge", [&](sql::Connection& db) {
         int64_t none = 0;
         PurgeBatch(db, step, dry, left, none);
         return true;

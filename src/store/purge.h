@@ -25,7 +25,7 @@
 //   holder's status through it. They are counted as `kept`.
 #pragma once
 
-#include <SQLiteCpp/Database.h>
+#include "store/sql/sql.h"
 
 #include <cstdint>
 #include <functional>
@@ -72,13 +72,13 @@ struct PurgeReport {
 // configured endpoint), inside the caller's write transaction; adds what it
 // removed (or, dry, would remove — then nothing changes and one call counts
 // everything) to `counts`. Returns true when it removed something (call
-// again). Throws SQLite::Exception.
+// again). Throws sql::Error.
 struct PurgeStep {
   RetentionPolicy policy;
   bool orphans = false;
   std::vector<std::string> configured;  // every configured endpoint name (for orphans)
 };
-bool PurgeBatch(SQLite::Database& db, const PurgeStep& step, const PurgeOptions& options, PurgeCounts& counts,
+bool PurgeBatch(sql::Connection& db, const PurgeStep& step, const PurgeOptions& options, PurgeCounts& counts,
                 int64_t& checkpoints);
 
 }  // namespace hookinbox::store

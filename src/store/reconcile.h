@@ -5,7 +5,7 @@
 // received, received but not completed, and `unknown`. Read-only.
 #pragma once
 
-#include <SQLiteCpp/Database.h>
+#include "store/sql/sql.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +18,6 @@ namespace hookinbox::store {
 
 struct ReconcileEntry { std::string event_id; int64_t id = 0; std::string status; };  // id 0 = never received
 struct ReconcileReport { std::vector<ReconcileEntry> never_received, not_completed, unknown; size_t completed = 0; };
-Result<ReconcileReport> Reconcile(SQLite::Database& db, const std::string& endpoint, const std::string& tenant, const std::vector<std::string>& event_ids);
+Result<ReconcileReport> Reconcile(sql::Connection& db, const std::string& endpoint, const std::string& tenant, const std::vector<std::string>& event_ids);
 
 }  // namespace hookinbox::store

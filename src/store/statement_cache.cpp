@@ -11,17 +11,17 @@ constexpr size_t kMaxEntries = 256;
 
 }  // namespace
 
-StatementCache::StatementCache(SQLite::Database& db) : db_(db), previous_(t_cache) { t_cache = this; }
+StatementCache::StatementCache(sql::Connection& db) : db_(db), previous_(t_cache) { t_cache = this; }
 
 StatementCache::~StatementCache() {
   if (t_cache == this) t_cache = previous_;
 }
 
-StatementCache* StatementCache::For(SQLite::Database& db) {
+StatementCache* StatementCache::For(sql::Connection& db) {
   return t_cache != nullptr && &t_cache->db_ == &db ? t_cache : nullptr;
 }
 
-Prepared::Prepared(SQLite::Database& db, const std::string& sql) {
+Prepared::Prepared(sql::Connection& db, const std::string& sql) {
   if (StatementCache* cache = StatementCache::For(db)) {
     auto it = cache->entries_.find(sql);
     if (it == cache->entries_.end() && cache->entries_.size() < kMaxEntries) {
@@ -29,21 +29,20 @@ Prepared::Prepared(SQLite::Database& db, const std::string& sql) {
     }
     if (it != cache->entries_.end() && !it->second.in_use) {
       StatementCache::Entry& entry = it->second;
-      if (!entry.statement) entry.statement = std::make_unique<SQLite::Statement>(db, sql);
+      if (!entry.statement) entry.statement = db.Prepare(sql);
       entry.in_use = true;
       entry_ = &entry;
       statement_ = entry.statement.get();
       return;
     }
   }
-  own_.emplace(db, sql);
-  statement_ = &*own_;
+  own_ = db.Prepare(sql);
+  statement_ = own_.get();
 }
 
 Prepared::~Prepared() {
   if (entry_ == nullptr) return;
-  // tryReset: reset() would rethrow the last step's error from a destructor.
-  statement_->tryReset();
+  statement_->reset();
   statement_->clearBindings();
   entry_->in_use = false;
 }

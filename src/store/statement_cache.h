@@ -16,13 +16,12 @@
 // Thread-safety: a cache belongs to the thread that opened it.
 #pragma once
 
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <unordered_map>
+
+#include "store/sql/sql.h"
 
 namespace hookinbox::store {
 
@@ -30,7 +29,7 @@ class StatementCache {
  public:
   // Becomes the calling thread's cache for `db` until destroyed; destroy it
   // before the connection closes (its statements belong to the connection).
-  explicit StatementCache(SQLite::Database& db);
+  explicit StatementCache(sql::Connection& db);
   ~StatementCache();
   StatementCache(const StatementCache&) = delete;
   StatementCache& operator=(const StatementCache&) = delete;
@@ -40,13 +39,13 @@ class StatementCache {
  private:
   friend class Prepared;
   struct Entry {
-    std::unique_ptr<SQLite::Statement> statement;
+    std::unique_ptr<sql::Statement> statement;
     bool in_use = false;
   };
   // The calling thread's cache when it was opened on `db`, else nullptr.
-  static StatementCache* For(SQLite::Database& db);
+  static StatementCache* For(sql::Connection& db);
 
-  SQLite::Database& db_;
+  sql::Connection& db_;
   StatementCache* previous_;  // the thread's cache before this one (restored on destruction)
   std::unordered_map<std::string, Entry> entries_;
 };
@@ -54,18 +53,18 @@ class StatementCache {
 // One use of a statement: cached when the thread has a cache on `db`.
 class Prepared {
  public:
-  Prepared(SQLite::Database& db, const std::string& sql);
+  Prepared(sql::Connection& db, const std::string& sql);
   ~Prepared();
   Prepared(const Prepared&) = delete;
   Prepared& operator=(const Prepared&) = delete;
 
-  SQLite::Statement& operator*() { return *statement_; }
-  SQLite::Statement* operator->() { return statement_; }
+  sql::Statement& operator*() { return *statement_; }
+  sql::Statement* operator->() { return statement_; }
 
  private:
   StatementCache::Entry* entry_ = nullptr;  // set when borrowed from a cache
-  std::optional<SQLite::Statement> own_;    // set otherwise
-  SQLite::Statement* statement_ = nullptr;
+  std::unique_ptr<sql::Statement> own_;    // set otherwise
+  sql::Statement* statement_ = nullptr;
 };
 
 }  // namespace hookinbox::store

@@ -11,7 +11,7 @@
 // which is why /metrics does not ask for them.
 #pragma once
 
-#include <SQLiteCpp/Database.h>
+#include "store/sql/sql.h"
 
 #include <cstdint>
 #include <string>
@@ -59,6 +59,9 @@ inline constexpr const char* kNextEndpoint =
 inline constexpr const char* kBacklog =
     "SELECT endpoint, provider, count(*), min(received_at) FROM webhook_inbox"
     " WHERE status IN ('received', 'retryable_failed', 'processing') GROUP BY +endpoint, +provider";
+inline constexpr const char* kBacklogPostgres =
+    "SELECT endpoint, provider, count(*), min(received_at) FROM webhook_inbox"
+    " WHERE status IN ('received', 'retryable_failed', 'processing') GROUP BY endpoint, provider";
 inline constexpr const char* kAttention =
     "SELECT endpoint, provider, status, count(*) FROM webhook_inbox"
     " WHERE status IN ('dead_lettered', 'unknown') GROUP BY endpoint, provider, status";
@@ -70,7 +73,7 @@ inline constexpr const char* kCompleted =
 }  // namespace stats_sql
 
 // Reads the figures in one read transaction on `db`. SQLite errors propagate
-// as exceptions (SqliteStore::ReadStats turns them into a Status).
-Stats ReadStats(SQLite::Database& db, const StatsOptions& options);
+// as exceptions (SqlStore::ReadStats turns them into a Status).
+Stats ReadStats(sql::Connection& db, const StatsOptions& options);
 
 }  // namespace hookinbox::store

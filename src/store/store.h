@@ -1,7 +1,7 @@
 // store/store.h — the durable inbox, behind a small interface.
 //
 // Owns: the claim of an idempotency key, the event payload, and the audit row
-// of every HTTP delivery. SQLite is the implementation today (sqlite_store.h);
+// of every HTTP delivery. SQLite is the implementation today (sql_store.h);
 // a PostgreSQL backend will implement the same interface. Knows nothing of
 // HTTP: callers pass plain records.
 //

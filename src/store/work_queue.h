@@ -6,7 +6,7 @@
 // leases it to one owner; every later write of that attempt is conditional on
 // (id, lease_owner, status = 'processing', attempt_count), so a worker whose
 // lease expired and whose event was re-claimed can never overwrite the new
-// owner's work. SQLite implements it today (SqliteStore); a PostgreSQL backend
+// owner's work. SQLite implements it today (SqlStore); a PostgreSQL backend
 // will implement the same interface. Knows nothing of HTTP or of actions.
 //
 // Durability contract: when a write call returns ok, its transaction is

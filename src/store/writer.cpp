@@ -1,12 +1,12 @@
 #include "store/writer.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 
 #include "common/log.h"
 #include "store/database.h"
+#include "store/sql/sqlite_connection.h"
 #include "store/statement_cache.h"
 
 namespace hookinbox::store {
@@ -20,7 +20,7 @@ constexpr std::chrono::milliseconds kMinBusyWait{10};
 
 }  // namespace
 
-Writer::Writer(std::unique_ptr<SQLite::Database> db, int max_batch, Operation before_commit, int busy_timeout_ms)
+Writer::Writer(std::unique_ptr<sql::Connection> db, int max_batch, Operation before_commit, int busy_timeout_ms)
     : max_batch_(max_batch < 1 ? 1 : max_batch),
       before_commit_(std::move(before_commit)),
       busy_budget_(std::max(busy_timeout_ms, 0)),
@@ -77,16 +77,17 @@ void Writer::Stop() {
   }
   wake_.notify_one();
   if (thread_.joinable()) thread_.join();
-  if (db_) {
+  if (db_ && db_->backend() == sql::Backend::kSqlite) {
     try {
-      db_->setBusyTimeout(static_cast<int>(busy_budget_.count()));  // batches may have shortened it
+      SQLite::Database& db = sql::SqliteDatabase(*db_);
+      db.setBusyTimeout(static_cast<int>(busy_budget_.count()));  // batches may have shortened it
       // Fold the WAL back into the main file so a copied .db is complete.
-      db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    } catch (const SQLite::Exception& e) {
+      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch (const std::exception& e) {
       log::Warn("store_checkpoint_failed", {{"error", e.what()}});
     }
-    db_.reset();
   }
+  db_.reset();
 }
 
 void Writer::Run() {
@@ -112,7 +113,7 @@ void Writer::Run() {
 
 bool Writer::RunBatch(std::deque<Job>& batch) {
   TxnFate fate;
-  Status st = Transact(batch, 0, batch.size(), &fate);
+  Status st = TransactRetrying(batch, 0, batch.size(), &fate);
   if (st.ok() || !fate.op_failed || batch.size() == 1) {
     for (auto& job : batch) job.done.set_value(st);
     return fate.busy;
@@ -121,18 +122,39 @@ bool Writer::RunBatch(std::deque<Job>& batch) {
   bool busy = false;
   for (size_t i = 0; i < batch.size(); ++i) {
     TxnFate one;
-    batch[i].done.set_value(Transact(batch, i, 1, &one));
+    batch[i].done.set_value(TransactRetrying(batch, i, 1, &one));
     busy = busy || one.busy;
   }
   return busy;
 }
 
-void Writer::ArmBusyTimeout(const std::deque<Job>& jobs, size_t first, size_t count) {
+Writer::SteadyTime Writer::OldestDeadline(const std::deque<Job>& jobs, size_t first, size_t count) {
   SteadyTime oldest = jobs[first].deadline;
   for (size_t i = first; i < first + count; ++i) oldest = std::min(oldest, jobs[i].deadline);
-  auto left = std::chrono::ceil<std::chrono::milliseconds>(oldest - std::chrono::steady_clock::now());
+  return oldest;
+}
+
+void Writer::ArmBusyTimeout(const std::deque<Job>& jobs, size_t first, size_t count) {
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(OldestDeadline(jobs, first, count) -
+                                                           std::chrono::steady_clock::now());
   left = std::max(left, std::min(kMinBusyWait, busy_budget_));
-  db_->setBusyTimeout(static_cast<int>(left.count()));
+  if (db_->backend() == sql::Backend::kSqlite) {
+    sql::SqliteDatabase(*db_).setBusyTimeout(static_cast<int>(left.count()));
+  } else {
+    // Another session's lock (an operator's open transaction, a stuck
+    // replica) bounds the wait the same way; PostgreSQL's 0 would mean "forever".
+    db_->Exec("SET lock_timeout = " + std::to_string(std::max<int64_t>(left.count(), 1)));
+  }
+}
+
+Status Writer::TransactRetrying(std::deque<Job>& jobs, size_t first, size_t count, TxnFate* fate) {
+  for (;;) {
+    *fate = TxnFate{};
+    Status st = Transact(jobs, first, count, fate);
+    const bool retry = fate->busy && db_->backend() == sql::Backend::kPostgres &&
+                       std::chrono::steady_clock::now() < OldestDeadline(jobs, first, count);
+    if (!retry) return st;
+  }
 }
 
 void Writer::FailExpiredQueued() {
@@ -171,8 +193,8 @@ Status Writer::Transact(std::deque<Job>& jobs, size_t first, size_t count, TxnFa
   Status result = Status::Ok();
   try {
     ArmBusyTimeout(jobs, first, count);
-    const int64_t changes_before = db_->getTotalChanges();
-    SQLite::Transaction txn(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+    const int64_t changes_before = db_->TotalChanges();
+    sql::Transaction txn(*db_, sql::TxnMode::kWrite);
     for (size_t i = first; i < first + count; ++i) {
       try {
         jobs[i].op(*db_);
@@ -185,16 +207,15 @@ Status Writer::Transact(std::deque<Job>& jobs, size_t first, size_t count, TxnFa
     if (hook) result = hook();
     if (result.ok()) {
       txn.commit();
-      fate->wrote = db_->getTotalChanges() > changes_before;
+      fate->wrote = db_->TotalChanges() > changes_before;
     } else {
       // Injected: stands for a commit the disk refused (txn destructor rolls back).
       fate->storage = result.code() == Code::kUnavailable;
     }
-  } catch (const SQLite::Exception& e) {
-    const int primary = e.getErrorCode() & 0xff;
-    fate->busy = primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
-    fate->storage = primary == SQLITE_FULL || primary == SQLITE_IOERR;
-    result = FromSqlite(e.getErrorCode(), std::string("write: ") + e.what());
+  } catch (const sql::Error& e) {
+    fate->busy = e.failure() == sql::Failure::kBusy;
+    fate->storage = e.failure() == sql::Failure::kStorage;
+    result = FromSql(e, "write");
   } catch (const std::exception& e) {
     result = Internal(std::string("write: ") + e.what());
   }

@@ -27,11 +27,14 @@
 // kStorageFailureWindowMs, so /readyz can say "not ready" while writes fail
 // (an empty probe transaction writes nothing to the WAL and so never sees
 // ENOSPC).
+//
+// On PostgreSQL (several processes may write at once) the transaction is
+// SERIALIZABLE, so every operation still behaves as if it ran alone; a batch
+// the server could not serialise against another process's is rerun whole
+// while its oldest operation has budget left.
 // Thread-safety: Submit(), Stop() and RecentStorageFailure() may be called
 // from any thread.
 #pragma once
-
-#include <SQLiteCpp/Database.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -46,13 +49,14 @@
 #include <utility>
 
 #include "common/status.h"
+#include "store/sql/sql.h"
 
 namespace hookinbox::store {
 
 class Writer {
  public:
-  // Runs inside the open transaction; throws SQLite::Exception on failure.
-  using Operation = std::function<void(SQLite::Database&)>;
+  // Runs inside the open transaction; throws (sql::Error) on failure.
+  using Operation = std::function<void(sql::Connection&)>;
   // Test hook: called before each COMMIT; a non-ok Status fails the batch
   // (rolled back, nothing written) — for "nothing half-written" tests. An
   // Unavailable from it counts as a storage failure (a full disk).
@@ -64,7 +68,7 @@ class Writer {
   // `busy_timeout_ms` is the longest a Submit() waits for another process's
   // lock, counted from the call (the connection's busy timeout is reset per
   // batch from it).
-  Writer(std::unique_ptr<SQLite::Database> db, int max_batch, Operation before_commit = nullptr,
+  Writer(std::unique_ptr<sql::Connection> db, int max_batch, Operation before_commit = nullptr,
          int busy_timeout_ms = 5000);
   ~Writer();  // Stop()s
 
@@ -97,7 +101,8 @@ class Writer {
   // What a transaction ran into, besides its Status.
   struct TxnFate {
     bool op_failed = false;  // an operation threw
-    bool busy = false;       // another connection held the lock past the wait
+    bool busy = false;       // another connection held the lock past the wait (SQLite), or the batch could
+                             // not be serialised against another writer (PostgreSQL: retried)
     bool storage = false;    // the disk refused the write (full, size limit, I/O error)
     bool wrote = false;      // committed and changed at least one row
   };
@@ -109,6 +114,9 @@ class Writer {
   Status Transact(std::deque<Job>& jobs, size_t first, size_t count, TxnFate* fate);
   // Sets the connection's busy timeout to what the oldest of `jobs` has left.
   void ArmBusyTimeout(const std::deque<Job>& jobs, size_t first, size_t count);
+  static SteadyTime OldestDeadline(const std::deque<Job>& jobs, size_t first, size_t count);
+  // Transact, again while PostgreSQL could not serialise it and the oldest job has budget left.
+  Status TransactRetrying(std::deque<Job>& jobs, size_t first, size_t count, TxnFate* fate);
   // Fails, with Unavailable, every queued job whose busy budget is spent.
   void FailExpiredQueued();
   void NoteFate(const TxnFate& fate, const Status& st);
@@ -118,7 +126,7 @@ class Writer {
   const Operation before_commit_;
   const std::chrono::milliseconds busy_budget_;
 
-  std::unique_ptr<SQLite::Database> db_;  // used only by the writer thread (and Stop after join)
+  std::unique_ptr<sql::Connection> db_;  // used only by the writer thread (and Stop after join)
   CommitHook commit_hook_;                // guarded by mu_ when set; read by the writer thread
 
   std::mutex stop_mu_;  // serialises Stop(): join and close happen once

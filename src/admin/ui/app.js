@@ -14,7 +14,7 @@
   const API = 'api';  // relative to /admin/, so the UI works behind a path prefix too
   const TOKEN_KEY = 'hookinbox.adminToken';
   const PAGE_SIZE = 50;
-  // What the store allows (store/sqlite_work_queue.cpp Replay and Resolve).
+  // What the store allows (store/sql_work_queue.cpp Replay and Resolve).
   const STATUSES_REPLAYABLE = ['completed', 'dead_lettered', 'unknown'];
   const STATUSES_RESOLVABLE = ['unknown'];
 

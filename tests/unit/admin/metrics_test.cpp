@@ -18,9 +18,9 @@ namespace {
 struct Db {
   testing::TempDir dir;
   std::string path = dir.File("data/hookinbox.db");
-  std::unique_ptr<store::SqliteStore> store;
+  std::unique_ptr<store::SqlStore> store;
   Db() {
-    auto opened = store::SqliteStore::Open({path, 2000, 64});
+    auto opened = store::SqlStore::Open({path, 2000, 64});
     REQUIRE(opened.ok());
     store = std::move(opened).value();
   }

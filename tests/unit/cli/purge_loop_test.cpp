@@ -27,7 +27,7 @@ int64_t Count(const std::string& path, const std::string& sql) {
 TEST_CASE("purge loop: purges expired terminal events by itself and stops when asked", "[cli][purge]") {
   testing::TempDir dir;
   const std::string path = dir.File("data/hookinbox.db");
-  auto opened = store::SqliteStore::Open({path, 2000, 64});
+  auto opened = store::SqlStore::Open({path, 2000, 64});
   REQUIRE(opened.ok());
   auto& store = **opened;
   for (const char* id : {"evt_old", "evt_waiting"}) {

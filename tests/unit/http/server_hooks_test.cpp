@@ -7,14 +7,14 @@
 #include <thread>
 
 #include "http/server.h"
-#include "store/sqlite_store.h"
+#include "store/sql_store.h"
 #include "support/temp_dir.h"
 
 using namespace hookinbox;
 
 TEST_CASE("server hooks: /readyz is 503 while the worker is not running; on_accepted fires for new events", "[http]") {
   testing::TempDir dir;
-  auto store = store::SqliteStore::Open({dir.File("db.sqlite")});
+  auto store = store::SqlStore::Open({dir.File("db.sqlite")});
   REQUIRE(store.ok());
   config::Config config;
   config.server.listen = "127.0.0.1:0";

@@ -1,4 +1,4 @@
-// Issue 8, clock jumps in the worker loop, against the real SqliteStore and a
+// Issue 8, clock jumps in the worker loop, against the real SqlStore and a
 // FakeClock whose wall time is stepped with Set() (NTP, `date -s`) while the
 // loop's own waits stay on steady time:
 //  - a step forward past the lease while an action runs: the other thread's
@@ -17,7 +17,7 @@
 
 #include "common/clock.h"
 #include "runner/worker_loop.h"
-#include "store/sqlite_store.h"
+#include "store/sql_store.h"
 #include "support/temp_dir.h"
 
 namespace hookinbox::runner {
@@ -69,7 +69,7 @@ class CountingAction final : public worker::Action {
   bool open_ = false;
 };
 
-int64_t Deliver(store::SqliteStore& s, const std::string& id, int64_t at) {
+int64_t Deliver(store::SqlStore& s, const std::string& id, int64_t at) {
   store::NewEvent e;
   e.provider = "generic";
   e.endpoint = "payments";
@@ -88,7 +88,7 @@ int64_t Deliver(store::SqliteStore& s, const std::string& id, int64_t at) {
   return r->inbox_id;
 }
 
-std::string Status(store::SqliteStore& s, int64_t id) {
+std::string Status(store::SqlStore& s, int64_t id) {
   auto e = s.GetEvent(id, false);
   return e.ok() ? e->event.status : "";
 }
@@ -98,9 +98,9 @@ std::string Status(store::SqliteStore& s, int64_t id) {
 TEST_CASE("WorkerLoop clock jump: a wall-clock step never runs an event twice nor stalls the claim loop",
           "[runner][clock]") {
   testing::TempDir dir;
-  auto opened = store::SqliteStore::Open({dir.File("h.db"), 2000, 64});
+  auto opened = store::SqlStore::Open({dir.File("h.db"), 2000, 64});
   REQUIRE(opened.ok());
-  store::SqliteStore& s = **opened;
+  store::SqlStore& s = **opened;
   config::Config c;
   c.worker.threads = 2;
   c.worker.lease_seconds = kLeaseSeconds;

@@ -147,11 +147,8 @@ TEST_CASE("admin queries: an operator closes only an unknown effect, with an aud
   auto r = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
   REQUIRE(r.ok());
   const std::string id = std::to_string(r->inbox_id);
-  {
-    SQLite::Database db(f.path, SQLite::OPEN_READWRITE);
-    db.exec("INSERT INTO effects (tenant_id, effect_key, status, inbox_id, attempt, claimed_at, updated_at) VALUES "
-            "('default', 'u', 'unknown', " + id + ", 1, 1, 1), ('default', 'd', 'done', " + id + ", 1, 1, 1)");
-  }
+  f.Exec("INSERT INTO effects (tenant_id, effect_key, status, inbox_id, attempt, claimed_at, updated_at) VALUES "
+         "('default', 'u', 'unknown', " + id + ", 1, 1, 1), ('default', 'd', 'done', " + id + ", 1, 1, 1)");
   CHECK(f.store->ResolveEffect("default", "u", "maybe", "", "", "admin:x", kT0).code() == Code::kInvalidArgument);
   CHECK(f.store->ResolveEffect("default", "u", "failed", "ref", "", "admin:x", kT0).code() == Code::kInvalidArgument);
   CHECK(f.store->ResolveEffect("default", "", "done", "", "", "admin:x", kT0).code() == Code::kInvalidArgument);

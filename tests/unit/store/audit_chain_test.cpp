@@ -29,12 +29,20 @@ AuditValue Int(int64_t i) {
 
 struct ChainFixture : StoreFixture {
   store::AuditReport Verify() const {
-    SQLite::Database db(path, SQLite::OPEN_READONLY);
-    auto r = store::VerifyAudit(db);
+    auto r = store::VerifyAudit(*Connect());
     REQUIRE(r.ok());
     return *r;
   }
   int64_t Accept(const std::string& id, int64_t at = kT0) { return ClaimAt(SampleEvent(id, "h-" + id), at); }
+  // Deletes delivery `id` by hand. Its payload row points at it, and the
+  // foreign key holds for every PostgreSQL session (a second SQLite
+  // connection does not check it), so the payload is detached first, as
+  // anyone removing the row by hand would have to.
+  void RemoveDelivery(int64_t id) const {
+    const std::string sql_id = std::to_string(id);
+    Exec("UPDATE webhook_payloads SET delivery_id = NULL WHERE delivery_id = " + sql_id +
+         "; DELETE FROM webhook_deliveries WHERE id = " + sql_id);
+  }
   // Claims the due event and finishes it with `outcome`.
   void Process(store::AttemptOutcome outcome, int64_t now = kT0 + 1000) {
     auto c = store->ClaimDue("w1", now, 30000, {});
@@ -87,8 +95,7 @@ TEST_CASE("audit chain: the store's own writes seal deliveries at once and attem
   auto rejected = SampleDelivery();
   rejected.reason = "unauthenticated";
   REQUIRE(f.store->RecordRejected(rejected).ok());
-  CHECK(f.Text("SELECT group_concat(chain_seq) FROM (SELECT chain_seq FROM webhook_deliveries ORDER BY id)") ==
-        "1,2,3");
+  CHECK(f.Joined("SELECT chain_seq FROM webhook_deliveries ORDER BY id") == "1,2,3");
   CHECK(f.Count("SELECT seq FROM audit_chain_heads WHERE table_name = 'webhook_deliveries'") == 3);
 
   auto c = f.store->ClaimDue("w1", kT0 + 1000, 30000, {});
@@ -139,7 +146,7 @@ TEST_CASE("audit chain: an edited outcome is named by table and rowid", "[store]
 TEST_CASE("audit chain: a removed row is noticed, in the middle and at the end", "[store][audit]") {
   ChainFixture f;
   for (const char* id : {"evt_1", "evt_2", "evt_3"}) f.Accept(id);
-  f.Exec("DELETE FROM webhook_deliveries WHERE id = 2");
+  f.RemoveDelivery(2);
   auto middle = f.Verify();
   CHECK_FALSE(middle.ok);
   CHECK(middle.broken == "webhook_deliveries rowid 3");  // the row whose predecessor went
@@ -147,7 +154,7 @@ TEST_CASE("audit chain: a removed row is noticed, in the middle and at the end",
 
   ChainFixture g;
   for (const char* id : {"evt_1", "evt_2", "evt_3"}) g.Accept(id);
-  g.Exec("DELETE FROM webhook_deliveries WHERE id = 3");
+  g.RemoveDelivery(3);
   auto end = g.Verify();
   CHECK_FALSE(end.ok);
   CHECK(end.broken == "webhook_deliveries rowid 3");  // named from the chain head
@@ -184,8 +191,7 @@ TEST_CASE("audit chain: rows left unsealed (as by a version before the chain) ar
   f.Accept("evt_2");
   f.store->Close();
   f.Exec("UPDATE webhook_deliveries SET chain_seq = NULL, row_hash = NULL; DELETE FROM audit_chain_heads");
-  auto reopened = store::SqliteStore::Open({f.path, 2000, 64});
-  REQUIRE(reopened.ok());
+  auto reopened = f.database.OpenStore(2000, 64);
   CHECK(f.Count("SELECT count(*) FROM webhook_deliveries WHERE chain_seq IS NULL") == 0);
   CHECK(f.Verify().ok);
   CHECK(f.Count("SELECT count(*) FROM audit_checkpoints WHERE kind = 'genesis'") == 2);

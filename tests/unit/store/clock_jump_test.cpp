@@ -24,7 +24,7 @@ namespace {
 constexpr int64_t kT0 = 1764511200000;  // SampleEvent's received_at
 constexpr int64_t kLease = 30000;
 
-int64_t Add(store::SqliteStore& s, const std::string& id, int64_t at) {
+int64_t Add(store::SqlStore& s, const std::string& id, int64_t at) {
   auto e = SampleEvent(id, "h-" + id, R"({"id":")" + id + R"("})");
   e.received_at_ms = at;
   auto r = s.Claim(e, SampleDelivery());
@@ -32,7 +32,7 @@ int64_t Add(store::SqliteStore& s, const std::string& id, int64_t at) {
   return r->inbox_id;
 }
 
-std::optional<store::ClaimedEvent> Claim(store::SqliteStore& s, const std::string& owner, int64_t now,
+std::optional<store::ClaimedEvent> Claim(store::SqlStore& s, const std::string& owner, int64_t now,
                                          const std::vector<int64_t>& running = {}) {
   auto c = s.ClaimDue(owner, now, kLease, {}, running);
   REQUIRE(c.ok());
@@ -76,8 +76,7 @@ TEST_CASE("clock jump: a wall-clock step forward past the lease never lets the r
     CHECK(f.store->RenewLease(id, "proc-a:1", mine->attempt, clock.NowMs() + kLease).code() == Code::kConflict);
     CHECK(f.store->Finish(Done(*mine, "proc-a:1", clock.NowMs())).code() == Code::kConflict);
     REQUIRE(f.store->Finish(Done(*theirs, "proc-b:1", clock.NowMs())).ok());
-    CHECK(f.Text("SELECT group_concat(attempt || ':' || outcome) FROM (SELECT * FROM webhook_attempts ORDER BY id)") ==
-          "1:lost,2:completed");
+    CHECK(f.Joined("SELECT attempt || ':' || outcome FROM webhook_attempts ORDER BY id") == "1:lost,2:completed");
   }
 }
 

@@ -15,8 +15,7 @@ constexpr int64_t kDay = 86400000;
 
 struct PurgeFixture : StoreFixture {
   bool Verified() const {
-    SQLite::Database db(path, SQLite::OPEN_READONLY);
-    auto r = store::VerifyAudit(db);
+    auto r = store::VerifyAudit(*Connect());
     REQUIRE(r.ok());
     INFO(r->broken << ": " << r->detail);
     return r->ok;
@@ -59,7 +58,7 @@ struct PurgeFixture : StoreFixture {
                           "step_results", "audit_checkpoints", "business_keys"}) {
       out += t + std::string(":") + std::to_string(Count(std::string("SELECT count(*) FROM ") + t)) + ";";
     }
-    return out + Text("SELECT group_concat(id || status, ',') FROM webhook_inbox");
+    return out + Joined("SELECT id || status FROM webhook_inbox ORDER BY id");
   }
 };
 

@@ -26,12 +26,11 @@ int64_t Stored(StoreFixture& f, const std::string& event_id, const std::string& 
   e.endpoint = endpoint;
   auto r = f.store->Claim(e, SampleDelivery());
   REQUIRE(r.ok());
-  SQLite::Database db(f.path, SQLite::OPEN_READWRITE);
-  db.setBusyTimeout(2000);
-  SQLite::Statement st(db, "UPDATE webhook_inbox SET status = ? WHERE id = ?");
-  st.bind(1, status);
-  st.bind(2, r->inbox_id);
-  st.exec();
+  auto db = f.Connect();
+  auto st = db->Prepare("UPDATE webhook_inbox SET status = ? WHERE id = ?");
+  st->bind(1, status);
+  st->bind(2, r->inbox_id);
+  REQUIRE(st->exec() == 1);
   return r->inbox_id;
 }
 
@@ -100,17 +99,15 @@ TEST_CASE("reconcile: 100 000 ids across batch boundaries are fast and exact", "
   StoreFixture f;
   // 3 000 stored events (every third id of the first 9 000), completed; one of them dead-lettered.
   {
-    SQLite::Database db(f.path, SQLite::OPEN_READWRITE);
-    db.setBusyTimeout(2000);
-    SQLite::Transaction txn(db);
-    SQLite::Statement ins(db,
-                          "INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, payload_hash, status,"
-                          " received_at) VALUES ('generic', 'payments', 'default', ?, 'h', ?, 1)");
+    auto db = f.Connect();
+    store::sql::Transaction txn(*db, store::sql::TxnMode::kWrite);
+    auto ins = db->Prepare("INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, payload_hash, status,"
+                           " received_at) VALUES ('generic', 'payments', 'default', ?, 'h', ?, 1)");
     for (int i = 0; i < 9000; i += 3) {
-      ins.reset();
-      ins.bind(1, "evt_" + std::to_string(i));
-      ins.bind(2, i == 4998 ? "dead_lettered" : "completed");
-      ins.exec();
+      ins->reset();
+      ins->bind(1, "evt_" + std::to_string(i));
+      ins->bind(2, i == 4998 ? "dead_lettered" : "completed");
+      ins->exec();
     }
     txn.commit();
   }
@@ -132,8 +129,7 @@ TEST_CASE("reconcile: 100 000 ids across batch boundaries are fast and exact", "
 TEST_CASE("reconcile: works on a plain connection (the admin API's) and on a closed store fails", "[reconcile]") {
   StoreFixture f;
   Stored(f, "evt_1", "completed");
-  SQLite::Database db(f.path, SQLite::OPEN_READONLY);
-  auto r = store::Reconcile(db, "payments", "default", {"evt_1", "evt_2"});
+  auto r = store::Reconcile(*f.Connect(), "payments", "default", {"evt_1", "evt_2"});
   REQUIRE(r.ok());
   CHECK(r->completed == 1);
   CHECK(Ids(r->never_received) == std::vector<std::string>{"evt_2"});

@@ -1,6 +1,8 @@
 #include "store/snapshot.h"
 
 #include <catch2/catch.hpp>
+
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <sys/stat.h>
 
 #include <atomic>
@@ -60,7 +62,7 @@ struct SnapshotFixture : StoreFixture {
 
 }  // namespace
 
-TEST_CASE("snapshot README: every table and view of the live schema is described", "[snapshot]") {
+TEST_CASE("snapshot README: every table and view of the live schema is described", "[snapshot][sqlite]") {
   StoreFixture f;
   const auto objects = SchemaObjects(f.path);
   REQUIRE(objects.count("webhook_inbox") == 1);  // the schema really was migrated
@@ -72,7 +74,7 @@ TEST_CASE("snapshot README: every table and view of the live schema is described
   CHECK(store::ReadmeDescription("no_such_table").empty());
 }
 
-TEST_CASE("snapshot: a copy with payloads is one 0600 file with all rows, the views and a README", "[snapshot]") {
+TEST_CASE("snapshot: a copy with payloads is one 0600 file with all rows, the views and a README", "[snapshot][sqlite]") {
   SnapshotFixture f;
   Status st = store::WriteSnapshot(f.path, f.out, {});
   REQUIRE(st.ok());
@@ -111,7 +113,7 @@ TEST_CASE("snapshot: a copy with payloads is one 0600 file with all rows, the vi
   CHECK(made.find("online backup") != std::string::npos);
 }
 
-TEST_CASE("snapshot: without payloads the bodies are gone from the file, the inbox rows stay", "[snapshot]") {
+TEST_CASE("snapshot: without payloads the bodies are gone from the file, the inbox rows stay", "[snapshot][sqlite]") {
   SnapshotFixture f;
   store::SnapshotOptions options;
   options.with_payloads = false;
@@ -137,7 +139,7 @@ TEST_CASE("snapshot: without payloads the bodies are gone from the file, the inb
   CHECK(f.Count("SELECT count(*) FROM webhook_payloads") == 1);
 }
 
-TEST_CASE("snapshot: an existing out_path is refused and left untouched", "[snapshot]") {
+TEST_CASE("snapshot: an existing out_path is refused and left untouched", "[snapshot][sqlite]") {
   SnapshotFixture f;
   f.dir.Write("copy.db", "precious");
   Status st = store::WriteSnapshot(f.path, f.out, {});
@@ -147,20 +149,20 @@ TEST_CASE("snapshot: an existing out_path is refused and left untouched", "[snap
   CHECK(Entries(f.dir.path()) == std::set<std::string>{"copy.db", "data"});
 }
 
-TEST_CASE("snapshot: a missing database is an error and creates nothing", "[snapshot]") {
+TEST_CASE("snapshot: a missing database is an error and creates nothing", "[snapshot][sqlite]") {
   TempDir dir;
   Status st = store::WriteSnapshot(dir.File("absent.db"), dir.File("copy.db"), {});
   CHECK_FALSE(st.ok());
   CHECK(Entries(dir.path()).empty());
 }
 
-TEST_CASE("snapshot: an out_path in a missing directory is an error", "[snapshot]") {
+TEST_CASE("snapshot: an out_path in a missing directory is an error", "[snapshot][sqlite]") {
   SnapshotFixture f;
   Status st = store::WriteSnapshot(f.path, f.dir.File("no/such/dir/copy.db"), {});
   CHECK(st.code() == Code::kUnavailable);
 }
 
-TEST_CASE("snapshot: taken while the store writes, the copy holds every event acknowledged before it", "[snapshot]") {
+TEST_CASE("snapshot: taken while the store writes, the copy holds every event acknowledged before it", "[snapshot][sqlite]") {
   StoreFixture f;
   std::atomic<bool> stop{false};
   std::atomic<int64_t> acknowledged{0};  // events 1..acknowledged are committed

@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
+
 #include <sys/stat.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -149,12 +151,17 @@ TEST_CASE("deliveries: ignored deliveries are never folded", "[store]") {
   CHECK(f.Count("SELECT count(DISTINCT event_id) FROM webhook_deliveries") == store::kRejectedRowsPerMinute + 10);
 }
 
-TEST_CASE("database: file is created with mode 0600, WAL and a writable check", "[store]") {
+TEST_CASE("database: file is created with mode 0600, WAL and a writable check", "[store][sqlite]") {
   StoreFixture f;
   struct stat st{};
   REQUIRE(::stat(f.path.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
   CHECK(f.Text("PRAGMA journal_mode") == "wal");
+  CHECK(f.store->CheckWritable().ok());
+}
+
+TEST_CASE("store: a fresh store passes its writable check", "[store]") {
+  StoreFixture f;
   CHECK(f.store->CheckWritable().ok());
 }
 
@@ -168,18 +175,27 @@ TEST_CASE("store: closed store refuses writes with Unavailable", "[store]") {
 }
 
 TEST_CASE("store: a database locked by another process gives Unavailable after the busy timeout", "[store]") {
-  TempDir dir;
-  std::string path = dir.File("h.db");
-  auto opened = store::SqliteStore::Open({path, 100, 64});
-  REQUIRE(opened.ok());
-  auto& s = *opened.value();
-  SQLite::Database other(path, SQLite::OPEN_READWRITE);
-  other.exec("BEGIN IMMEDIATE");
-  auto r = s.Claim(SampleEvent("evt_1"), SampleDelivery());
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == Code::kUnavailable);
-  other.exec("ROLLBACK");
-  CHECK(s.Claim(SampleEvent("evt_1"), SampleDelivery()).ok());
+  StoreFixture f;
+  auto s = f.database.OpenStore(100, 64);
+  // Another session holds the write lock, as an admin's open transaction would.
+  auto other = f.Connect();
+  other->Exec(f.postgres() ? "BEGIN; LOCK TABLE webhook_inbox IN EXCLUSIVE MODE" : "BEGIN IMMEDIATE");
+  // The claim runs on a thread so that a write that never gives up fails
+  // this test instead of hanging it: the lock goes after 3 s (30 × the busy timeout) at most.
+  std::atomic<bool> answered{false};
+  Status status;
+  std::thread claim([&] {
+    status = s->Claim(SampleEvent("evt_1"), SampleDelivery()).status();
+    answered = true;
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (!answered.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  const bool in_time = answered.load();
+  other->Exec("ROLLBACK");
+  claim.join();
+  CHECK(in_time);
+  CHECK(status.code() == Code::kUnavailable);
+  CHECK(s->Claim(SampleEvent("evt_1"), SampleDelivery()).ok());
 }
 
 TEST_CASE("deliveries: unsigned pings answered 200 share the rejections' budget and fold", "[store]") {

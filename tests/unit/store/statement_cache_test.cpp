@@ -4,8 +4,6 @@
 // for another connection or after the cache is gone.
 #include <catch2/catch.hpp>
 
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include "store/statement_cache.h"
 #include "store/writer.h"
 #include "store_fixture.h"
@@ -16,26 +14,32 @@ using hookinbox::store::StatementCache;
 
 namespace {
 
-SQLite::Statement* Use(SQLite::Database& db, const std::string& sql) {
+store::sql::Statement* Use(store::sql::Connection& db, const std::string& sql) {
   Prepared st(db, sql);
   return &*st;
 }
 
+// A connection of the test's own to the fixture's database (either backend), with a table t.
+struct CacheFixture : hookinbox::testing::StoreFixture {
+  std::unique_ptr<store::sql::Connection> db = Connect();
+  CacheFixture() { db->Exec("CREATE TABLE t (v BIGINT)"); }
+};
+
 }  // namespace
 
 TEST_CASE("statement cache: one statement per text while the cache is open", "[store]") {
-  SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-  db.exec("CREATE TABLE t (v INTEGER)");
+  CacheFixture f;
+  store::sql::Connection& db = *f.db;
   StatementCache cache(db);
-  SQLite::Statement* first = Use(db, "INSERT INTO t VALUES (?)");
+  store::sql::Statement* first = Use(db, "INSERT INTO t VALUES (?)");
   CHECK(Use(db, "INSERT INTO t VALUES (?)") == first);
   CHECK(Use(db, "SELECT v FROM t") != first);
   CHECK(cache.size() == 2);
 }
 
 TEST_CASE("statement cache: a reused statement starts reset and unbound", "[store]") {
-  SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-  db.exec("CREATE TABLE t (v INTEGER)");
+  CacheFixture f;
+  store::sql::Connection& db = *f.db;
   StatementCache cache(db);
   {
     Prepared ins(db, "INSERT INTO t VALUES (?)");
@@ -46,19 +50,22 @@ TEST_CASE("statement cache: a reused statement starts reset and unbound", "[stor
     Prepared ins(db, "INSERT INTO t VALUES (?)");
     ins->exec();  // no binding: the 7 of the last use must not leak into this row
   }
-  CHECK(db.execAndGet("SELECT count(*) FROM t WHERE v IS NULL").getInt() == 1);
+  CHECK(store::sql::QueryInt64(db, "SELECT count(*) FROM t WHERE v IS NULL") == 1);
+  // 7 first, then the NULL row as 0: a use that went on from the last one would read 0.
+  const std::string select = "SELECT coalesce(v, 0) FROM t ORDER BY coalesce(v, 0) DESC";
   {
-    Prepared sel(db, "SELECT v FROM t ORDER BY rowid");
+    Prepared sel(db, select);
     REQUIRE(sel->executeStep());  // left mid-result: the next use must start over
   }
-  Prepared sel(db, "SELECT v FROM t ORDER BY rowid");
+  Prepared sel(db, select);
   REQUIRE(sel->executeStep());
   CHECK(sel->getColumn(0).getInt() == 7);
 }
 
 TEST_CASE("statement cache: the same text nested gets a statement of its own", "[store]") {
-  SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-  db.exec("CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (1), (2)");
+  CacheFixture f;
+  store::sql::Connection& db = *f.db;
+  db.Exec("INSERT INTO t VALUES (1), (2)");
   StatementCache cache(db);
   Prepared outer(db, "SELECT v FROM t ORDER BY v");
   REQUIRE(outer->executeStep());
@@ -73,8 +80,10 @@ TEST_CASE("statement cache: the same text nested gets a statement of its own", "
 }
 
 TEST_CASE("statement cache: nothing is cached for another connection or after the cache closed", "[store]") {
-  SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-  SQLite::Database other(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  CacheFixture f;
+  store::sql::Connection& db = *f.db;
+  auto other_connection = f.Connect();
+  store::sql::Connection& other = *other_connection;
   {
     StatementCache cache(db);
     Use(other, "SELECT 1");

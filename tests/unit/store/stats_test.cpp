@@ -25,8 +25,7 @@ int64_t Event(StoreFixture& f, const std::string& endpoint, const std::string& p
   d.provider = provider;
   auto claim = f.store->Claim(e, d);
   REQUIRE(claim.ok());
-  SQLite::Database db(f.path, SQLite::OPEN_READWRITE);
-  db.exec("UPDATE webhook_inbox SET status = '" + status + "' WHERE id = " + std::to_string(claim->inbox_id));
+  f.Exec("UPDATE webhook_inbox SET status = '" + status + "' WHERE id = " + std::to_string(claim->inbox_id));
   return claim->inbox_id;
 }
 
@@ -37,6 +36,7 @@ const store::EndpointStats* Find(const store::Stats& s, const std::string& endpo
   return nullptr;
 }
 
+// SQLite's plan for `sql` (EXPLAIN QUERY PLAN is SQLite's own).
 std::string Plan(const std::string& path, const std::string& sql) {
   SQLite::Database db(path, SQLite::OPEN_READONLY);
   SQLite::Statement q(db, "EXPLAIN QUERY PLAN " + sql);
@@ -93,11 +93,8 @@ TEST_CASE("stats: totals count delivery requests by outcome, folded rejections b
   unknown.provider = "";
   unknown.reason = "not_found: unknown endpoint";
   REQUIRE(f.store->RecordRejected(unknown).ok());
-  {
-    SQLite::Database db(f.path, SQLite::OPEN_READWRITE);
-    db.exec("UPDATE webhook_deliveries SET request_count = 5 WHERE coalesce(endpoint, '') = ''");  // a folded flood
-    db.exec("UPDATE webhook_inbox SET status = 'completed'");
-  }
+  f.Exec("UPDATE webhook_deliveries SET request_count = 5 WHERE coalesce(endpoint, '') = ''");  // a folded flood
+  f.Exec("UPDATE webhook_inbox SET status = 'completed'");
 
   store::StatsOptions options;
   options.with_totals = true;
@@ -117,7 +114,7 @@ TEST_CASE("stats: totals count delivery requests by outcome, folded rejections b
   CHECK(none->received == 0);
 }
 
-TEST_CASE("stats: the scrape queries use indexes, not a scan of the whole inbox", "[store][stats]") {
+TEST_CASE("stats: the scrape queries use indexes, not a scan of the whole inbox", "[store][stats][sqlite]") {
   StoreFixture f;
   CHECK_THAT(Plan(f.path, store::stats_sql::kFirstEndpoint), Catch::Contains("COVERING INDEX"));
   CHECK_THAT(Plan(f.path, store::stats_sql::kNextEndpoint), Catch::Contains("SEARCH webhook_inbox USING COVERING INDEX"));

@@ -1,14 +1,20 @@
-// Shared helpers for store tests: a fresh database file and a read connection.
+// Shared helpers for store tests: a fresh database and a side connection to it.
+//
+// The same tests run against both backends: with HOOKINBOX_TEST_PG_URL set (a
+// libpq URL, as tests/support/pg_cluster.sh prints), each fixture gets a
+// schema of its own in that PostgreSQL database; else a fresh SQLite file.
+// Tests of what only SQLite has (its file, pragmas, the writer's lock waits)
+// are tagged [sqlite], and the PostgreSQL run leaves them out.
 #pragma once
-
-#include <SQLiteCpp/SQLiteCpp.h>
 
 #include <chrono>
 #include <memory>
-#include <thread>
 #include <string>
+#include <thread>
 
-#include "store/sqlite_store.h"
+#include "store/sql/sql.h"
+#include "store/sql_store.h"
+#include "support/backend.h"
 #include "support/temp_dir.h"
 
 namespace hookinbox::testing {
@@ -26,29 +32,26 @@ bool PollUntilTrue(F condition) {
 
 struct StoreFixture {
   TempDir dir;
-  std::string path = dir.File("data/hookinbox.db");
-  std::unique_ptr<store::SqliteStore> store;
+  std::string path = dir.File("data/hookinbox.db");  // the SQLite file (unused on PostgreSQL)
+  TestDatabase database{path};                         // where the store lives, on either backend
+  std::unique_ptr<store::SqlStore> store;
 
-  StoreFixture() {
-    auto opened = store::SqliteStore::Open({path, 2000, 64});
-    REQUIRE(opened.ok());
-    store = std::move(opened).value();
-  }
+  StoreFixture() { store = database.OpenStore(2000, 64); }
 
-  int64_t Count(const std::string& sql) const {
-    SQLite::Database db(path, SQLite::OPEN_READONLY);
-    return db.execAndGet(sql).getInt64();
-  }
-  std::string Text(const std::string& sql) const {
-    SQLite::Database db(path, SQLite::OPEN_READONLY);
-    return db.execAndGet(sql).getString();
-  }
+  bool postgres() const { return database.postgres(); }
+  // A new connection to the store's database (read-write; the caller's own).
+  std::unique_ptr<store::sql::Connection> Connect() const { return database.Connect(); }
+
+  int64_t Count(const std::string& sql) const { return store::sql::QueryInt64(*Connect(), sql); }
+  std::string Text(const std::string& sql) const { return store::sql::QueryText(*Connect(), sql); }
   // Writes over a second connection, behind the store's back (as a hand edit would).
-  void Exec(const std::string& sql) const {
-    SQLite::Database db(path, SQLite::OPEN_READWRITE);
-    db.setBusyTimeout(2000);
-    db.exec(sql);
-  }
+  void Exec(const std::string& sql) const { Connect()->Exec(sql); }
+  // The first column of every row of `select_one_column`, in the order the
+  // query gives them (say ORDER BY), joined with `separator`; "" for no rows.
+  // A NULL joins as "" (group_concat would leave it out: say what you mean).
+  // Joined here, not in SQL: SQLite's group_concat and PostgreSQL's
+  // string_agg differ, and neither promises an order without ORDER BY.
+  std::string Joined(const std::string& select_one_column, const std::string& separator = ",") const;
   // Claims `e` with SampleDelivery(), both received at `at`; returns the inbox id.
   int64_t ClaimAt(store::NewEvent e, int64_t at);
 };
@@ -79,6 +82,17 @@ inline store::DeliveryRecord SampleDelivery() {
   d.tenant_id = "default";
   d.body_bytes = 14;
   return d;
+}
+
+inline std::string StoreFixture::Joined(const std::string& select_one_column, const std::string& separator) const {
+  auto db = Connect();
+  auto rows = db->Prepare(select_one_column);  // declared after db: destroyed before it
+  std::string out;
+  for (bool first = true; rows->executeStep(); first = false) {
+    if (!first) out += separator;
+    out += rows->getColumn(0).getString();
+  }
+  return out;
 }
 
 inline int64_t StoreFixture::ClaimAt(store::NewEvent e, int64_t at) {

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <algorithm>
 #include <mutex>
 #include <set>
@@ -47,10 +49,8 @@ struct QueueFixture : StoreFixture {
 
   // Sets a row's state directly, as a worker (not written yet) would have left it.
   void ForceStatus(int64_t id, const std::string& status) {
-    SQLite::Database db(path, SQLite::OPEN_READWRITE);
-    db.setBusyTimeout(2000);
-    db.exec("UPDATE webhook_inbox SET status = '" + status + "', next_attempt_at = NULL WHERE id = " +
-            std::to_string(id));
+    Exec("UPDATE webhook_inbox SET status = '" + status + "', next_attempt_at = NULL WHERE id = " +
+         std::to_string(id));
   }
 };
 
@@ -133,7 +133,8 @@ TEST_CASE("work queue: concurrent claims never hand one event to two workers", "
   CHECK(f.Count("SELECT count(*) FROM webhook_attempts") == kEvents);
 }
 
-TEST_CASE("work queue: the claim walks the due index, never the whole table", "[store][queue]") {
+// SQLite's plan (EXPLAIN QUERY PLAN is SQLite's own).
+TEST_CASE("work queue: the claim walks the due index, never the whole table", "[store][queue][sqlite]") {
   QueueFixture f;
   SQLite::Database db(f.path, SQLite::OPEN_READONLY);
   SQLite::Statement plan(db,
@@ -341,8 +342,9 @@ TEST_CASE("work queue: resolve closes only unknown events, as completed or dead_
   CHECK(f.Count("SELECT completed_at FROM webhook_inbox WHERE id = " + std::to_string(a)) == kT0 + 1);
   REQUIRE(f.q().Resolve(b, "dead_lettered", "", "", "cli:bob", kT0 + 2).ok());
   CHECK(f.StatusOf(b) == "dead_lettered");
-  CHECK(f.Text("SELECT group_concat(action || ':' || from_status || '>' || to_status || ':' || actor, ',')"
-               " FROM webhook_event_actions") == "resolve:unknown>completed:cli:alice,resolve:unknown>dead_lettered:cli:bob");
+  CHECK(f.Joined("SELECT action || ':' || from_status || '>' || to_status || ':' || actor"
+                 " FROM webhook_event_actions ORDER BY id") ==
+        "resolve:unknown>completed:cli:alice,resolve:unknown>dead_lettered:cli:bob");
 
   // Refusals: not unknown any more, or no such event.
   CHECK(f.q().Resolve(a, "dead_lettered", "", "", "cli:alice", kT0).code() == Code::kConflict);
@@ -485,8 +487,9 @@ TEST_CASE("work queue: an event the claiming process still runs is not reclaimed
   r.finished_at_ms = lapsed + 5;
   REQUIRE(f.q().Finish(r).ok());
   CHECK(f.StatusOf(running) == "completed");
-  CHECK(f.Text("SELECT group_concat(outcome || ':' || attempt, ';') FROM webhook_attempts WHERE inbox_id = " +
-               std::to_string(running)) == "completed:1");
+  CHECK(f.Joined("SELECT outcome || ':' || attempt FROM webhook_attempts WHERE inbox_id = " +
+                     std::to_string(running) + " ORDER BY id",
+                 ";") == "completed:1");
   // A process that does not run it (a successor after a crash) still takes a lapsed lease.
   auto late = f.MustClaim("p2:0", lapsed + kLease + 1);
   CHECK(late.id == next);

@@ -4,6 +4,8 @@
 // fail until a write succeeds again, which the empty probe alone never saw.
 #include <catch2/catch.hpp>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -31,8 +33,8 @@ void SubmitWave(store::Writer& w, int first, int count, std::vector<std::thread>
   for (int i = first; i < first + count; ++i) {
     threads.emplace_back([&, i] {
       const auto start = std::chrono::steady_clock::now();
-      Status st = w.Submit([i](SQLite::Database& db) {
-        db.exec("INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, payload_hash, received_at)"
+      Status st = w.Submit([i](store::sql::Connection& db) {
+        db.Exec("INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, payload_hash, received_at)"
                 " VALUES ('g','e','t','id" + std::to_string(i) + "','h',0)");
       });
       const auto waited = std::chrono::duration_cast<Ms>(std::chrono::steady_clock::now() - start);
@@ -45,7 +47,7 @@ void SubmitWave(store::Writer& w, int first, int count, std::vector<std::thread>
 }  // namespace
 
 TEST_CASE("writer: under a held lock every queued write fails within the busy timeout of its own call",
-          "[store][fault]") {
+          "[store][fault][sqlite]") {
   constexpr int kBusyMs = 300;
   constexpr int kMaxBatch = 2;
   constexpr int kFirstWave = 12;  // 6 batches: the old writer answered the last after 6 × 300 ms
@@ -55,7 +57,7 @@ TEST_CASE("writer: under a held lock every queued write fails within the busy ti
   constexpr Ms kMargin{250};
   TempDir dir;
   const std::string path = dir.File("data/hookinbox.db");
-  auto opened = store::SqliteStore::Open({path, kBusyMs, kMaxBatch});
+  auto opened = store::SqlStore::Open({path, kBusyMs, kMaxBatch});
   REQUIRE(opened.ok());
   auto& w = opened.value()->writer();
 
@@ -90,8 +92,8 @@ TEST_CASE("writer: under a held lock every queued write fails within the busy ti
   admin.exec("ROLLBACK");
   // Nothing of the refused writes; the next one commits at once.
   const auto after = std::chrono::steady_clock::now();
-  CHECK(w.Submit([](SQLite::Database& db) {
-          db.exec("INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, payload_hash, received_at)"
+  CHECK(w.Submit([](store::sql::Connection& db) {
+          db.Exec("INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, payload_hash, received_at)"
                   " VALUES ('g','e','t','after','h',0)");
         }).ok());
   CHECK(std::chrono::steady_clock::now() - after < Ms(kBusyMs));

@@ -39,16 +39,16 @@ TEST_CASE("writer: one throwing operation fails alone; the rest of its batch com
     }
     return Status::Ok();
   });
-  std::thread holder([&] { REQUIRE(w.Submit([](SQLite::Database&) {}).ok()); });
+  std::thread holder([&] { REQUIRE(w.Submit([](store::sql::Connection&) {}).ok()); });
   REQUIRE(PollUntilTrue([&] { return hook_calls.load() == 1; }));
 
   std::atomic<int> ok{0}, failed{0};
   std::vector<std::thread> threads;
   for (int i = 0; i < 16; ++i) {
     threads.emplace_back([&, i] {
-      Status st = w.Submit([i](SQLite::Database& db) {
-        if (i == 7) db.exec("INSERT INTO no_such_table VALUES (1)");
-        db.exec("INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, payload_hash, received_at)"
+      Status st = w.Submit([i](store::sql::Connection& db) {
+        if (i == 7) db.Exec("INSERT INTO no_such_table VALUES (1)");
+        db.Exec("INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, payload_hash, received_at)"
                 " VALUES ('g','e','t','id" + std::to_string(i) + "','h',0)");
       });
       (st.ok() ? ok : failed)++;

@@ -15,14 +15,14 @@
 #include "common/digest.h"
 #include "common/secret.h"
 #include "store/claim_gate.h"
-#include "store/sqlite_bind.h"
-#include "store/sqlite_store.h"
+#include "store/sql_bind.h"
+#include "store/sql_store.h"
 #include "store/statement_cache.h"
 
 namespace hookinbox::store {
 namespace {
 
-void BindOptionalInt(SQLite::Statement& st, int index, const std::optional<int>& value) {
+void BindOptionalInt(sql::Statement& st, int index, const std::optional<int>& value) {
   if (value) {
     st.bind(index, *value);
   } else {
@@ -59,7 +59,7 @@ std::string DueSql(size_t excluded, size_t running) {
   return sql + " ORDER BY next_attempt_at, id LIMIT 1";
 }
 
-std::optional<DueEvent> NextDue(SQLite::Database& db, int64_t now_ms, const std::vector<std::string>& excluded,
+std::optional<DueEvent> NextDue(sql::Connection& db, int64_t now_ms, const std::vector<std::string>& excluded,
                                 const std::vector<int64_t>& running) {
   Prepared st(db, DueSql(excluded.size(), running.size()));
   st->bind(1, static_cast<int64_t>(now_ms));
@@ -86,7 +86,7 @@ std::optional<DueEvent> NextDue(SQLite::Database& db, int64_t now_ms, const std:
 // presumed dead, and is reclaimed before `e`, being due earlier); a running
 // event's lease may have lapsed with its process alive, and it is not
 // reclaimed, so without this `e` would run beside it.
-std::optional<GateDecision> RunningHoldsObject(SQLite::Database& db, const DueEvent& e,
+std::optional<GateDecision> RunningHoldsObject(sql::Connection& db, const DueEvent& e,
                                                const std::vector<int64_t>& running, int64_t now_ms,
                                                int64_t lease_ms) {
   if (e.object_key.empty() || running.empty()) return std::nullopt;
@@ -119,7 +119,7 @@ constexpr const char* kClaimSql =
 constexpr int kMaxGateSteps = 64;
 
 // Closes the open attempt rows of `inbox_id` (a previous owner's, whose lease expired).
-void CloseOpenAttempts(SQLite::Database& db, int64_t inbox_id, const char* outcome, int64_t now_ms,
+void CloseOpenAttempts(sql::Connection& db, int64_t inbox_id, const char* outcome, int64_t now_ms,
                        const std::string& error) {
   Prepared st(db,
               "UPDATE webhook_attempts SET outcome = ?, finished_at = ?, error = ?"
@@ -131,7 +131,7 @@ void CloseOpenAttempts(SQLite::Database& db, int64_t inbox_id, const char* outco
   st->exec();
 }
 
-void OpenAttempt(SQLite::Database& db, const ClaimedEvent& e, const std::string& owner, int64_t now_ms) {
+void OpenAttempt(sql::Connection& db, const ClaimedEvent& e, const std::string& owner, int64_t now_ms) {
   Prepared st(db, "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at) VALUES (?,?,?,?)");
   st->bind(1, static_cast<int64_t>(e.id));
   st->bind(2, e.attempt);
@@ -140,16 +140,16 @@ void OpenAttempt(SQLite::Database& db, const ClaimedEvent& e, const std::string&
   st->exec();
 }
 
-void ReadOriginalPayload(SQLite::Database& db, ClaimedEvent& e) {
+void ReadOriginalPayload(sql::Connection& db, ClaimedEvent& e) {
   Prepared st(db, "SELECT content_type, body FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
   st->bind(1, static_cast<int64_t>(e.id));
   if (!st->executeStep()) return;
   e.content_type = st->getColumn(0).isNull() ? "" : st->getColumn(0).getString();
   const auto body = st->getColumn(1);
-  e.body.assign(static_cast<const char*>(body.getBlob()), static_cast<size_t>(body.getBytes()));
+  e.body = body.getString();
 }
 
-std::optional<ClaimedEvent> ClaimEvent(SQLite::Database& db, const DueEvent& due, const std::string& owner,
+std::optional<ClaimedEvent> ClaimEvent(sql::Connection& db, const DueEvent& due, const std::string& owner,
                                        int64_t now_ms, int64_t lease_ms) {
   Prepared st(db, kClaimSql);
   st->bind(1, owner);
@@ -182,7 +182,7 @@ std::optional<ClaimedEvent> ClaimEvent(SQLite::Database& db, const DueEvent& due
 
 // The oldest due event the gate lets run, claimed; those it skips or sets
 // waiting on the way are written in the same transaction.
-std::optional<ClaimedEvent> ClaimInTransaction(SQLite::Database& db, const std::string& owner, int64_t now_ms,
+std::optional<ClaimedEvent> ClaimInTransaction(sql::Connection& db, const std::string& owner, int64_t now_ms,
                                                int64_t lease_ms, const std::vector<std::string>& excluded,
                                                const std::vector<int64_t>& running) {
   for (int step = 0; step < kMaxGateSteps; ++step) {
@@ -199,7 +199,7 @@ std::optional<ClaimedEvent> ClaimInTransaction(SQLite::Database& db, const std::
 }
 
 // The event's part of Finish, conditional on the lease. True when it applied.
-bool MoveEvent(SQLite::Database& db, const AttemptResult& r) {
+bool MoveEvent(sql::Connection& db, const AttemptResult& r) {
   Prepared st(db,
               "UPDATE webhook_inbox SET status = ?1, lease_owner = NULL, lease_until = NULL,"
               " next_attempt_at = ?2, completed_at = ?3,"
@@ -229,7 +229,7 @@ bool MoveEvent(SQLite::Database& db, const AttemptResult& r) {
 // Closes this owner's attempt row with `outcome`. A row already closed and
 // sealed into the audit chain (closed 'lost' when another worker reclaimed
 // the event) is left as it is: sealed audit rows never change.
-void CloseAttempt(SQLite::Database& db, const AttemptResult& r, const char* outcome, const std::string& error) {
+void CloseAttempt(sql::Connection& db, const AttemptResult& r, const char* outcome, const std::string& error) {
   Prepared st(db,
               "UPDATE webhook_attempts SET outcome = ?, finished_at = ?, http_status = ?, exit_code = ?,"
               " error = ? WHERE inbox_id = ? AND attempt = ? AND worker = ? AND chain_seq IS NULL"
@@ -248,7 +248,7 @@ void CloseAttempt(SQLite::Database& db, const AttemptResult& r, const char* outc
 }
 
 // The reconciliation probe's own attempt row, with the outcome it decided.
-void InsertProbe(SQLite::Database& db, const AttemptResult& r) {
+void InsertProbe(sql::Connection& db, const AttemptResult& r) {
   Prepared st(db,
               "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at, finished_at, outcome,"
               " http_status, error, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'probe')");
@@ -264,7 +264,7 @@ void InsertProbe(SQLite::Database& db, const AttemptResult& r) {
 }
 
 // Reads the status of `id` inside the transaction; empty when there is no such event.
-std::string StatusOf(SQLite::Database& db, int64_t id, std::string* result_ref) {
+std::string StatusOf(sql::Connection& db, int64_t id, std::string* result_ref) {
   Prepared st(db, "SELECT status, result_ref FROM webhook_inbox WHERE id = ?");
   st->bind(1, static_cast<int64_t>(id));
   if (!st->executeStep()) return "";
@@ -277,7 +277,7 @@ struct Action {
   std::string actor, action, from_status, to_status, result_ref, note;
 };
 
-void InsertAction(SQLite::Database& db, const Action& a) {
+void InsertAction(sql::Connection& db, const Action& a) {
   Prepared st(db,
               "INSERT INTO webhook_event_actions (inbox_id, at, actor, action, from_status, to_status,"
               " result_ref, note) VALUES (?,?,?,?,?,?,?,?)");
@@ -308,15 +308,15 @@ const char* AttemptOutcomeName(AttemptOutcome o) {
   return "unknown";
 }
 
-Result<std::optional<ClaimedEvent>> SqliteStore::ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
+Result<std::optional<ClaimedEvent>> SqlStore::ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
                                                           const std::vector<std::string>& excluded_endpoints,
                                                           const std::vector<int64_t>& running_ids) {
   return ClaimDue(ClaimRequest{owner, now_ms, lease_ms, excluded_endpoints, running_ids, nullptr});
 }
 
-Status SqliteStore::RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) {
+Status SqlStore::RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) {
   bool renewed = false;
-  Status st = writer_->Submit([&](SQLite::Database& db) {
+  Status st = writer_->Submit([&](sql::Connection& db) {
     Prepared up(db,
                 "UPDATE webhook_inbox SET lease_until = ?1, next_attempt_at = ?1"
                 " WHERE id = ?2 AND lease_owner = ?3 AND status = 'processing' AND attempt_count = ?4");
@@ -341,7 +341,7 @@ Status CheckResult(const AttemptResult& r) {
 }
 
 // Finish's writes; returns false (and records the attempt as lost) when the lease was lost.
-bool FinishInTransaction(SQLite::Database& db, const AttemptResult& r) {
+bool FinishInTransaction(sql::Connection& db, const AttemptResult& r) {
   if (MoveEvent(db, r)) {
     CloseAttempt(db, r, r.probe ? "unknown" : AttemptOutcomeName(r.outcome), r.error);
     if (r.probe) InsertProbe(db, r);
@@ -361,10 +361,10 @@ Status FinishStatus(const AttemptResult& r, bool moved) {
 
 }  // namespace
 
-Status SqliteStore::Finish(const AttemptResult& r) {
+Status SqlStore::Finish(const AttemptResult& r) {
   if (Status ok = CheckResult(r); !ok.ok()) return ok;
   bool moved = false;
-  Status st = writer_->Submit([&](SQLite::Database& db) { moved = FinishInTransaction(db, r); });
+  Status st = writer_->Submit([&](sql::Connection& db) { moved = FinishInTransaction(db, r); });
   if (!st.ok()) return Prefixed("finish", st);
   return FinishStatus(r, moved);
 }
@@ -378,7 +378,7 @@ namespace {
 class LiveClaim {
  public:
   explicit LiveClaim(const WorkQueue::ClaimRequest& r) : r_(r) {}
-  std::optional<ClaimedEvent> Run(SQLite::Database& db) {
+  std::optional<ClaimedEvent> Run(sql::Connection& db) {
     Undo();  // a rerun after a rolled-back batch starts over
     std::optional<ClaimedEvent> e = ClaimInTransaction(
         db, r_.owner, r_.now_ms, r_.lease_ms, r_.excluded_endpoints,
@@ -406,11 +406,11 @@ Status CheckClaim(const WorkQueue::ClaimRequest& r) {
 
 }  // namespace
 
-Result<std::optional<ClaimedEvent>> SqliteStore::ClaimDue(const ClaimRequest& request) {
+Result<std::optional<ClaimedEvent>> SqlStore::ClaimDue(const ClaimRequest& request) {
   if (Status ok = CheckClaim(request); !ok.ok()) return ok;
   LiveClaim claim(request);
   std::optional<ClaimedEvent> taken;
-  Status st = writer_->Submit([&](SQLite::Database& db) { taken = claim.Run(db); });
+  Status st = writer_->Submit([&](sql::Connection& db) { taken = claim.Run(db); });
   if (!st.ok()) {
     claim.Undo();
     return Prefixed("claim due", st);
@@ -418,7 +418,7 @@ Result<std::optional<ClaimedEvent>> SqliteStore::ClaimDue(const ClaimRequest& re
   return taken;
 }
 
-Status SqliteStore::FinishAndClaim(const AttemptResult& r, const ClaimRequest& next,
+Status SqlStore::FinishAndClaim(const AttemptResult& r, const ClaimRequest& next,
                                    std::optional<ClaimedEvent>* claimed) {
   claimed->reset();
   if (Status ok = CheckResult(r); !ok.ok()) return ok;
@@ -426,7 +426,7 @@ Status SqliteStore::FinishAndClaim(const AttemptResult& r, const ClaimRequest& n
   LiveClaim claim(next);
   bool moved = false;
   std::optional<ClaimedEvent> taken;
-  Status st = writer_->Submit([&](SQLite::Database& db) {
+  Status st = writer_->Submit([&](sql::Connection& db) {
     taken.reset();
     moved = FinishInTransaction(db, r);
     taken = claim.Run(db);
@@ -439,9 +439,9 @@ Status SqliteStore::FinishAndClaim(const AttemptResult& r, const ClaimRequest& n
   return FinishStatus(r, moved);
 }
 
-Result<int> SqliteStore::ReleaseLeases(const std::string& owner, int64_t now_ms) {
+Result<int> SqlStore::ReleaseLeases(const std::string& owner, int64_t now_ms) {
   int released = 0;
-  Status st = writer_->Submit([&](SQLite::Database& db) {
+  Status st = writer_->Submit([&](sql::Connection& db) {
     Prepared attempts(db,
                       "UPDATE webhook_attempts SET outcome = 'released', finished_at = ?1, error = 'shutdown'"
                       " WHERE outcome IS NULL AND worker = ?2 AND inbox_id IN (SELECT id FROM webhook_inbox"
@@ -463,10 +463,10 @@ Result<int> SqliteStore::ReleaseLeases(const std::string& owner, int64_t now_ms)
   return released;
 }
 
-Status SqliteStore::Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) {
+Status SqlStore::Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) {
   std::string from;
   bool body_purged = false;
-  Status st = writer_->Submit([&](SQLite::Database& db) {
+  Status st = writer_->Submit([&](sql::Connection& db) {
     std::string old_ref;
     from = StatusOf(db, id, &old_ref);
     if (from != "dead_lettered" && from != "unknown" && from != "completed") return;
@@ -503,14 +503,14 @@ Status SqliteStore::Replay(int64_t id, const std::string& actor, const std::stri
   return Status::Ok();
 }
 
-Status SqliteStore::Resolve(int64_t id, const std::string& as, const std::string& result_ref, const std::string& note,
+Status SqlStore::Resolve(int64_t id, const std::string& as, const std::string& result_ref, const std::string& note,
                             const std::string& actor, int64_t now_ms) {
   std::string what = "resolve " + std::to_string(id);
   if (as != "completed" && as != "dead_lettered") {
     return InvalidArgument(what + ": --as must be completed or dead_lettered, not '" + as + "'");
   }
   std::string from;
-  Status st = writer_->Submit([&](SQLite::Database& db) {
+  Status st = writer_->Submit([&](sql::Connection& db) {
     from = StatusOf(db, id, nullptr);
     if (from != "unknown") return;
     Prepared up(db,

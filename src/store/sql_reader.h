@@ -1,8 +1,6 @@
-// store/sqlite_reader.h — run a read on the store's reader connection
+// store/sql_reader.h — run a read on the store's reader connection
 // (internal to the SQLite store): the event queries and the ledger share it.
 #pragma once
-
-#include <SQLiteCpp/SQLiteCpp.h>
 
 #include <memory>
 #include <mutex>
@@ -17,14 +15,14 @@ namespace hookinbox::store {
 // what it reads is one consistent snapshot; SQLite errors become a Status
 // prefixed with `what`.
 template <typename T, typename F>
-Result<T> WithReader(std::mutex& mu, std::unique_ptr<SQLite::Database>& reader, const std::string& what, F read) {
+Result<T> WithReader(std::mutex& mu, std::unique_ptr<sql::Connection>& reader, const std::string& what, F read) {
   std::lock_guard<std::mutex> lock(mu);
   if (!reader) return Unavailable(what + ": store is closed");
   try {
-    SQLite::Transaction txn(*reader, SQLite::TransactionBehavior::DEFERRED);
+    sql::Transaction txn(*reader, sql::TxnMode::kRead);
     return read(*reader);
-  } catch (const SQLite::Exception& e) {
-    return FromSqlite(e.getErrorCode(), what + ": " + e.what());
+  } catch (const sql::Error& e) {
+    return FromSql(e, what);
   }
 }
 

@@ -1,4 +1,4 @@
-// store/sqlite_store.h — the Store on one SQLite file (the embedded default).
+// store/sql_store.h — the Store on one SQLite file (the embedded default).
 //
 // Owns: the claim statement (one INSERT … ON CONFLICT DO NOTHING RETURNING —
 // never SELECT-then-INSERT), payload rows and delivery-audit rows, all written
@@ -8,8 +8,6 @@
 // step results of the handler API), on the same Writer and reader. Knows
 // nothing of HTTP.
 #pragma once
-
-#include <SQLiteCpp/Database.h>
 
 #include <memory>
 #include <mutex>
@@ -32,11 +30,21 @@ struct SqliteOptions {
   int max_batch = 256;         // most operations in one commit
 };
 
-class SqliteStore final : public Store, public WorkQueue, public Ledger {
+struct PostgresOptions {
+  std::string url;             // libpq URL or keyword string (may hold a password: never logged)
+  int busy_timeout_ms = 5000;  // how long a write may keep retrying a batch PostgreSQL could not serialise
+  int max_batch = 256;         // most operations in one commit
+  int pool_size = 4;           // connections: one for the writer, the rest for reads (at least one)
+};
+
+class SqlStore final : public Store, public WorkQueue, public Ledger {
  public:
   // Opens the file, applies migrations and starts the writer thread.
-  static Result<std::unique_ptr<SqliteStore>> Open(const SqliteOptions& options);
-  ~SqliteStore() override;
+  static Result<std::unique_ptr<SqlStore>> Open(const SqliteOptions& options);
+  // Connects to PostgreSQL, migrates its schema (one replica at a time) and
+  // starts the writer thread. Several processes may open the same database.
+  static Result<std::unique_ptr<SqlStore>> OpenPostgres(const PostgresOptions& options);
+  ~SqlStore() override;
 
   Result<ClaimResult> Claim(const NewEvent& event, DeliveryRecord delivery) override;
   Result<std::vector<ClaimResult>> ClaimBatch(const std::vector<NewEvent>& events,
@@ -47,7 +55,7 @@ class SqliteStore final : public Store, public WorkQueue, public Ledger {
   Status CheckWritable() override;
   void Close() override;
 
-  // WorkQueue (sqlite_work_queue.cpp, sqlite_event_queries.cpp).
+  // WorkQueue (sql_work_queue.cpp, sql_event_queries.cpp).
   using WorkQueue::ClaimDue;  // the overload without running ids
   Result<std::optional<ClaimedEvent>> ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
                                                const std::vector<std::string>& excluded_endpoints,
@@ -68,7 +76,7 @@ class SqliteStore final : public Store, public WorkQueue, public Ledger {
   // Errors: InvalidArgument for a limit out of range.
   Result<ConflictPage> ListConflicts(const ConflictFilter& filter);
 
-  // Ledger (sqlite_ledger.cpp): writes through the Writer, reads on the reader.
+  // Ledger (sql_ledger.cpp): writes through the Writer, reads on the reader.
   Result<HandlerGrant> Authenticate(std::string_view token, int64_t now_ms) override;
   Result<EffectClaim> ClaimEffect(const HandlerGrant& grant, const std::string& key, int64_t now_ms) override;
   Status EndEffect(const HandlerGrant& grant, const std::string& key, EffectEnd end, const std::string& detail,
@@ -101,12 +109,12 @@ class SqliteStore final : public Store, public WorkQueue, public Ledger {
   Writer& writer() { return *writer_; }  // for fault-injection tests
 
  private:
-  SqliteStore(std::unique_ptr<Writer> writer, std::unique_ptr<SQLite::Database> reader)
+  SqlStore(std::unique_ptr<Writer> writer, std::unique_ptr<sql::Connection> reader)
       : writer_(std::move(writer)), reader_(std::move(reader)) {}
 
   std::unique_ptr<Writer> writer_;
   std::mutex reader_mu_;                      // serialises use of reader_
-  std::unique_ptr<SQLite::Database> reader_;  // guarded by reader_mu_; null after Close()
+  std::unique_ptr<sql::Connection> reader_;  // guarded by reader_mu_; null after Close()
 };
 
 }  // namespace hookinbox::store

@@ -1,25 +1,21 @@
-#include "store/sqlite_store.h"
-
-#include <SQLiteCpp/SQLiteCpp.h>
-
-#include <sqlite3.h>
+#include "store/sql_store.h"
 
 #include <algorithm>
 
 #include "store/audit_chain.h"
 #include "store/database.h"
-#include "store/sqlite_bind.h"
+#include "store/sql_bind.h"
 #include "store/statement_cache.h"
 
 namespace hookinbox::store {
 namespace {
 
-int64_t InsertDelivery(SQLite::Database& db, const DeliveryRecord& d, int64_t inbox_id) {
+int64_t InsertDelivery(sql::Connection& db, const DeliveryRecord& d, int64_t inbox_id) {
   Prepared st(db,
               "INSERT INTO webhook_deliveries (received_at, remote_addr, method, path, provider, endpoint,"
               " tenant_id, event_id, event_type, inbox_id, outcome, http_status, reason, payload_hash,"
               " body_bytes, content_type, user_agent)"
-              " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+              " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
   st->bind(1, static_cast<int64_t>(d.received_at_ms));
   BindText(*st, 2, d.remote_addr);
   BindText(*st, 3, d.method);
@@ -41,11 +37,11 @@ int64_t InsertDelivery(SQLite::Database& db, const DeliveryRecord& d, int64_t in
   st->bind(15, static_cast<int64_t>(d.body_bytes));
   BindText(*st, 16, d.content_type);
   BindText(*st, 17, d.user_agent);
-  st->exec();
-  return db.getLastInsertRowid();
+  st->executeStep();
+  return st->getColumn(0).getInt64();
 }
 
-void InsertPayload(SQLite::Database& db, const NewEvent& e, int64_t inbox_id, int64_t delivery_id,
+void InsertPayload(sql::Connection& db, const NewEvent& e, int64_t inbox_id, int64_t delivery_id,
                    const char* kind) {
   Prepared st(db,
               "INSERT INTO webhook_payloads (inbox_id, delivery_id, kind, payload_hash, content_type,"
@@ -61,7 +57,7 @@ void InsertPayload(SQLite::Database& db, const NewEvent& e, int64_t inbox_id, in
 }
 
 // Binds the idempotency key (provider, endpoint, tenant_id, event_id) to parameters 1–4.
-void BindKey(SQLite::Statement& st, const NewEvent& e) {
+void BindKey(sql::Statement& st, const NewEvent& e) {
   st.bind(1, e.provider);
   st.bind(2, e.endpoint);
   st.bind(3, e.tenant_id);
@@ -70,7 +66,7 @@ void BindKey(SQLite::Statement& st, const NewEvent& e) {
 
 // The claim itself: one statement decides, under the UNIQUE index, whether
 // this delivery owns the key. Returns the new row id, or 0 when the key exists.
-int64_t InsertIfAbsent(SQLite::Database& db, const NewEvent& e) {
+int64_t InsertIfAbsent(sql::Connection& db, const NewEvent& e) {
   Prepared st(db,
               "INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, event_type,"
               " payload_hash, received_at, next_attempt_at, business_key, business_key_hint, object_key,"
@@ -99,7 +95,7 @@ struct Existing {
   std::string status, payload_hash, result_ref;
 };
 
-Existing ReadExisting(SQLite::Database& db, const NewEvent& e) {
+Existing ReadExisting(sql::Connection& db, const NewEvent& e) {
   Prepared st(db,
               "SELECT id, status, payload_hash, result_ref FROM webhook_inbox"
               " WHERE provider = ? AND endpoint = ? AND tenant_id = ? AND event_id = ?");
@@ -115,22 +111,22 @@ Existing ReadExisting(SQLite::Database& db, const NewEvent& e) {
 }
 
 // Decides the claim of one key; writes the inbox row when the key is new, nothing else.
-ClaimResult ClaimKey(SQLite::Database& db, const NewEvent& e) {
+ClaimResult ClaimKey(sql::Connection& db, const NewEvent& e) {
   if (int64_t id = InsertIfAbsent(db, e); id > 0) return {ClaimOutcome::kAccepted, id, "received", "", 0};
   Existing old = ReadExisting(db, e);
-  if (old.id == 0) throw SQLite::Exception("claim: key vanished between insert and read", SQLITE_INTERNAL);
+  if (old.id == 0) throw sql::Error(sql::Failure::kOther, 0, "claim: key vanished between insert and read");
   bool same = old.payload_hash == e.payload_hash;
   return {same ? ClaimOutcome::kDuplicate : ClaimOutcome::kConflict, old.id, old.status, old.result_ref, 0};
 }
 
 // Keeps the body a claim needs: a new event's original, and a conflict's body
 // whole for investigation; a duplicate's body is the original's.
-void KeepPayload(SQLite::Database& db, const NewEvent& e, const ClaimResult& r, int64_t delivery_id) {
+void KeepPayload(sql::Connection& db, const NewEvent& e, const ClaimResult& r, int64_t delivery_id) {
   if (r.outcome == ClaimOutcome::kDuplicate) return;
   InsertPayload(db, e, r.inbox_id, delivery_id, r.outcome == ClaimOutcome::kAccepted ? "original" : "conflict");
 }
 
-ClaimResult ClaimInTransaction(SQLite::Database& db, const NewEvent& e, DeliveryRecord d) {
+ClaimResult ClaimInTransaction(sql::Connection& db, const NewEvent& e, DeliveryRecord d) {
   ClaimResult r = ClaimKey(db, e);
   d.http_status = 200;
   d.outcome = ClaimOutcomeName(r.outcome);
@@ -149,7 +145,7 @@ ClaimOutcome BatchOutcome(const std::vector<ClaimResult>& results) {
   return any(ClaimOutcome::kConflict) ? ClaimOutcome::kConflict : ClaimOutcome::kDuplicate;
 }
 
-void InsertDeliveryEvent(SQLite::Database& db, int64_t delivery_id, size_t position, const NewEvent& e,
+void InsertDeliveryEvent(sql::Connection& db, int64_t delivery_id, size_t position, const NewEvent& e,
                          const ClaimResult& r) {
   Prepared st(db,
               "INSERT INTO webhook_delivery_events (delivery_id, position, inbox_id, event_id, outcome)"
@@ -162,7 +158,7 @@ void InsertDeliveryEvent(SQLite::Database& db, int64_t delivery_id, size_t posit
   st->exec();
 }
 
-std::vector<ClaimResult> ClaimBatchInTransaction(SQLite::Database& db, const std::vector<NewEvent>& events,
+std::vector<ClaimResult> ClaimBatchInTransaction(sql::Connection& db, const std::vector<NewEvent>& events,
                                                  DeliveryRecord d) {
   std::vector<ClaimResult> results;
   results.reserve(events.size());
@@ -184,15 +180,21 @@ struct MinuteRows {
   int64_t fold_id = 0;  // the row folding the rest of the minute, 0 when none yet
 };
 
-// Rows of one outcome from d's address in d's minute. `sql` names the outcome
-// as a literal so SQLite can use that outcome's partial index.
-MinuteRows CountMinute(SQLite::Database& db, const char* sql, const DeliveryRecord& d) {
-  int64_t minute_start = d.received_at_ms - d.received_at_ms % 60000;
-  Prepared rows(db, sql);
+// Rows of one outcome from d's address in d's minute. The outcome is a
+// literal so SQLite can use that outcome's partial index; the address is
+// compared with = (or IS NULL when there is none) so both databases use the
+// (remote_addr, received_at) index — PostgreSQL has no `IS ?`.
+MinuteRows CountMinute(sql::Connection& db, const char* outcome, const DeliveryRecord& d) {
+  const int64_t minute_start = d.received_at_ms - d.received_at_ms % 60000;
+  const bool has_addr = !d.remote_addr.empty();
+  Prepared rows(db, std::string("SELECT count(*), max(CASE WHEN reason = ?1 THEN id END) FROM webhook_deliveries"
+                                " WHERE outcome = '") +
+                        outcome + "' AND received_at >= ?2 AND received_at < ?3 AND remote_addr " +
+                        (has_addr ? "= ?4" : "IS NULL"));
   rows->bind(1, kFloodReason);
-  BindText(*rows, 2, d.remote_addr);
-  rows->bind(3, static_cast<int64_t>(minute_start));
-  rows->bind(4, static_cast<int64_t>(minute_start + 60000));
+  rows->bind(2, static_cast<int64_t>(minute_start));
+  rows->bind(3, static_cast<int64_t>(minute_start + 60000));
+  if (has_addr) rows->bind(4, d.remote_addr);
   rows->executeStep();
   return {rows->getColumn(0).getInt64(), rows->getColumn(1).isNull() ? 0 : rows->getColumn(1).getInt64()};
 }
@@ -200,7 +202,7 @@ MinuteRows CountMinute(SQLite::Database& db, const char* sql, const DeliveryReco
 // Counts one more rejection on the folding row, unless the row is already
 // sealed into the audit chain (its minute looked over): a sealed row never
 // changes, so the caller starts a new folding row instead.
-bool BumpFold(SQLite::Database& db, int64_t fold_id) {
+bool BumpFold(sql::Connection& db, int64_t fold_id) {
   Prepared bump(db,
                 "UPDATE webhook_deliveries SET request_count = request_count + 1 WHERE id = ?"
                 " AND chain_seq IS NULL");
@@ -213,17 +215,10 @@ bool BumpFold(SQLite::Database& db, int64_t fold_id) {
 // cannot leave a count or a folding row behind. An unsigned ping counts the
 // address's rejections and pings of the minute (it is as cheap to send as
 // junk); a rejection counts rejections only, so pings never hide one.
-void RecordOrFold(SQLite::Database& db, DeliveryRecord d) {
-  MinuteRows rows = CountMinute(db,
-                                "SELECT count(*), max(CASE WHEN reason = ? THEN id END) FROM webhook_deliveries"
-                                " WHERE outcome = 'rejected' AND remote_addr IS ? AND received_at >= ? AND received_at < ?",
-                                d);
+void RecordOrFold(sql::Connection& db, DeliveryRecord d) {
+  MinuteRows rows = CountMinute(db, "rejected", d);
   if (d.outcome == "ignored") {
-    MinuteRows ignored = CountMinute(db,
-                                     "SELECT count(*), max(CASE WHEN reason = ? THEN id END) FROM webhook_deliveries"
-                                     " WHERE outcome = 'ignored' AND remote_addr IS ? AND received_at >= ?"
-                                     " AND received_at < ?",
-                                     d);
+    MinuteRows ignored = CountMinute(db, "ignored", d);
     rows.count += ignored.count;
     if (rows.fold_id == 0) rows.fold_id = ignored.fold_id;
   }
@@ -242,27 +237,43 @@ void RecordOrFold(SQLite::Database& db, DeliveryRecord d) {
   }
 }
 
+// The writer and the store around it, once both connections are open.
+Result<std::unique_ptr<Writer>> StartWriter(std::unique_ptr<sql::Connection> db, int max_batch, int busy_timeout_ms) {
+  // Every commit seals the audit rows it finalised (store/audit_chain.h).
+  auto writer = std::make_unique<Writer>(std::move(db), max_batch,
+                                         [](sql::Connection& db) { SealAuditRows(db, 0); }, busy_timeout_ms);
+  // An empty write seals what an older version (or a fold minute that ended
+  // while nothing was written) left unsealed.
+  if (Status st = writer->Submit([](sql::Connection&) {}); !st.ok()) return st;
+  return writer;
+}
+
 }  // namespace
 
-Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& options) {
+Result<std::unique_ptr<SqlStore>> SqlStore::Open(const SqliteOptions& options) {
   auto db = OpenDatabase(options.path, OpenOptions{options.busy_timeout_ms, true});
   if (!db.ok()) return db.status();
   // The reader opens after the writer's connection has migrated the schema.
   auto reader = OpenDatabase(options.path, OpenOptions{options.busy_timeout_ms, false});
   if (!reader.ok()) return reader.status();
-  // Every commit seals the audit rows it finalised (store/audit_chain.h).
-  auto writer = std::make_unique<Writer>(
-      std::move(db).value(), options.max_batch, [](SQLite::Database& db) { SealAuditRows(db, 0); },
-      options.busy_timeout_ms);
-  // An empty write seals what an older version (or a fold minute that ended
-  // while nothing was written) left unsealed.
-  if (Status st = writer->Submit([](SQLite::Database&) {}); !st.ok()) return st;
-  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(writer), std::move(reader).value()));
+  auto writer = StartWriter(std::move(db).value(), options.max_batch, options.busy_timeout_ms);
+  if (!writer.ok()) return writer.status();
+  return std::unique_ptr<SqlStore>(new SqlStore(std::move(writer).value(), std::move(reader).value()));
 }
 
-SqliteStore::~SqliteStore() { Close(); }
+Result<std::unique_ptr<SqlStore>> SqlStore::OpenPostgres(const PostgresOptions& options) {
+  auto db = store::OpenPostgres(options.url, true);
+  if (!db.ok()) return db.status();
+  auto reader = store::OpenPostgres(options.url, false);
+  if (!reader.ok()) return reader.status();
+  auto writer = StartWriter(std::move(db).value(), options.max_batch, options.busy_timeout_ms);
+  if (!writer.ok()) return writer.status();
+  return std::unique_ptr<SqlStore>(new SqlStore(std::move(writer).value(), std::move(reader).value()));
+}
 
-void SqliteStore::Close() {
+SqlStore::~SqlStore() { Close(); }
+
+void SqlStore::Close() {
   {
     std::lock_guard<std::mutex> lock(reader_mu_);
     reader_.reset();
@@ -270,48 +281,48 @@ void SqliteStore::Close() {
   writer_->Stop();
 }
 
-Result<ClaimResult> SqliteStore::Claim(const NewEvent& event, DeliveryRecord delivery) {
+Result<ClaimResult> SqlStore::Claim(const NewEvent& event, DeliveryRecord delivery) {
   ClaimResult result;
   Status st = writer_->Submit(
-      [&](SQLite::Database& db) { result = ClaimInTransaction(db, event, delivery); });
+      [&](sql::Connection& db) { result = ClaimInTransaction(db, event, delivery); });
   if (!st.ok()) return Status(st.code(), "claim: " + st.message());
   return result;
 }
 
-Result<std::vector<ClaimResult>> SqliteStore::ClaimBatch(const std::vector<NewEvent>& events,
+Result<std::vector<ClaimResult>> SqlStore::ClaimBatch(const std::vector<NewEvent>& events,
                                                          DeliveryRecord delivery) {
   if (events.empty()) return InvalidArgument("claim: a batch needs at least one event");
   std::vector<ClaimResult> results;
   Status st = writer_->Submit(
-      [&](SQLite::Database& db) { results = ClaimBatchInTransaction(db, events, delivery); });
+      [&](sql::Connection& db) { results = ClaimBatchInTransaction(db, events, delivery); });
   if (!st.ok()) return Status(st.code(), "claim: " + st.message());
   return results;
 }
 
-Status SqliteStore::RecordRejected(DeliveryRecord d) {
+Status SqlStore::RecordRejected(DeliveryRecord d) {
   d.outcome = "rejected";
-  return writer_->Submit([&d](SQLite::Database& db) { RecordOrFold(db, d); });
+  return writer_->Submit([&d](sql::Connection& db) { RecordOrFold(db, d); });
 }
 
-Status SqliteStore::RecordUnverifiedAnswer(DeliveryRecord d) {
+Status SqlStore::RecordUnverifiedAnswer(DeliveryRecord d) {
   d.outcome = "ignored";
-  return writer_->Submit([&d](SQLite::Database& db) { RecordOrFold(db, d); });
+  return writer_->Submit([&d](sql::Connection& db) { RecordOrFold(db, d); });
 }
 
-Status SqliteStore::RecordIgnored(DeliveryRecord d) {
+Status SqlStore::RecordIgnored(DeliveryRecord d) {
   d.outcome = "ignored";
-  return writer_->Submit([&d](SQLite::Database& db) { InsertDelivery(db, d, 0); });
+  return writer_->Submit([&d](sql::Connection& db) { InsertDelivery(db, d, 0); });
 }
 
-Status SqliteStore::CheckWritable() {
+Status SqlStore::CheckWritable() {
   // The probe below writes nothing, so it cannot see a full disk: the last
   // real write's fate says whether writes are failing (D9 of issue 8).
   if (auto failure = writer_->RecentStorageFailure()) {
     return Unavailable("storage: the last write failed: " + *failure);
   }
-  return writer_->Submit([](SQLite::Database& db) {
+  return writer_->Submit([](sql::Connection& db) {
     // Touches the schema so a broken or read-only file shows up, writes nothing.
-    db.execAndGet("SELECT count(*) FROM sqlite_master");
+    sql::TableExists(db, "webhook_inbox");
   });
 }
 

@@ -12,9 +12,9 @@
 
 #include "common/digest.h"
 #include "store/database.h"
-#include "store/sqlite_bind.h"
-#include "store/sqlite_reader.h"
-#include "store/sqlite_store.h"
+#include "store/sql_bind.h"
+#include "store/sql_reader.h"
+#include "store/sql_store.h"
 #include "store/statement_cache.h"
 
 namespace hookinbox::store {
@@ -36,7 +36,7 @@ bool WellFormedToken(std::string_view token) {
 
 // True while the grant's attempt is live: its token is still the event's
 // current one, the event is processing and the lease runs past now.
-bool GrantLive(SQLite::Database& db, const HandlerGrant& g, int64_t now_ms) {
+bool GrantLive(sql::Connection& db, const HandlerGrant& g, int64_t now_ms) {
   Prepared st(db,
               "SELECT 1 FROM webhook_inbox WHERE id = ? AND token_hash = ? AND status = 'processing'"
               " AND lease_until > ?");
@@ -49,7 +49,7 @@ bool GrantLive(SQLite::Database& db, const HandlerGrant& g, int64_t now_ms) {
 // The claim: insert, or take the row over when it is ours, failed, or held
 // by an attempt that is no longer live. RETURNING yields a row exactly when
 // this event now holds the key.
-bool TakeEffect(SQLite::Database& db, const HandlerGrant& g, const std::string& key, int64_t now_ms) {
+bool TakeEffect(sql::Connection& db, const HandlerGrant& g, const std::string& key, int64_t now_ms) {
   Prepared st(db,
               "INSERT INTO effects (tenant_id, effect_key, status, inbox_id, attempt, claimed_at, updated_at)"
               " VALUES (?1, ?2, 'claimed', ?3, ?4, ?5, ?5)"
@@ -77,7 +77,7 @@ struct EffectRow {
   int64_t inbox_id = 0;
 };
 
-EffectRow ReadEffect(SQLite::Database& db, const std::string& tenant, const std::string& key) {
+EffectRow ReadEffect(sql::Connection& db, const std::string& tenant, const std::string& key) {
   Prepared st(db, "SELECT status, external_ref, inbox_id FROM effects WHERE tenant_id = ? AND effect_key = ?");
   st->bind(1, tenant);
   st->bind(2, key);
@@ -107,7 +107,7 @@ Status MayEnd(const EffectRow& row, const HandlerGrant& g, EffectEnd end, const 
   return Status::Ok();  // the same end again: a handler's retried request
 }
 
-void WriteEnd(SQLite::Database& db, const HandlerGrant& g, const std::string& key, EffectEnd end,
+void WriteEnd(sql::Connection& db, const HandlerGrant& g, const std::string& key, EffectEnd end,
               const std::string& detail, int64_t now_ms) {
   Prepared st(db,
               "UPDATE effects SET status = ?1, external_ref = CASE WHEN ?1 = 'done' THEN ?2 END,"
@@ -123,7 +123,7 @@ void WriteEnd(SQLite::Database& db, const HandlerGrant& g, const std::string& ke
   st->exec();
 }
 
-void WriteStep(SQLite::Database& db, const HandlerGrant& g, const std::string& name, const std::string& content_type,
+void WriteStep(sql::Connection& db, const HandlerGrant& g, const std::string& name, const std::string& content_type,
                const std::string& body, int64_t now_ms) {
   Prepared st(db,
               "INSERT INTO step_results (inbox_id, name, content_type, body, attempt, stored_at)"
@@ -139,7 +139,7 @@ void WriteStep(SQLite::Database& db, const HandlerGrant& g, const std::string& n
   st->exec();
 }
 
-std::optional<StepResult> ReadStep(SQLite::Database& db, int64_t inbox_id, const std::string& name) {
+std::optional<StepResult> ReadStep(sql::Connection& db, int64_t inbox_id, const std::string& name) {
   Prepared st(db,
               "SELECT content_type, body, attempt, stored_at FROM step_results WHERE inbox_id = ? AND name = ?");
   st->bind(1, static_cast<int64_t>(inbox_id));
@@ -148,7 +148,7 @@ std::optional<StepResult> ReadStep(SQLite::Database& db, int64_t inbox_id, const
   StepResult r;
   r.content_type = st->getColumn(0).getString();
   const auto body = st->getColumn(1);
-  r.body.assign(static_cast<const char*>(body.getBlob()), static_cast<size_t>(body.getBytes()));
+  r.body = body.getString();
   r.attempt = st->getColumn(2).getInt();
   r.stored_at_ms = st->getColumn(3).getInt64();
   return r;
@@ -159,7 +159,7 @@ enum class EffectResolveVerdict { kResolved, kMissing, kNotUnknown };
 
 // Closes the effect when it is 'unknown' and writes the audit row on its
 // event, in the writer's transaction.
-EffectResolveVerdict WriteEffectResolve(SQLite::Database& db, const std::string& tenant, const std::string& key,
+EffectResolveVerdict WriteEffectResolve(sql::Connection& db, const std::string& tenant, const std::string& key,
                                         const std::string& as, const std::string& external_ref,
                                         const std::string& note, const std::string& actor, int64_t now_ms) {
   Prepared up(db,
@@ -228,9 +228,9 @@ const char* EffectEndName(EffectEnd e) {
   return "unknown";
 }
 
-Result<HandlerGrant> SqliteStore::Authenticate(std::string_view token, int64_t now_ms) {
+Result<HandlerGrant> SqlStore::Authenticate(std::string_view token, int64_t now_ms) {
   if (!WellFormedToken(token)) return Unauthenticated("malformed token");
-  return WithReader<HandlerGrant>(reader_mu_, reader_, "authenticate", [&](SQLite::Database& db) -> Result<HandlerGrant> {
+  return WithReader<HandlerGrant>(reader_mu_, reader_, "authenticate", [&](sql::Connection& db) -> Result<HandlerGrant> {
     Prepared st(db,
                 "SELECT id, tenant_id, attempt_count, status, lease_until FROM webhook_inbox"
                 " WHERE token_hash = ?");
@@ -247,11 +247,11 @@ Result<HandlerGrant> SqliteStore::Authenticate(std::string_view token, int64_t n
   });
 }
 
-Result<EffectClaim> SqliteStore::ClaimEffect(const HandlerGrant& grant, const std::string& key, int64_t now_ms) {
+Result<EffectClaim> SqlStore::ClaimEffect(const HandlerGrant& grant, const std::string& key, int64_t now_ms) {
   if (Status st = CheckLedgerName("key", key); !st.ok()) return st;
   bool live = false;
   EffectClaim claim;
-  Status st = writer_->Submit([&](SQLite::Database& db) {
+  Status st = writer_->Submit([&](sql::Connection& db) {
     claim = EffectClaim{};
     live = GrantLive(db, grant, now_ms);
     if (!live || TakeEffect(db, grant, key, now_ms)) return;
@@ -270,7 +270,7 @@ Result<EffectClaim> SqliteStore::ClaimEffect(const HandlerGrant& grant, const st
   return claim;
 }
 
-Status SqliteStore::EndEffect(const HandlerGrant& grant, const std::string& key, EffectEnd end,
+Status SqlStore::EndEffect(const HandlerGrant& grant, const std::string& key, EffectEnd end,
                               const std::string& detail, int64_t now_ms) {
   if (Status st = CheckLedgerName("key", key); !st.ok()) return st;
   if (detail.size() > kMaxLedgerTextBytes) {
@@ -279,7 +279,7 @@ Status SqliteStore::EndEffect(const HandlerGrant& grant, const std::string& key,
   }
   bool live = false;
   Status verdict;
-  Status st = writer_->Submit([&](SQLite::Database& db) {
+  Status st = writer_->Submit([&](sql::Connection& db) {
     verdict = Status::Ok();
     live = GrantLive(db, grant, now_ms);
     if (!live) return;
@@ -292,12 +292,12 @@ Status SqliteStore::EndEffect(const HandlerGrant& grant, const std::string& key,
   return verdict;
 }
 
-Status SqliteStore::PutStep(const HandlerGrant& grant, const std::string& name, const std::string& content_type,
+Status SqlStore::PutStep(const HandlerGrant& grant, const std::string& name, const std::string& content_type,
                             const std::string& body, int64_t now_ms) {
   if (Status st = CheckLedgerName("step name", name); !st.ok()) return st;
   if (body.size() > kMaxStepBytes) return TooLarge("step body is over " + std::to_string(kMaxStepBytes) + " bytes");
   bool live = false;
-  Status st = writer_->Submit([&](SQLite::Database& db) {
+  Status st = writer_->Submit([&](sql::Connection& db) {
     live = GrantLive(db, grant, now_ms);
     if (live) WriteStep(db, grant, name, content_type, body, now_ms);
   });
@@ -306,7 +306,7 @@ Status SqliteStore::PutStep(const HandlerGrant& grant, const std::string& name, 
   return Status::Ok();
 }
 
-Status SqliteStore::ResolveEffect(const std::string& tenant, const std::string& key, const std::string& as,
+Status SqlStore::ResolveEffect(const std::string& tenant, const std::string& key, const std::string& as,
                                   const std::string& external_ref, const std::string& note, const std::string& actor,
                                   int64_t now_ms) {
   if (Status st = CheckLedgerName("tenant", tenant); !st.ok()) return st;
@@ -317,7 +317,7 @@ Status SqliteStore::ResolveEffect(const std::string& tenant, const std::string& 
     return InvalidArgument("external_ref and note are at most " + std::to_string(kMaxLedgerTextBytes) + " bytes");
   }
   EffectResolveVerdict verdict = EffectResolveVerdict::kMissing;
-  Status st = writer_->Submit([&](SQLite::Database& db) {
+  Status st = writer_->Submit([&](sql::Connection& db) {
     verdict = WriteEffectResolve(db, tenant, key, as, external_ref, note, actor, now_ms);
   });
   if (!st.ok()) return Prefixed("resolve effect", st);
@@ -329,12 +329,12 @@ Status SqliteStore::ResolveEffect(const std::string& tenant, const std::string& 
   return Status::Ok();
 }
 
-Result<std::optional<StepResult>> SqliteStore::GetStep(const HandlerGrant& grant, const std::string& name,
+Result<std::optional<StepResult>> SqlStore::GetStep(const HandlerGrant& grant, const std::string& name,
                                                        int64_t now_ms) {
   if (Status st = CheckLedgerName("step name", name); !st.ok()) return st;
   // One snapshot: the token check and the read see the same database.
   return WithReader<std::optional<StepResult>>(reader_mu_, reader_, "get step",
-                                               [&](SQLite::Database& db) -> Result<std::optional<StepResult>> {
+                                               [&](sql::Connection& db) -> Result<std::optional<StepResult>> {
                                                  if (!GrantLive(db, grant, now_ms)) return Expired();
                                                  return ReadStep(db, grant.inbox_id, name);
                                                });

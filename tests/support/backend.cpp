@@ -1,0 +1,71 @@
+#include "support/backend.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <random>
+
+#include "store/database.h"
+#include "store/sql/pg_connection.h"
+#include "store/sql/sqlite_connection.h"
+
+namespace hookinbox::testing {
+namespace {
+
+std::string UniqueSchemaName() {
+  std::random_device rd;
+  std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  static const char* kHex = "0123456789abcdef";
+  std::string name = "t_";
+  for (int i = 0; i < 16; ++i) name.push_back(kHex[rng() % 16]);
+  return name;
+}
+
+// `url` with the session's search_path set to `schema` (libpq's options parameter).
+std::string WithSearchPath(const std::string& url, const std::string& schema) {
+  return url + (url.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
+}
+
+}  // namespace
+
+std::string TestPostgresUrl() {
+  const char* url = std::getenv("HOOKINBOX_TEST_PG_URL");
+  return url != nullptr ? url : "";
+}
+
+TestDatabase::TestDatabase(std::string sqlite_path) : sqlite_path_(std::move(sqlite_path)) {
+  const std::string base = TestPostgresUrl();
+  if (base.empty()) return;
+  schema_ = UniqueSchemaName();
+  store::sql::PgConnection admin(base);
+  admin.Exec("CREATE SCHEMA " + schema_);
+  url_ = WithSearchPath(base, schema_);
+}
+
+TestDatabase::~TestDatabase() {
+  if (schema_.empty()) return;
+  try {
+    store::sql::PgConnection admin(TestPostgresUrl());
+    admin.Exec("DROP SCHEMA " + schema_ + " CASCADE");
+  } catch (const std::exception&) {
+    // A server gone at the end of a test leaves a schema behind, nothing worse.
+  }
+}
+
+std::unique_ptr<store::SqlStore> TestDatabase::OpenStore(int busy_timeout_ms, int max_batch) const {
+  auto opened = postgres() ? store::SqlStore::OpenPostgres({url_, busy_timeout_ms, max_batch})
+                           : store::SqlStore::Open({sqlite_path_, busy_timeout_ms, max_batch});
+  INFO(opened.status().message());
+  REQUIRE(opened.ok());
+  return std::move(opened).value();
+}
+
+std::unique_ptr<store::sql::Connection> TestDatabase::Connect() const {
+  if (postgres()) return std::make_unique<store::sql::PgConnection>(url_);
+  auto db = std::make_unique<SQLite::Database>(sqlite_path_, SQLite::OPEN_READWRITE);
+  db->setBusyTimeout(2000);
+  return std::make_unique<store::sql::SqliteConnection>(std::move(db));
+}
+
+}  // namespace hookinbox::testing
