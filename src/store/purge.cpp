@@ -229,7 +229,7 @@ Result<PurgeReport> SqlStore::Purge(const PurgeOptions& options) {
   for (const PurgeStep& step : steps) {
     PurgeCounts& counts = report.endpoints[step.orphans ? "" : step.policy.endpoint];
     if (options.dry_run) {
-      auto counted = WithReader<bool>(reader_mu_, reader_, "purge", [&](sql::Connection& db) {
+      auto counted = WithReader<bool>(*readers_, "purge", [&](sql::Connection& db) {
         int64_t none = 0;
         PurgeBatch(db, step, options, counts, none);
         return true;
@@ -259,7 +259,7 @@ Result<PurgeReport> SqlStore::Purge(const PurgeOptions& options) {
       PurgeOptions dry = options;
       dry.dry_run = true;
       PurgeCounts left;
-      auto counted = WithReader<bool>(reader_mu_, reader_, "purge", [&](sql::Connection& db) {
+      auto counted = WithReader<bool>(*readers_, "purge", [&](sql::Connection& db) {
         int64_t none = 0;
         PurgeBatch(db, step, dry, left, none);
         return true;

@@ -134,7 +134,7 @@ Result<ReconcileReport> Reconcile(sql::Connection& db, const std::string& endpoi
 
 Result<ReconcileReport> SqlStore::Reconcile(const std::string& endpoint, const std::string& tenant,
                                                const std::vector<std::string>& ids) {
-  return WithReader<ReconcileReport>(reader_mu_, reader_, "reconcile", [&](sql::Connection& db) {
+  return WithReader<ReconcileReport>(*readers_, "reconcile", [&](sql::Connection& db) {
     return store::Reconcile(db, endpoint, tenant, ids);
   });
 }

@@ -158,7 +158,7 @@ bool KnownStatus(const std::string& s) {
 }  // namespace
 
 Result<std::optional<int64_t>> SqlStore::NextDueAt() {
-  return WithReader<std::optional<int64_t>>(reader_mu_, reader_, "next due", [](sql::Connection& db) -> Result<std::optional<int64_t>> {
+  return WithReader<std::optional<int64_t>>(*readers_, "next due", [](sql::Connection& db) -> Result<std::optional<int64_t>> {
     // Uses webhook_inbox_due: for processing rows next_attempt_at = lease_until.
     Prepared st(db,
                          "SELECT min(next_attempt_at) FROM webhook_inbox"
@@ -170,7 +170,7 @@ Result<std::optional<int64_t>> SqlStore::NextDueAt() {
 }
 
 Result<EventDetail> SqlStore::GetEvent(int64_t id, bool with_payload) {
-  return WithReader<EventDetail>(reader_mu_, reader_, "event " + std::to_string(id),
+  return WithReader<EventDetail>(*readers_, "event " + std::to_string(id),
                                 [&](sql::Connection& db) -> Result<EventDetail> {
     Prepared st(db, std::string("SELECT ") + kEventColumns + " FROM webhook_inbox WHERE id = ?");
     st->bind(1, static_cast<int64_t>(id));
@@ -192,7 +192,7 @@ Result<EventPage> SqlStore::ListEvents(const EventFilter& f) {
   if (!f.status.empty() && !KnownStatus(f.status)) {
     return InvalidArgument("list events: unknown status '" + f.status + "'");
   }
-  return WithReader<EventPage>(reader_mu_, reader_, "list events", [&](sql::Connection& db) -> Result<EventPage> {
+  return WithReader<EventPage>(*readers_, "list events", [&](sql::Connection& db) -> Result<EventPage> {
     // Newest first by id, which grows with received_at; an absent condition
     // is bound as NULL / 0 and drops out (each parameter's first use is the
     // comparison, from which PostgreSQL learns its type). instr() (strpos()
@@ -226,7 +226,7 @@ Result<EventPage> SqlStore::ListEvents(const EventFilter& f) {
 
 Result<ConflictPage> SqlStore::ListConflicts(const ConflictFilter& f) {
   if (f.limit < 1 || f.limit > 1000) return InvalidArgument("list conflicts: limit must be 1..1000");
-  return WithReader<ConflictPage>(reader_mu_, reader_, "list conflicts", [&](sql::Connection& db) -> Result<ConflictPage> {
+  return WithReader<ConflictPage>(*readers_, "list conflicts", [&](sql::Connection& db) -> Result<ConflictPage> {
     // A single delivery's row names its event; a batch delivery lists each
     // event's outcome in webhook_delivery_events (its own row says only
     // 'accepted' when anything in it was new).

@@ -230,7 +230,7 @@ const char* EffectEndName(EffectEnd e) {
 
 Result<HandlerGrant> SqlStore::Authenticate(std::string_view token, int64_t now_ms) {
   if (!WellFormedToken(token)) return Unauthenticated("malformed token");
-  return WithReader<HandlerGrant>(reader_mu_, reader_, "authenticate", [&](sql::Connection& db) -> Result<HandlerGrant> {
+  return WithReader<HandlerGrant>(*readers_, "authenticate", [&](sql::Connection& db) -> Result<HandlerGrant> {
     Prepared st(db,
                 "SELECT id, tenant_id, attempt_count, status, lease_until FROM webhook_inbox"
                 " WHERE token_hash = ?");
@@ -333,7 +333,7 @@ Result<std::optional<StepResult>> SqlStore::GetStep(const HandlerGrant& grant, c
                                                        int64_t now_ms) {
   if (Status st = CheckLedgerName("step name", name); !st.ok()) return st;
   // One snapshot: the token check and the read see the same database.
-  return WithReader<std::optional<StepResult>>(reader_mu_, reader_, "get step",
+  return WithReader<std::optional<StepResult>>(*readers_, "get step",
                                                [&](sql::Connection& db) -> Result<std::optional<StepResult>> {
                                                  if (!GrantLive(db, grant, now_ms)) return Expired();
                                                  return ReadStep(db, grant.inbox_id, name);

@@ -1,26 +1,24 @@
-// store/sql_reader.h — run a read on the store's reader connection
-// (internal to the SQLite store): the event queries and the ledger share it.
+// store/sql_reader.h — run a read on one of the store's reader connections
+// (internal to SqlStore): the event queries, stats and the ledger share them.
 #pragma once
 
-#include <memory>
-#include <mutex>
 #include <string>
 
 #include "common/status.h"
 #include "store/database.h"
+#include "store/sql/pool.h"
 
 namespace hookinbox::store {
 
-// Runs `read(db)` on the reader connection inside one read transaction, so
-// what it reads is one consistent snapshot; SQLite errors become a Status
-// prefixed with `what`.
+// Runs `read(connection)` inside one read transaction (a consistent
+// snapshot) on a connection of `readers`; a failed SQL call becomes the
+// Status FromSql() gives, named by `what`.
 template <typename T, typename F>
-Result<T> WithReader(std::mutex& mu, std::unique_ptr<sql::Connection>& reader, const std::string& what, F read) {
-  std::lock_guard<std::mutex> lock(mu);
-  if (!reader) return Unavailable(what + ": store is closed");
+Result<T> WithReader(sql::ConnectionPool& readers, const std::string& what, F read) {
   try {
-    sql::Transaction txn(*reader, sql::TxnMode::kRead);
-    return read(*reader);
+    auto connection = readers.Acquire();
+    sql::Transaction txn(*connection, sql::TxnMode::kRead);
+    return read(*connection);
   } catch (const sql::Error& e) {
     return FromSql(e, what);
   }

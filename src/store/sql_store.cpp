@@ -238,10 +238,12 @@ void RecordOrFold(sql::Connection& db, DeliveryRecord d) {
 }
 
 // The writer and the store around it, once both connections are open.
-Result<std::unique_ptr<Writer>> StartWriter(std::unique_ptr<sql::Connection> db, int max_batch, int busy_timeout_ms) {
+Result<std::unique_ptr<Writer>> StartWriter(std::unique_ptr<sql::Connection> db, int max_batch, int busy_timeout_ms,
+                                            Writer::Reconnect reconnect) {
   // Every commit seals the audit rows it finalised (store/audit_chain.h).
   auto writer = std::make_unique<Writer>(std::move(db), max_batch,
-                                         [](sql::Connection& db) { SealAuditRows(db, 0); }, busy_timeout_ms);
+                                         [](sql::Connection& db) { SealAuditRows(db, 0); }, busy_timeout_ms,
+                                         std::move(reconnect));
   // An empty write seals what an older version (or a fold minute that ended
   // while nothing was written) left unsealed.
   if (Status st = writer->Submit([](sql::Connection&) {}); !st.ok()) return st;
@@ -256,28 +258,36 @@ Result<std::unique_ptr<SqlStore>> SqlStore::Open(const SqliteOptions& options) {
   // The reader opens after the writer's connection has migrated the schema.
   auto reader = OpenDatabase(options.path, OpenOptions{options.busy_timeout_ms, false});
   if (!reader.ok()) return reader.status();
-  auto writer = StartWriter(std::move(db).value(), options.max_batch, options.busy_timeout_ms);
+  auto writer = StartWriter(std::move(db).value(), options.max_batch, options.busy_timeout_ms, nullptr);
   if (!writer.ok()) return writer.status();
-  return std::unique_ptr<SqlStore>(new SqlStore(std::move(writer).value(), std::move(reader).value()));
+  // One reader: SQLite reads do not wait for the writer (WAL), and one
+  // connection keeps the file's lock story simple (database.cpp).
+  auto readers = std::make_unique<sql::ConnectionPool>(nullptr, 1, std::move(reader).value());
+  return std::unique_ptr<SqlStore>(new SqlStore(std::move(writer).value(), std::move(readers)));
 }
 
 Result<std::unique_ptr<SqlStore>> SqlStore::OpenPostgres(const PostgresOptions& options) {
   auto db = store::OpenPostgres(options.url, true);
   if (!db.ok()) return db.status();
-  auto reader = store::OpenPostgres(options.url, false);
-  if (!reader.ok()) return reader.status();
-  auto writer = StartWriter(std::move(db).value(), options.max_batch, options.busy_timeout_ms);
+  // A connection lost to a server restart is replaced on next use, the
+  // writer's as the readers'.
+  const std::string url = options.url;
+  sql::ConnectionPool::Factory connect = [url]() -> std::unique_ptr<sql::Connection> {
+    auto c = store::OpenPostgres(url, false);
+    if (!c.ok()) throw sql::Error(sql::Failure::kUnavailable, 0, c.status().message());
+    return std::move(c).value();
+  };
+  auto writer = StartWriter(std::move(db).value(), options.max_batch, options.busy_timeout_ms, connect);
   if (!writer.ok()) return writer.status();
-  return std::unique_ptr<SqlStore>(new SqlStore(std::move(writer).value(), std::move(reader).value()));
+  const size_t readers = static_cast<size_t>(std::max(options.pool_size - 1, 1));
+  return std::unique_ptr<SqlStore>(
+      new SqlStore(std::move(writer).value(), std::make_unique<sql::ConnectionPool>(connect, readers, nullptr)));
 }
 
 SqlStore::~SqlStore() { Close(); }
 
 void SqlStore::Close() {
-  {
-    std::lock_guard<std::mutex> lock(reader_mu_);
-    reader_.reset();
-  }
+  readers_->Close();
   writer_->Stop();
 }
 

@@ -20,6 +20,7 @@
 #include "store/stats.h"
 #include "store/store.h"
 #include "store/work_queue.h"
+#include "store/sql/pool.h"
 #include "store/writer.h"
 
 namespace hookinbox::store {
@@ -109,12 +110,11 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
   Writer& writer() { return *writer_; }  // for fault-injection tests
 
  private:
-  SqlStore(std::unique_ptr<Writer> writer, std::unique_ptr<sql::Connection> reader)
-      : writer_(std::move(writer)), reader_(std::move(reader)) {}
+  SqlStore(std::unique_ptr<Writer> writer, std::unique_ptr<sql::ConnectionPool> readers)
+      : writer_(std::move(writer)), readers_(std::move(readers)) {}
 
   std::unique_ptr<Writer> writer_;
-  std::mutex reader_mu_;                      // serialises use of reader_
-  std::unique_ptr<sql::Connection> reader_;  // guarded by reader_mu_; null after Close()
+  std::unique_ptr<sql::ConnectionPool> readers_;  // closed by Close()
 };
 
 }  // namespace hookinbox::store

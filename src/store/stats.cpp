@@ -95,7 +95,7 @@ Stats ReadStats(sql::Connection& db, const StatsOptions& options) {
 }
 
 Result<Stats> SqlStore::ReadStats(const StatsOptions& options) {
-  return WithReader<Stats>(reader_mu_, reader_, "stats",
+  return WithReader<Stats>(*readers_, "stats",
                            [&](sql::Connection& db) { return store::ReadStats(db, options); });
 }
 

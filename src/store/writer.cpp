@@ -20,10 +20,12 @@ constexpr std::chrono::milliseconds kMinBusyWait{10};
 
 }  // namespace
 
-Writer::Writer(std::unique_ptr<sql::Connection> db, int max_batch, Operation before_commit, int busy_timeout_ms)
+Writer::Writer(std::unique_ptr<sql::Connection> db, int max_batch, Operation before_commit, int busy_timeout_ms,
+               Reconnect reconnect)
     : max_batch_(max_batch < 1 ? 1 : max_batch),
       before_commit_(std::move(before_commit)),
       busy_budget_(std::max(busy_timeout_ms, 0)),
+      reconnect_(std::move(reconnect)),
       db_(std::move(db)) {
   thread_ = std::thread([this] { Run(); });
 }
@@ -93,7 +95,8 @@ void Writer::Stop() {
 void Writer::Run() {
   // The same statements run in every transaction: keep them compiled for
   // as long as this thread owns the connection (gone before Stop() closes it).
-  StatementCache statements(*db_);
+  std::optional<StatementCache> statements;
+  statements.emplace(*db_);
   for (;;) {
     std::deque<Job> batch;
     {
@@ -105,9 +108,26 @@ void Writer::Run() {
         queue_.pop_front();
       }
     }
+    if (ReconnectIfBroken()) {
+      statements.reset();  // its statements belonged to the old connection
+      statements.emplace(*db_);
+    }
     // The lock that stopped this batch stops the queue behind it too: answer
     // now whoever has no budget left rather than let each wait its turn.
     if (RunBatch(batch)) FailExpiredQueued();
+  }
+}
+
+bool Writer::ReconnectIfBroken() {
+  if (!reconnect_ || db_->Healthy()) return false;
+  try {
+    db_ = reconnect_();
+    log::Info("store_reconnected", {});
+    return true;
+  } catch (const sql::Error& e) {
+    // This batch fails as Unavailable on the dead connection; the next one tries again.
+    log::Warn("store_reconnect_failed", {{"error", e.what()}});
+    return false;
   }
 }
 

@@ -61,6 +61,9 @@ class Writer {
   // (rolled back, nothing written) — for "nothing half-written" tests. An
   // Unavailable from it counts as a storage failure (a full disk).
   using CommitHook = std::function<Status()>;
+  // Opens a replacement for a connection that lost its server (throws
+  // sql::Error when it cannot). Null: the connection is never replaced (SQLite).
+  using Reconnect = std::function<std::unique_ptr<sql::Connection>()>;
 
   // `before_commit` (optional) runs after a transaction's operations, inside
   // it, before COMMIT: the store seals audit rows there (store/audit_chain.h),
@@ -69,7 +72,7 @@ class Writer {
   // lock, counted from the call (the connection's busy timeout is reset per
   // batch from it).
   Writer(std::unique_ptr<sql::Connection> db, int max_batch, Operation before_commit = nullptr,
-         int busy_timeout_ms = 5000);
+         int busy_timeout_ms = 5000, Reconnect reconnect = nullptr);
   ~Writer();  // Stop()s
 
   // Queues `op` and waits for its transaction to be durable (or to fail).
@@ -110,6 +113,8 @@ class Writer {
   void Run();
   // Returns true when the batch failed on a held lock.
   bool RunBatch(std::deque<Job>& batch);
+  // Replaces a connection that lost its server, when it can; true when db_ changed.
+  bool ReconnectIfBroken();
   // One transaction over `jobs`; returns the batch's fate and fills *fate.
   Status Transact(std::deque<Job>& jobs, size_t first, size_t count, TxnFate* fate);
   // Sets the connection's busy timeout to what the oldest of `jobs` has left.
@@ -125,6 +130,7 @@ class Writer {
   const int max_batch_;
   const Operation before_commit_;
   const std::chrono::milliseconds busy_budget_;
+  const Reconnect reconnect_;
 
   std::unique_ptr<sql::Connection> db_;  // used only by the writer thread (and Stop after join)
   CommitHook commit_hook_;                // guarded by mu_ when set; read by the writer thread

@@ -22,9 +22,12 @@ std::string UniqueSchemaName() {
   return name;
 }
 
-// `url` with the session's search_path set to `schema` (libpq's options parameter).
+// `url` with the session's search_path set to `schema` (libpq's options
+// parameter), and the schema as application_name so a test can find (and
+// cut) its own store's sessions in pg_stat_activity.
 std::string WithSearchPath(const std::string& url, const std::string& schema) {
-  return url + (url.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
+  return url + (url.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema +
+         "&application_name=" + schema;
 }
 
 }  // namespace
@@ -59,6 +62,13 @@ std::unique_ptr<store::SqlStore> TestDatabase::OpenStore(int busy_timeout_ms, in
   INFO(opened.status().message());
   REQUIRE(opened.ok());
   return std::move(opened).value();
+}
+
+int TestDatabase::CutPostgresSessions() const {
+  if (!postgres()) return 0;
+  store::sql::PgConnection admin(TestPostgresUrl());
+  return static_cast<int>(store::sql::QueryInt64(
+      admin, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '" + schema_ + "'"));
 }
 
 std::unique_ptr<store::sql::Connection> TestDatabase::Connect() const {

@@ -32,6 +32,9 @@ class TestDatabase {
   std::unique_ptr<store::SqlStore> OpenStore(int busy_timeout_ms, int max_batch) const;
   // A new connection to it.
   std::unique_ptr<store::sql::Connection> Connect() const;
+  // PostgreSQL: ends every session of this database's schema, as a server
+  // restart would; the number ended. 0 on SQLite.
+  int CutPostgresSessions() const;
 
  private:
   std::string sqlite_path_;

@@ -126,13 +126,14 @@ class PgStatement final : public Statement {
     const char* v = PQgetvalue(result_.get(), row_, index);
     const Oid type = PQftype(result_.get(), index);
     if (type == kBoolOid) return v[0] == 't' ? 1 : 0;
-    if (type == kNumericOid || type == kFloat4Oid || type == kFloat8Oid) {
-      return static_cast<int64_t>(std::llround(std::strtod(v, nullptr)));  // sum(bigint) is numeric
-    }
     int64_t out = 0;
     const size_t n = std::strlen(v);
-    if (std::from_chars(v, v + n, out).ec != std::errc()) throw Error(Failure::kOther, 0, "column is not an integer");
-    return out;
+    auto [end, ec] = std::from_chars(v, v + n, out);
+    if (ec == std::errc() && end == v + n) return out;  // integers, and sum(bigint) (numeric) without a fraction
+    if (type == kNumericOid || type == kFloat4Oid || type == kFloat8Oid) {
+      return static_cast<int64_t>(std::llround(std::strtod(v, nullptr)));
+    }
+    throw Error(Failure::kOther, 0, "column is not an integer");
   }
   double ColumnDouble(int index) const override {
     return ColumnIsNull(index) ? 0.0 : std::strtod(PQgetvalue(result_.get(), row_, index), nullptr);

@@ -38,8 +38,7 @@ class PgConnection final : public Connection {
   bool InTransaction() override;
   int64_t TotalChanges() override { return total_changes_; }
 
-  // False once the server went away: the pool drops such a connection.
-  bool Healthy() const;
+  bool Healthy() const override;
 
   // The server-side statement for `key` (SQL text + parameter types),
   // preparing it on first use. For PgStatement.

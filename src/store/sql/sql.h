@@ -123,6 +123,9 @@ class Connection {
   virtual bool InTransaction() = 0;
   // Rows changed by this connection since it opened (to tell a commit that wrote).
   virtual int64_t TotalChanges() = 0;
+  // False once the connection can no longer be used (its server went away):
+  // pools and the writer then open a new one.
+  virtual bool Healthy() const { return true; }
 };
 
 // Begins on construction; rolls back on destruction unless committed.
