@@ -5,6 +5,7 @@
 #include "store/audit_chain.h"
 #include "store/database.h"
 #include "store/sql_bind.h"
+#include "store/sql_reader.h"
 #include "store/statement_cache.h"
 
 namespace hookinbox::store {
@@ -289,6 +290,14 @@ SqlStore::~SqlStore() { Close(); }
 void SqlStore::Close() {
   readers_->Close();
   writer_->Stop();
+}
+
+Result<int64_t> SqlStore::ServerNowMs() {
+  return WithReader<int64_t>(*readers_, "server clock", [](sql::Connection& db) -> Result<int64_t> {
+    return sql::QueryInt64(db, db.backend() == sql::Backend::kPostgres
+                                   ? "SELECT CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS BIGINT)"
+                                   : "SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)");
+  });
 }
 
 Result<ClaimResult> SqlStore::Claim(const NewEvent& event, DeliveryRecord delivery) {

@@ -107,6 +107,10 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
   // bounded batch per writer transaction; a dry run only counts, on the reader.
   Result<PurgeReport> Purge(const PurgeOptions& options);
 
+  // The database's wall clock in ms since the epoch (store/database_clock.h):
+  // PostgreSQL's clock_timestamp(); SQLite's is this host's.
+  Result<int64_t> ServerNowMs();
+
   Writer& writer() { return *writer_; }  // for fault-injection tests
 
  private:
