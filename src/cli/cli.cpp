@@ -88,6 +88,14 @@ int Main(int argc, char** argv) {
                       "exit 0 ok, 1 broken (names the first broken row), 2 usage");
   verify_audit->add_option("FILE", audit_file, "database file")->required();
   verify_audit->fallthrough();
+  MigrateToPostgresOptions migrate;
+  auto* migrate_pg = app.add_subcommand(
+      "migrate-to-postgres", "copy an SQLite installation into PostgreSQL with its ids and audit history (run it again "
+                             "to catch up; stop the servers first); exit 0 copied and verified, 1 failed, 2 usage");
+  migrate_pg->add_option("--from", migrate.from, "the SQLite database file")->required();
+  migrate_pg->add_option("--to", migrate.to, "PostgreSQL URL, postgresql://user:password@host/db");
+  migrate_pg->add_option("--to-env", migrate.to_env, "environment variable holding the URL instead");
+  migrate_pg->fallthrough();
   bool purge_dry_run = false;
   auto* purge = app.add_subcommand("purge", "apply [endpoint.retention] now: remove expired bodies and terminal "
                                             "events, per endpoint");
@@ -117,6 +125,7 @@ int Main(int argc, char** argv) {
   if (reconcile->parsed()) return RunReconcile(reconcile_opts, common, std::cout, std::cerr);
   if (stats->parsed()) return RunStats(common, std::cout, std::cerr);
   if (verify_audit->parsed()) return RunVerifyAudit(audit_file, common, std::cout, std::cerr);
+  if (migrate_pg->parsed()) return RunMigrateToPostgres(migrate, common, std::cout, std::cerr);
   if (purge->parsed()) return RunPurge(purge_dry_run, common, std::cout, std::cerr);
   if (ev_list->parsed()) return RunEventsList(ev, common, std::cout, std::cerr);
   if (ev_show->parsed()) return RunEventsShow(ev, common, std::cout, std::cerr);

@@ -98,6 +98,18 @@ int RunStats(const CommonOptions& common, std::ostream& out, std::ostream& err);
 // not a hookinbox database with audit chains.
 int RunVerifyAudit(const std::string& file, const CommonOptions& common, std::ostream& out, std::ostream& err);
 
+// `hookinbox migrate-to-postgres --from FILE --to URL | --to-env NAME [--json]`
+// (migrate_to_postgres.cpp): copies an SQLite installation into PostgreSQL,
+// keeping ids and audit history, idempotently (store/copy.h). 0 copied and
+// verified, 1 refused or failed, 2 usage.
+struct MigrateToPostgresOptions {
+  std::string from;    // the SQLite file
+  std::string to;      // a libpq URL (may hold a password: never printed)
+  std::string to_env;  // or the environment variable holding it
+};
+int RunMigrateToPostgres(const MigrateToPostgresOptions& options, const CommonOptions& common, std::ostream& out,
+                         std::ostream& err);
+
 // `hookinbox purge [--dry-run] [--json]` (purge.cpp): applies every
 // endpoint's [endpoint.retention] now (store/purge.h); --dry-run only counts.
 int RunPurge(bool dry_run, const CommonOptions& common, std::ostream& out, std::ostream& err);

@@ -1,0 +1,133 @@
+#include "store/copy.h"
+
+#include <string_view>
+
+#include "store/database.h"
+
+namespace hookinbox::store {
+namespace {
+
+struct TableSpec {
+  const char* name;
+  const char* key;    // the upsert's conflict target
+  bool identity_id;   // its id comes from a sequence the target must move past the copied ids
+};
+
+// Parents before children (foreign keys are checked per statement).
+constexpr TableSpec kTables[] = {
+    {"webhook_inbox", "id", true},
+    {"webhook_deliveries", "id", true},
+    {"webhook_payloads", "id", true},
+    {"webhook_delivery_events", "delivery_id, position", false},
+    {"webhook_attempts", "id", true},
+    {"webhook_event_actions", "id", true},
+    {"business_keys", "tenant_id, key_hash", false},
+    {"object_versions", "endpoint, tenant_id, object_key", false},
+    {"effects", "tenant_id, effect_key", false},
+    {"step_results", "inbox_id, name", false},
+    {"audit_chain_heads", "table_name", false},
+    {"audit_checkpoints", "id", true},
+};
+
+std::vector<std::string> SourceColumns(sql::Connection& from, const std::string& table) {
+  auto st = from.Prepare("SELECT name FROM pragma_table_info(?) ORDER BY cid");
+  st->bind(1, table);
+  std::vector<std::string> out;
+  while (st->executeStep()) out.push_back(st->getColumn(0).getString());
+  return out;
+}
+
+std::string UpsertSql(const TableSpec& t, const std::vector<std::string>& columns) {
+  std::string names, values, updates;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    names += (i ? ", " : "") + columns[i];
+    values += i ? ", ?" : "?";
+    updates += (i ? ", " : "") + columns[i] + " = excluded." + columns[i];
+  }
+  return std::string("INSERT INTO ") + t.name + " (" + names + ") VALUES (" + values + ") ON CONFLICT (" + t.key +
+         ") DO UPDATE SET " + updates;
+}
+
+// Binds the value of `from`'s column `i` as parameter i + 1 of `to`, with its own type.
+void CopyValue(sql::Statement& from, int i, sql::Statement& to) {
+  sql::Column c = from.getColumn(i);
+  switch (c.getType()) {
+    case sql::Type::kNull: to.bind(i + 1); break;
+    case sql::Type::kInteger: to.bind(i + 1, c.getInt64()); break;
+    case sql::Type::kReal: to.bind(i + 1, c.getDouble()); break;
+    case sql::Type::kText: to.bind(i + 1, c.getString()); break;
+    case sql::Type::kBlob: to.bindBlob(i + 1, c.getString()); break;
+  }
+}
+
+int64_t CopyTable(sql::Connection& from, sql::Connection& to, const TableSpec& t) {
+  const auto columns = SourceColumns(from, t.name);
+  if (columns.empty()) throw sql::Error(sql::Failure::kOther, 0, std::string("source has no table ") + t.name);
+  std::string select = "SELECT ";
+  for (size_t i = 0; i < columns.size(); ++i) select += (i ? ", " : "") + columns[i];
+  auto rows = from.Prepare(select + " FROM " + t.name + " ORDER BY " + t.key);
+  auto upsert = to.Prepare(UpsertSql(t, columns));
+  int64_t n = 0;
+  try {
+    while (rows->executeStep()) {
+      upsert->reset();
+      for (int i = 0; i < static_cast<int>(columns.size()); ++i) CopyValue(*rows, i, *upsert);
+      upsert->exec();
+      ++n;
+    }
+  } catch (const sql::Error& e) {
+    // Name the row: a value the source's typeless column let in may not fit PostgreSQL's.
+    throw sql::Error(e.failure(), e.native_code(),
+                     std::string(t.name) + " row " + std::to_string(n + 1) + " (by " + t.key + "): " + e.what());
+  }
+  if (t.identity_id) {
+    to.Exec(std::string("SELECT setval(pg_get_serial_sequence('") + t.name + "', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM " +
+            t.name + "), false)");
+  }
+  return n;
+}
+
+// A target that holds rows the source does not is in use: refuse rather than
+// mix two histories. The fresh target's own genesis rows (its migration
+// wrote them) are replaced by the source's.
+Status CheckTarget(sql::Connection& from, sql::Connection& to) {
+  for (const char* table : {"webhook_inbox", "webhook_deliveries", "webhook_attempts"}) {
+    const std::string max = std::string("SELECT coalesce(max(id), 0) FROM ") + table;
+    if (sql::QueryInt64(to, max) > sql::QueryInt64(from, max)) {
+      return InvalidArgument(std::string("the target already holds ") + table +
+                             " rows the source does not have: it is in use; refusing to overwrite it");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<CopyReport> CopyDatabase(sql::Connection& from, sql::Connection& to, const CopyProgress& progress) {
+  if (from.backend() != sql::Backend::kSqlite || to.backend() != sql::Backend::kPostgres) {
+    return InvalidArgument("copy: from SQLite to PostgreSQL only");
+  }
+  try {
+    sql::Transaction read(from, sql::TxnMode::kRead);
+    sql::Transaction write(to, sql::TxnMode::kWrite);
+    if (Status st = CheckTarget(from, to); !st.ok()) return st;
+    if (sql::QueryInt64(to, "SELECT count(*) FROM webhook_deliveries") == 0) {
+      to.Exec("DELETE FROM audit_chain_heads; DELETE FROM audit_checkpoints");
+    }
+    CopyReport report;
+    for (const TableSpec& t : kTables) {
+      report.tables.push_back({t.name, CopyTable(from, to, t)});
+      if (progress) progress(report.tables.back());
+    }
+    write.commit();
+    return report;
+  } catch (const sql::Error& e) {
+    // A constraint or a type the target refused is the data's fault, not a bug.
+    if (e.failure() == sql::Failure::kConstraint || e.failure() == sql::Failure::kOther) {
+      return InvalidArgument(std::string("copy: ") + e.what());
+    }
+    return FromSql(e, "copy");
+  }
+}
+
+}  // namespace hookinbox::store
