@@ -1,6 +1,7 @@
 // GET /admin/api/export.db[?payloads=0]: the "Download audit database" of
-// the UI. A consistent snapshot (store/snapshot.h) is written to a temporary
-// file beside the database — same filesystem, and never /tmp, which may be
+// the UI. A consistent snapshot (store/snapshot.h; on PostgreSQL a row copy
+// into a fresh SQLite file) is written to a temporary file beside the
+// database (on PostgreSQL, in the installation's directory) — never /tmp, which may be
 // small or shared — then streamed in chunks, so a multi-GB database never
 // sits in memory. The file is unlinked as soon as it is open: the open
 // descriptor keeps the bytes until the download ends, and a crash or a
@@ -60,13 +61,12 @@ std::string AttachmentName(int64_t now_ms, bool with_payloads) {
   return std::string("hookinbox-audit-") + buf + (with_payloads ? "" : "-without-payloads") + ".db";
 }
 
-// Writes the snapshot to a fresh hidden file beside the database and opens
-// it; the name is gone from the directory when this returns.
-Result<int> SnapshotToOpenFile(const std::string& db_path, bool with_payloads) {
+// Writes the snapshot to a fresh hidden file in `dir` and opens it; the
+// name is gone from the directory when this returns.
+Result<int> SnapshotToOpenFile(store::SqlStore& store, const std::filesystem::path& dir, bool with_payloads) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::path(db_path).parent_path();
   fs::path tmp = dir / (".hookinbox-export-" + RandomHex(8) + ".db");
-  Status st = store::WriteSnapshot(db_path, tmp.string(), store::SnapshotOptions{with_payloads});
+  Status st = store.Snapshot(tmp.string(), store::SnapshotOptions{with_payloads});
   if (!st.ok()) {
     std::error_code ec;
     fs::remove(tmp, ec);
@@ -93,7 +93,11 @@ void AdminApi::Export(const httplib::Request& req, httplib::Response& res) const
     return;
   }
   holder->active = &exports_;
-  auto fd = SnapshotToOpenFile(config_.storage.path, *with_payloads);
+  // Beside the SQLite file; on PostgreSQL, in the installation's directory.
+  const std::filesystem::path dir = store_.backend() == store::sql::Backend::kSqlite
+                                        ? std::filesystem::path(config_.storage.path).parent_path()
+                                        : std::filesystem::path(config_.base_dir);
+  auto fd = SnapshotToOpenFile(store_, dir, *with_payloads);
   if (!fd.ok()) {
     log::Error("admin_export_failed", {{"error", fd.status().message()}});
     return http::ReplyError(res, fd.status());

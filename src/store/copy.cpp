@@ -30,7 +30,10 @@ constexpr TableSpec kTables[] = {
 };
 
 std::vector<std::string> SourceColumns(sql::Connection& from, const std::string& table) {
-  auto st = from.Prepare("SELECT name FROM pragma_table_info(?) ORDER BY cid");
+  auto st = from.Prepare(from.backend() == sql::Backend::kSqlite
+                             ? "SELECT name FROM pragma_table_info(?) ORDER BY cid"
+                             : "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
+                               " AND table_name = ? ORDER BY ordinal_position");
   st->bind(1, table);
   std::vector<std::string> out;
   while (st->executeStep()) out.push_back(st->getColumn(0).getString());
@@ -80,7 +83,7 @@ int64_t CopyTable(sql::Connection& from, sql::Connection& to, const TableSpec& t
     throw sql::Error(e.failure(), e.native_code(),
                      std::string(t.name) + " row " + std::to_string(n + 1) + " (by " + t.key + "): " + e.what());
   }
-  if (t.identity_id) {
+  if (t.identity_id && to.backend() == sql::Backend::kPostgres) {
     to.Exec(std::string("SELECT setval(pg_get_serial_sequence('") + t.name + "', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM " +
             t.name + "), false)");
   }
@@ -104,9 +107,7 @@ Status CheckTarget(sql::Connection& from, sql::Connection& to) {
 }  // namespace
 
 Result<CopyReport> CopyDatabase(sql::Connection& from, sql::Connection& to, const CopyProgress& progress) {
-  if (from.backend() != sql::Backend::kSqlite || to.backend() != sql::Backend::kPostgres) {
-    return InvalidArgument("copy: from SQLite to PostgreSQL only");
-  }
+  if (from.backend() == to.backend()) return InvalidArgument("copy: between SQLite and PostgreSQL only");
   try {
     sql::Transaction read(from, sql::TxnMode::kRead);
     sql::Transaction write(to, sql::TxnMode::kWrite);

@@ -1,5 +1,6 @@
 // store/copy.h — copy an SQLite installation into PostgreSQL, keeping ids
-// and the audit history (`hookinbox migrate-to-postgres`).
+// and the audit history (`hookinbox migrate-to-postgres`); and a PostgreSQL
+// store into a fresh SQLite file (the audit snapshot, store/snapshot.h).
 //
 // Every table of the schema is copied row by row with the same ids, chain
 // sequence numbers and row hashes, so the audit chain verifies on the copy
@@ -38,7 +39,7 @@ struct CopyReport {
 // Called after each table, for progress lines.
 using CopyProgress = std::function<void(const CopiedTable&)>;
 
-// Copies `from` (an SQLite store) into `to` (a migrated PostgreSQL store).
+// Copies `from` into `to`, one SQLite and the other PostgreSQL, both migrated.
 // Errors: InvalidArgument when `to` already holds other rows (named) or a
 // value does not fit its column; Unavailable when either database is; the
 // target is unchanged on error.

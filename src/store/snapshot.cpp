@@ -27,10 +27,12 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "store/copy.h"
 #include "store/database.h"
 #include "store/snapshot_readme.h"
 
@@ -75,6 +77,8 @@ class TempFile {
     if (path_.empty()) return;
     ::unlink(path_.c_str());
     ::unlink((path_ + "-journal").c_str());
+    ::unlink((path_ + "-wal").c_str());  // a copy filled through OpenDatabase (WAL) from PostgreSQL
+    ::unlink((path_ + "-shm").c_str());
   }
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
@@ -161,7 +165,7 @@ Result<std::vector<std::pair<std::string, std::string>>> SchemaObjects(sqlite3* 
 }
 
 // The README table: one row per table and view plus the 'snapshot' row.
-Status WriteReadme(sqlite3* db, const std::string& db_path, const SnapshotOptions& options) {
+Status WriteReadme(sqlite3* db, const std::string& source, const std::string& how, const SnapshotOptions& options) {
   auto objects = SchemaObjects(db);
   if (!objects.ok()) return objects.status();
   if (Status st = Exec(db, "CREATE TABLE README (name TEXT PRIMARY KEY, kind TEXT NOT NULL, description TEXT NOT NULL)",
@@ -174,8 +178,7 @@ Status WriteReadme(sqlite3* db, const std::string& db_path, const SnapshotOption
   if (rc != SQLITE_OK) return SqliteError(db, rc, "prepare README insert");
   std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> insert(raw, sqlite3_finalize);
   const std::string snapshot =
-      "Made " + NowIso() + " by hookinbox from " + std::filesystem::path(db_path).filename().string() +
-      " with the SQLite online backup API inside one read transaction: a consistent copy as of that moment. " +
+      "Made " + NowIso() + " by hookinbox from " + source + " " + how + ": a consistent copy as of that moment. " +
       (options.with_payloads ? "Payload bodies are included."
                              : "Payload bodies are NOT included: webhook_payloads rows were deleted and "
                                "step_results bodies emptied, then the file was vacuumed.");
@@ -193,14 +196,14 @@ Status WriteReadme(sqlite3* db, const std::string& db_path, const SnapshotOption
 }
 
 // Turns the raw page copy into the deliverable: one file, README, bodies removed on request.
-Status Finish(sqlite3* db, const std::string& db_path, const SnapshotOptions& options) {
+Status Finish(sqlite3* db, const std::string& source, const std::string& how, const SnapshotOptions& options) {
   // The copied header still says WAL; DELETE makes the copy one self-contained file.
   if (Status st = Exec(db, "PRAGMA journal_mode = DELETE", "journal_mode"); !st.ok()) return st;
   if (Status st = Exec(db, "BEGIN IMMEDIATE", "begin"); !st.ok()) return st;
   Status st = options.with_payloads
                   ? Status::Ok()
                   : Exec(db, "DELETE FROM webhook_payloads; UPDATE step_results SET body = X''", "remove payloads");
-  if (st.ok()) st = WriteReadme(db, db_path, options);
+  if (st.ok()) st = WriteReadme(db, source, how, options);
   if (!st.ok()) {
     Exec(db, "ROLLBACK", "rollback");
     return st;
@@ -255,24 +258,22 @@ Status Publish(const std::string& temp, const std::string& out_path) {
   return Status::Ok();
 }
 
-}  // namespace
-
-Status WriteSnapshot(const std::string& db_path, const std::string& out_path, const SnapshotOptions& options) {
+// The part both sources share: `fill` writes the raw copy into a fresh temp
+// file beside out_path; then README, bodies removed on request, one file
+// published under out_path.
+Status BuildSnapshot(const std::string& out_path, const std::string& source, const std::string& how,
+                     const SnapshotOptions& options, const std::function<Status(const std::string&)>& fill) {
   struct stat st_out{};
   if (::lstat(out_path.c_str(), &st_out) == 0) return AlreadyExists(out_path);
-  // Read-only, never created: a wrong path is an error, not a new empty database.
-  auto src = Open(db_path, SQLITE_OPEN_READONLY, "open");
-  if (!src.ok()) return src.status();
   auto temp_name = MakeTemp(out_path);
   if (!temp_name.ok()) return temp_name.status();
   TempFile temp(*temp_name);
+  if (Status st = fill(temp.path()); !st.ok()) return st;
   std::unique_ptr<TempFile> vacuumed;  // without payloads: the copy rewritten from its live rows
   {
     auto dst = Open(temp.path(), SQLITE_OPEN_READWRITE, "open copy");
     if (!dst.ok()) return dst.status();
-    if (Status st = Copy(src->get(), dst->get()); !st.ok()) return st;
-    src->reset();  // release the live file before the (possibly long) finishing work
-    if (Status st = Finish(dst->get(), db_path, options); !st.ok()) return st;
+    if (Status st = Finish(dst->get(), source, how, options); !st.ok()) return st;
     if (!options.with_payloads) {
       auto name = MakeTemp(out_path);
       if (!name.ok()) return name.status();
@@ -283,6 +284,33 @@ Status WriteSnapshot(const std::string& db_path, const std::string& out_path, co
     if (rc != SQLITE_OK) return FromSqlite(rc, "snapshot: close copy");
   }
   return Publish(vacuumed ? vacuumed->path() : temp.path(), out_path);
+}
+
+}  // namespace
+
+Status WriteSnapshot(const std::string& db_path, const std::string& out_path, const SnapshotOptions& options) {
+  // Read-only, never created: a wrong path is an error, not a new empty database.
+  auto src = Open(db_path, SQLITE_OPEN_READONLY, "open");
+  if (!src.ok()) return src.status();
+  return BuildSnapshot(out_path, std::filesystem::path(db_path).filename().string(),
+                       "with the SQLite online backup API inside one read transaction", options,
+                       [&](const std::string& temp) -> Status {
+                         auto dst = Open(temp, SQLITE_OPEN_READWRITE, "open copy");
+                         if (!dst.ok()) return dst.status();
+                         Status st = Copy(src->get(), dst->get());
+                         src->reset();  // release the live file before the (possibly long) finishing work
+                         return st;
+                       });
+}
+
+Status WriteSnapshotFrom(sql::Connection& postgres, const std::string& out_path, const SnapshotOptions& options) {
+  return BuildSnapshot(out_path, "PostgreSQL", "row by row, ids kept, inside one REPEATABLE READ transaction",
+                       options, [&](const std::string& temp) -> Status {
+                         auto copy = OpenDatabase(temp, OpenOptions{5000, true});
+                         if (!copy.ok()) return copy.status();
+                         auto report = CopyDatabase(postgres, **copy, nullptr);
+                         return report.ok() ? Status::Ok() : report.status();
+                       });
 }
 
 }  // namespace hookinbox::store

@@ -2,7 +2,8 @@
 // for an auditor (`hookinbox backup`, the admin API's export.db).
 //
 // Owns: taking the copy while the server keeps writing (SQLite online backup
-// from one read transaction on a fresh connection), leaving out payload bodies
+// from one read transaction on a fresh connection; from PostgreSQL, a copy
+// of every row in one snapshot), leaving out payload bodies
 // on request, and the `README` table inside the copy that explains each table
 // and view. Knows nothing of HTTP or the CLI.
 #pragma once
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "store/sql/sql.h"
 
 namespace hookinbox::store {
 
@@ -22,5 +24,11 @@ struct SnapshotOptions {
 // cannot be read or the copy cannot be written (no partial file is left behind). Safe to call from the server
 // process: it opens its own read-only connection. Blocks for as long as the copy takes.
 Status WriteSnapshot(const std::string& db_path, const std::string& out_path, const SnapshotOptions& options);
+
+// The same self-contained SQLite file, made from a PostgreSQL store: the
+// schema.sql tables filled row by row with their ids (store/copy.h) inside one
+// REPEATABLE READ transaction on `postgres`, so the audit chains verify on it
+// as on the database. Errors as for WriteSnapshot.
+Status WriteSnapshotFrom(sql::Connection& postgres, const std::string& out_path, const SnapshotOptions& options);
 
 }  // namespace hookinbox::store

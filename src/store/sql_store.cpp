@@ -264,7 +264,7 @@ Result<std::unique_ptr<SqlStore>> SqlStore::Open(const SqliteOptions& options) {
   // One reader: SQLite reads do not wait for the writer (WAL), and one
   // connection keeps the file's lock story simple (database.cpp).
   auto readers = std::make_unique<sql::ConnectionPool>(nullptr, 1, std::move(reader).value());
-  return std::unique_ptr<SqlStore>(new SqlStore(std::move(writer).value(), std::move(readers)));
+  return std::unique_ptr<SqlStore>(new SqlStore(std::move(writer).value(), std::move(readers), options.path));
 }
 
 Result<std::unique_ptr<SqlStore>> SqlStore::OpenPostgres(const PostgresOptions& options) {
@@ -282,7 +282,7 @@ Result<std::unique_ptr<SqlStore>> SqlStore::OpenPostgres(const PostgresOptions& 
   if (!writer.ok()) return writer.status();
   const size_t readers = static_cast<size_t>(std::max(options.pool_size - 1, 1));
   return std::unique_ptr<SqlStore>(
-      new SqlStore(std::move(writer).value(), std::make_unique<sql::ConnectionPool>(connect, readers, nullptr)));
+      new SqlStore(std::move(writer).value(), std::make_unique<sql::ConnectionPool>(connect, readers, nullptr), ""));
 }
 
 SqlStore::~SqlStore() { Close(); }
@@ -298,6 +298,16 @@ Result<int64_t> SqlStore::ServerNowMs() {
                                    ? "SELECT CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS BIGINT)"
                                    : "SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)");
   });
+}
+
+Status SqlStore::Snapshot(const std::string& out_path, const SnapshotOptions& options) {
+  if (backend() == sql::Backend::kSqlite) return WriteSnapshot(sqlite_path_, out_path, options);
+  try {
+    auto connection = readers_->Acquire();
+    return WriteSnapshotFrom(*connection, out_path, options);
+  } catch (const sql::Error& e) {
+    return FromSql(e, "snapshot");
+  }
 }
 
 Result<ClaimResult> SqlStore::Claim(const NewEvent& event, DeliveryRecord delivery) {

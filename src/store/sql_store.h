@@ -17,6 +17,7 @@
 #include "store/ledger.h"
 #include "store/purge.h"
 #include "store/reconcile.h"
+#include "store/snapshot.h"
 #include "store/stats.h"
 #include "store/store.h"
 #include "store/work_queue.h"
@@ -111,14 +112,22 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
   // PostgreSQL's clock_timestamp(); SQLite's is this host's.
   Result<int64_t> ServerNowMs();
 
+  // A self-contained SQLite copy of the whole store for an auditor
+  // (store/snapshot.h): the file's online backup on SQLite, a row copy from
+  // one snapshot on PostgreSQL. Errors as for WriteSnapshot.
+  Status Snapshot(const std::string& out_path, const SnapshotOptions& options);
+
+  sql::Backend backend() const { return sqlite_path_.empty() ? sql::Backend::kPostgres : sql::Backend::kSqlite; }
+
   Writer& writer() { return *writer_; }  // for fault-injection tests
 
  private:
-  SqlStore(std::unique_ptr<Writer> writer, std::unique_ptr<sql::ConnectionPool> readers)
-      : writer_(std::move(writer)), readers_(std::move(readers)) {}
+  SqlStore(std::unique_ptr<Writer> writer, std::unique_ptr<sql::ConnectionPool> readers, std::string sqlite_path)
+      : writer_(std::move(writer)), readers_(std::move(readers)), sqlite_path_(std::move(sqlite_path)) {}
 
   std::unique_ptr<Writer> writer_;
   std::unique_ptr<sql::ConnectionPool> readers_;  // closed by Close()
+  const std::string sqlite_path_;                 // empty on PostgreSQL
 };
 
 }  // namespace hookinbox::store

@@ -12,7 +12,9 @@
 #include <set>
 #include <thread>
 
+#include "store/audit_chain.h"
 #include "store/snapshot_readme.h"
+#include "store/sql/sqlite_connection.h"
 #include "store_fixture.h"
 
 using namespace hookinbox;
@@ -192,4 +194,34 @@ TEST_CASE("snapshot: taken while the store writes, the copy holds every event ac
   stop = true;
   writer.join();
   CHECK(acknowledged.load() > 0);
+}
+
+// Issue 10: the store's own snapshot, on either backend (a row copy from PostgreSQL).
+TEST_CASE("snapshot: the store's snapshot is one SQLite file with every row, README and sound audit chains; "
+          "without payloads no body is left", "[store][snapshot]") {
+  StoreFixture f;
+  auto r = f.store->Claim(SampleEvent("evt_1", "h1", std::string(R"({"secret":")") + kMarker + "\"}"),
+                          SampleDelivery());
+  REQUIRE(r.ok());
+  REQUIRE(f.store->Claim(SampleEvent("evt_1", "h1"), SampleDelivery()).ok());  // a duplicate delivery
+  const std::string with = f.dir.File("with.db"), without = f.dir.File("without.db");
+  REQUIRE(f.store->Snapshot(with, {true}).ok());
+  REQUIRE(f.store->Snapshot(without, {false}).ok());
+  CHECK(f.store->Snapshot(with, {true}).code() == Code::kConflict);  // never overwrites
+  for (const std::string& file : {with, without}) {
+    INFO(file);
+    SQLite::Database db(file, SQLite::OPEN_READONLY);
+    CHECK(db.execAndGet("SELECT count(*) FROM webhook_inbox").getInt() == 1);
+    CHECK(db.execAndGet("SELECT count(*) FROM webhook_deliveries").getInt() == 2);
+    CHECK(db.execAndGet("SELECT id FROM webhook_inbox").getInt64() == r->inbox_id);
+    CHECK(db.execAndGet("SELECT count(*) FROM README WHERE name = 'snapshot'").getInt() == 1);
+    store::sql::SqliteConnection connection(std::make_unique<SQLite::Database>(file, SQLite::OPEN_READONLY));
+    auto audit = store::VerifyAudit(connection);
+    REQUIRE(audit.ok());
+    INFO(audit->broken << ": " << audit->detail);
+    CHECK(audit->ok);
+  }
+  CHECK(ReadFile(with).find(kMarker) != std::string::npos);
+  CHECK(ReadFile(without).find(kMarker) == std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(with + "-wal"));
 }
