@@ -34,7 +34,7 @@ struct SqliteOptions {
 
 struct PostgresOptions {
   std::string url;             // libpq URL or keyword string (may hold a password: never logged)
-  int busy_timeout_ms = 5000;  // how long a write may keep retrying a batch PostgreSQL could not serialise
+  int busy_timeout_ms = 5000;  // how long a write waits for another replica's write lock, then Unavailable
   int max_batch = 256;         // most operations in one commit
   int pool_size = 4;           // connections: one for the writer, the rest for reads (at least one)
 };

@@ -47,10 +47,9 @@ std::string Placeholders(size_t first, size_t n) {
 // The caller's running events are left out by id (see WorkQueue::ClaimDue).
 // Ids, not the lease owner's "<host>:<pid>" prefix: a worker stopped and
 // started again in one process (tests, a future reload) must still take
-// back the leases it released. On PostgreSQL several processes claim at
-// once: a row another replica's claim holds is skipped, not waited for
-// (its transaction would win, and ours be retried as not serialisable).
-std::string DueSql(size_t excluded, size_t running, sql::Backend backend) {
+// back the leases it released. Claims of several replicas never run at
+// once: each holds the database's write lock (sql::TxnMode::kWrite).
+std::string DueSql(size_t excluded, size_t running) {
   std::string sql =
       "SELECT id, status, endpoint, tenant_id, payload_hash, coalesce(business_key, ''),"
       " coalesce(business_key_hint, ''), coalesce(object_key, ''), coalesce(object_version, 0)"
@@ -58,13 +57,12 @@ std::string DueSql(size_t excluded, size_t running, sql::Backend backend) {
       " AND (status <> 'processing' OR lease_until < ?1)";
   if (excluded > 0) sql += " AND endpoint NOT IN (" + Placeholders(2, excluded) + ")";
   if (running > 0) sql += " AND id NOT IN (" + Placeholders(2 + excluded, running) + ")";
-  sql += " ORDER BY next_attempt_at, id LIMIT 1";
-  return backend == sql::Backend::kPostgres ? sql + " FOR UPDATE SKIP LOCKED" : sql;
+  return sql + " ORDER BY next_attempt_at, id LIMIT 1";
 }
 
 std::optional<DueEvent> NextDue(sql::Connection& db, int64_t now_ms, const std::vector<std::string>& excluded,
                                 const std::vector<int64_t>& running) {
-  Prepared st(db, DueSql(excluded.size(), running.size(), db.backend()));
+  Prepared st(db, DueSql(excluded.size(), running.size()));
   st->bind(1, static_cast<int64_t>(now_ms));
   for (size_t i = 0; i < excluded.size(); ++i) st->bind(static_cast<int>(2 + i), excluded[i]);
   for (size_t i = 0; i < running.size(); ++i) {

@@ -28,10 +28,12 @@
 // (an empty probe transaction writes nothing to the WAL and so never sees
 // ENOSPC).
 //
-// On PostgreSQL (several processes may write at once) the transaction is
-// SERIALIZABLE, so every operation still behaves as if it ran alone; a batch
-// the server could not serialise against another process's is rerun whole
-// while its oldest operation has budget left.
+// On PostgreSQL several processes write to one database; each batch first
+// takes the database's write lock (sql::TxnMode::kWrite), so as on SQLite one
+// batch commits at a time, and a lock held too long fails the batch as busy
+// (lock_timeout, armed from the same budget). A batch PostgreSQL still
+// refuses as a deadlock or not serialisable is rerun whole while its oldest
+// operation has budget left.
 // Thread-safety: Submit(), Stop() and RecentStorageFailure() may be called
 // from any thread.
 #pragma once
@@ -104,8 +106,8 @@ class Writer {
   // What a transaction ran into, besides its Status.
   struct TxnFate {
     bool op_failed = false;  // an operation threw
-    bool busy = false;       // another connection held the lock past the wait (SQLite), or the batch could
-                             // not be serialised against another writer (PostgreSQL: retried)
+    bool busy = false;       // another connection held the lock past the wait; or PostgreSQL found a
+                             // deadlock or could not serialise (retried while the budget lasts)
     bool storage = false;    // the disk refused the write (full, size limit, I/O error)
     bool wrote = false;      // committed and changed at least one row
   };
@@ -120,7 +122,7 @@ class Writer {
   // Sets the connection's busy timeout to what the oldest of `jobs` has left.
   void ArmBusyTimeout(const std::deque<Job>& jobs, size_t first, size_t count);
   static SteadyTime OldestDeadline(const std::deque<Job>& jobs, size_t first, size_t count);
-  // Transact, again while PostgreSQL could not serialise it and the oldest job has budget left.
+  // Transact, again while PostgreSQL refused it as a deadlock or not serialisable and the oldest job has budget left.
   Status TransactRetrying(std::deque<Job>& jobs, size_t first, size_t count, TxnFate* fate);
   // Fails, with Unavailable, every queued job whose busy budget is spent.
   void FailExpiredQueued();

@@ -253,8 +253,15 @@ int PgConnection::Exec(const std::string& sql) {
 }
 
 void PgConnection::Begin(TxnMode mode) {
-  Exec(mode == TxnMode::kWrite ? "BEGIN ISOLATION LEVEL SERIALIZABLE"
-                               : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  // A write transaction first takes the database's write lock, as SQLite's
+  // BEGIN IMMEDIATE does: one writer at a time across every process, each
+  // statement seeing what the last writer committed. So every store
+  // operation means on PostgreSQL exactly what it means on SQLite (a claim
+  // that reads then writes cannot interleave with another replica's), and no
+  // batch is ever rerun as not serialisable. Reads take no lock.
+  Exec(mode == TxnMode::kWrite
+           ? "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(" + std::to_string(kWriteLockKey) + ")"
+           : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
 }
 
 void PgConnection::Commit() {

@@ -22,6 +22,9 @@ namespace hookinbox::store::sql {
 
 class PgConnection final : public Connection {
  public:
+  // The transaction-level advisory lock every write transaction holds (Begin).
+  static constexpr int64_t kWriteLockKey = 0x686f6f6b696e6278;  // "hookinbx"
+
   // Connects with a libpq URL or keyword string. Throws Error (kUnavailable)
   // naming the server but never the password.
   explicit PgConnection(const std::string& conninfo);

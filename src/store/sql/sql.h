@@ -26,7 +26,7 @@ enum class Backend { kSqlite, kPostgres };
 const char* BackendName(Backend b);  // "sqlite" | "postgres"
 
 enum class Failure {
-  kBusy,         // a lock wait ran out, or PostgreSQL could not serialise the transaction: try again
+  kBusy,         // a lock wait ran out (or PostgreSQL found a deadlock or could not serialise): try again
   kStorage,      // the disk refused the write (full, size limit, I/O error)
   kUnavailable,  // the database cannot be reached or written (closed, read-only, connection lost)
   kConstraint,   // a constraint refused the change
@@ -105,7 +105,8 @@ class Statement {
 
 enum class TxnMode {
   kRead,   // a consistent snapshot for reads
-  kWrite,  // writes that behave as if every writer ran alone (SQLite IMMEDIATE, PostgreSQL SERIALIZABLE)
+  kWrite,  // holds the database's write lock from the start: one writer at a time, across processes
+           // (SQLite BEGIN IMMEDIATE; PostgreSQL an advisory lock, READ COMMITTED)
 };
 
 class Connection {
