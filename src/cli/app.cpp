@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 
+#include "cli/open_store.h"
 #include "common/log.h"
 #include "http/certificate.h"
 
@@ -30,20 +32,31 @@ void Reload(const char* name, Listener& listener) {
 App::~App() { Close(); }
 
 Status App::Start() {
-  auto store = store::SqlStore::Open(
-      {config_.storage.path, config_.storage.busy_timeout_ms, config_.storage.max_batch});
+  auto store = OpenConfiguredStore(config_.storage);
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
-  auto admin = admin::AdminServer::Create(config_, *store_, clock_);
+  if (store_->backend() == store::sql::Backend::kPostgres) {
+    // Replicas compare each other's leases and due times: one clock, the server's.
+    store::SqlStore* db = store_.get();
+    database_clock_ = std::make_unique<store::DatabaseClock>(
+        [db] {
+          auto now = db->ServerNowMs();
+          if (!now.ok()) throw std::runtime_error(now.status().message());
+          return *now;
+        },
+        system_clock_);
+    clock_ = database_clock_.get();
+  }
+  auto admin = admin::AdminServer::Create(config_, *store_, *clock_);
   if (!admin.ok()) return admin.status();
   admin_ = std::move(admin).value();
   if (Status st = admin_->Bind(); !st.ok()) return st;
-  worker_ = std::make_unique<runner::WorkerLoop>(config_, *store_, clock_, runner::BuildActions(config_, clock_),
+  worker_ = std::make_unique<runner::WorkerLoop>(config_, *store_, *clock_, runner::BuildActions(config_, *clock_),
                                                  runner::WorkerOptions{}, admin_->HandlerApiBase());
   runner::WorkerLoop* worker = worker_.get();
   http::ServerHooks hooks{[worker](const std::string& endpoint) { worker->Notify(endpoint); },
                           [worker] { return worker->running(); }};
-  auto server = http::PublicServer::Create(config_, *store_, clock_, std::move(hooks));
+  auto server = http::PublicServer::Create(config_, *store_, *clock_, std::move(hooks));
   if (!server.ok()) return server.status();
   server_ = std::move(server).value();
   if (Status st = server_->Bind(); !st.ok()) return st;
@@ -52,7 +65,7 @@ Status App::Start() {
   admin_->Start();
   worker_->Start();
   if (HasRetention(config_)) {
-    purge_ = std::make_unique<PurgeLoop>(*store_, config_, clock_);  // hourly, store/purge.h
+    purge_ = std::make_unique<PurgeLoop>(*store_, config_, *clock_);  // hourly, store/purge.h
     purge_->Start();
   }
   return Status::Ok();

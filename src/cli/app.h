@@ -15,6 +15,7 @@
 #include "admin/admin_server.h"
 #include "cli/purge.h"
 #include "common/clock.h"
+#include "store/database_clock.h"
 #include "config/config.h"
 #include "http/server.h"
 #include "runner/worker_loop.h"
@@ -51,7 +52,10 @@ class App {
 
  private:
   const config::Config config_;
-  SystemClock clock_;
+  SystemClock system_clock_;
+  // On PostgreSQL the replicas' common clock (store/database_clock.h), else null.
+  std::unique_ptr<store::DatabaseClock> database_clock_;
+  const Clock* clock_ = &system_clock_;  // what every component stamps and compares times with
   std::unique_ptr<store::SqlStore> store_;
   std::unique_ptr<admin::AdminServer> admin_;
   std::unique_ptr<runner::WorkerLoop> worker_;

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/load_config.h"
+#include "cli/open_store.h"
 #include "store/snapshot.h"
 
 namespace hookinbox::cli {
@@ -25,7 +26,16 @@ int RunBackup(const BackupOptions& options, const CommonOptions& common, std::os
   const auto started = std::chrono::steady_clock::now();
   store::SnapshotOptions snapshot;
   snapshot.with_payloads = !options.without_payloads;
-  Status st = store::WriteSnapshot(checked.loaded.config.storage.path, options.out_path, snapshot);
+  const config::StorageConfig& storage = checked.loaded.config.storage;
+  Status st = Status::Ok();
+  if (storage.backend == "postgres") {
+    // The same SQLite audit file, copied row by row from one snapshot of the database.
+    auto opened = OpenConfiguredStore(storage);
+    st = opened.ok() ? (*opened)->Snapshot(options.out_path, snapshot) : opened.status();
+  } else {
+    // The file directly: no writer, no migration, whatever version wrote it.
+    st = store::WriteSnapshot(storage.path, options.out_path, snapshot);
+  }
   if (!st.ok()) {
     err << "hookinbox backup: " << st.message() << "\n";
     return kExitFailure;

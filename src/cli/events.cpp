@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/load_config.h"
+#include "cli/open_store.h"
 #include "common/clock.h"
 #include "store/sql_store.h"
 
@@ -42,7 +43,7 @@ std::unique_ptr<store::SqlStore> OpenStore(const CommonOptions& common, std::ost
     return nullptr;
   }
   const auto& storage = checked.loaded.config.storage;
-  auto opened = store::SqlStore::Open({storage.path, storage.busy_timeout_ms, storage.max_batch});
+  auto opened = OpenConfiguredStore(storage);
   if (!opened.ok()) {
     err << "hookinbox events: " << opened.status().message() << "\n";
     return nullptr;

@@ -140,7 +140,11 @@ Result<InitPlan> Plan(const std::string& config_path, std::ostream& err) {
   InitPlan plan;
   if (Status st = PlanCertificate(c.server, plan); !st.ok()) return st;
   if (Status st = PlanSecrets(loaded.secret_files, plan); !st.ok()) return st;
-  if (Status st = PlanDatabase(c.storage.path, plan); !st.ok()) return st;
+  // A PostgreSQL database is created by its administrator and migrated by
+  // `serve`; only an SQLite file is made here.
+  if (c.storage.backend == "sqlite") {
+    if (Status st = PlanDatabase(c.storage.path, plan); !st.ok()) return st;
+  }
   return plan;
 }
 

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/load_config.h"
+#include "cli/open_store.h"
 #include "common/log.h"
 
 namespace hookinbox::cli {
@@ -111,7 +112,7 @@ int RunPurge(bool dry_run, const CommonOptions& common, std::ostream& out, std::
     return kExitFailure;
   }
   const config::Config& config = checked.loaded.config;
-  auto store = store::SqlStore::Open({config.storage.path, config.storage.busy_timeout_ms, config.storage.max_batch});
+  auto store = OpenConfiguredStore(config.storage);
   if (!store.ok()) {
     err << "hookinbox purge: " << store.status().message() << "\n";
     return kExitFailure;

@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/load_config.h"
+#include "cli/open_store.h"
 #include "store/sql_store.h"
 
 namespace hookinbox::cli {
@@ -168,7 +169,7 @@ int RunReconcile(const ReconcileOptions& options, const CommonOptions& common, s
     if (!ReadIds(file, options.ids_file, ids, err)) return kExitUsage;
   }
 
-  auto opened = store::SqlStore::Open({config.storage.path, config.storage.busy_timeout_ms, config.storage.max_batch});
+  auto opened = OpenConfiguredStore(config.storage);
   if (!opened.ok()) {
     err << "hookinbox reconcile: " << opened.status().message() << "\n";
     return kExitFailure;

@@ -20,6 +20,7 @@
 #include "cli/init.h"
 #include "common/log.h"
 #include "cli/load_config.h"
+#include "cli/open_store.h"
 
 namespace hookinbox::cli {
 namespace {
@@ -135,7 +136,8 @@ int RunServe(const CommonOptions& common, std::ostream& out) {
   // Before "listening": whoever waits for that line can read both addresses.
   app.LogCertificates();
   log::Info("admin_listening", {{"url", app.AdminUrl()}});
-  log::Info("listening", {{"url", app.BaseUrl()}, {"config", path}, {"database", app.config().storage.path}});
+  log::Info("listening",
+            {{"url", app.BaseUrl()}, {"config", path}, {"database", StorageLocation(app.config().storage)}});
   if (fresh_default) out << "\n" << Tour(app.config().base_dir, app.BaseUrl()) << std::flush;
 
   std::atomic<bool> run_finished{false};

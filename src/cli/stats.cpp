@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/load_config.h"
+#include "cli/open_store.h"
 #include "common/clock.h"
 #include "store/sql_store.h"
 
@@ -62,7 +63,7 @@ int RunStats(const CommonOptions& common, std::ostream& out, std::ostream& err) 
     return kExitFailure;
   }
   const config::Config& config = checked.loaded.config;
-  auto opened = store::SqlStore::Open({config.storage.path, config.storage.busy_timeout_ms, config.storage.max_batch});
+  auto opened = OpenConfiguredStore(config.storage);
   if (!opened.ok()) {
     err << "hookinbox stats: " << opened.status().message() << "\n";
     return kExitFailure;

@@ -67,10 +67,17 @@ struct LogConfig {
 };
 
 struct StorageConfig {
-  std::string backend = "sqlite";           // storage.backend: only "sqlite" for now
-  std::string path = "data/hookinbox.db";   // storage.path: relative to the config file
+  std::string backend = "sqlite";           // storage.backend: "sqlite" (one file) or "postgres" (shared by replicas)
+  std::string path = "data/hookinbox.db";   // storage.path: SQLite only; relative to the config file
   int busy_timeout_ms = 5000;               // storage.busy_timeout_ms: wait for a lock held by another process, then 503
   int max_batch = 256;                      // storage.max_batch: most writes grouped into one commit
+  // storage.url (PostgreSQL only): a libpq URL or keyword string. After
+  // loading it holds the connection string in use, also when it came from
+  // the variable storage.url_env names (config/secrets.cpp). It may carry a
+  // password: print or log only store::sql::RedactConninfo(url).
+  std::string url;
+  std::string url_env;                      // storage.url_env: env var holding the URL instead of writing it here
+  int pool_size = 4;                        // storage.pool_size: PostgreSQL connections per process (2..64)
 };
 
 struct WorkerConfig {  // read and validated now; the worker arrives with the worker issue

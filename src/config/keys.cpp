@@ -172,14 +172,22 @@ std::vector<KeyInfo> BuildKeys() {
                       "log field names whose values are written as \"[redacted]\", e.g. [\"remote_addr\"]"));
 
   k.push_back(Table("storage", KeyType::kTable, "where events and the audit trail are kept"));
-  k.push_back(String("storage.backend", Storage, &StorageConfig::backend, "storage engine", {"sqlite"},
-                     "only \"sqlite\" is supported"));
+  k.push_back(String("storage.backend", Storage, &StorageConfig::backend,
+                     "storage engine: sqlite (one file) or postgres (one database shared by replicas)",
+                     {"sqlite", "postgres"}));
   k.push_back(String("storage.path", Storage, &StorageConfig::path,
-                     "SQLite database file; relative to the config file"));
+                     "SQLite database file; relative to the config file (backend = \"sqlite\")"));
   k.push_back(Int("storage.busy_timeout_ms", Storage, &StorageConfig::busy_timeout_ms, 0, 600000,
                   "wait this long for a lock held by another process, then answer 503"));
   k.push_back(Int("storage.max_batch", Storage, &StorageConfig::max_batch, 1, 10000,
                   "most writes grouped into one commit"));
+  k.push_back(String("storage.url", Storage, &StorageConfig::url,
+                     "PostgreSQL connection string, postgresql://user:password@host/db or \"host=… dbname=…\" "
+                     "(backend = \"postgres\"); kept out of logs"));
+  k.push_back(String("storage.url_env", Storage, &StorageConfig::url_env,
+                     "environment variable holding storage.url instead (set one of the two)"));
+  k.push_back(Int("storage.pool_size", Storage, &StorageConfig::pool_size, 2, 64,
+                  "PostgreSQL connections per process: one writes, the others read"));
 
   k.push_back(Table("worker", KeyType::kTable, "the background worker that processes stored events"));
   k.push_back(Int("worker.threads", Worker, &WorkerConfig::threads, 1, 1024, "events processed at once"));

@@ -44,6 +44,10 @@ class Reporter {
   LoadResult& out_;
 };
 
+// Why `conninfo` cannot be a libpq connection string (URL or keyword form),
+// or "" when its form fits; never quotes it (it may hold a password). validate.cpp.
+std::string ConninfoProblem(std::string_view conninfo);
+
 // Cross-field rules (validate.cpp). Types and single-key bounds were checked by the loader.
 void Validate(const Parsed& parsed, Reporter& report);
 

@@ -171,6 +171,22 @@ class SecretReader {
     if (!read.empty()) admin.token = read.front();
   }
 
+  // backend = "postgres" with url_env: reads the variable into storage.url,
+  // as a secret (a URL may carry a password). validate.cpp has already
+  // refused url_env with sqlite or beside url, so only the variable is checked here.
+  void ResolveStorageUrl(StorageConfig& storage) {
+    if (storage.backend != "postgres" || !p_.Has("storage.url_env") || p_.Has("storage.url")) return;
+    std::vector<Secret> read;
+    key_format_ = nullptr;
+    FromEnv("storage.url_env", storage.url_env, read);
+    if (read.empty()) return;
+    if (std::string problem = ConninfoProblem(read.front().bytes()); !problem.empty()) {
+      Fail("storage.url_env", "environment variable " + storage.url_env + " " + problem);
+      return;
+    }
+    storage.url = std::string(read.front().bytes());
+  }
+
   // Reads admin.metrics_token_env into admin.metrics_token (admin/auth.h).
   // It must not be the admin token: a scraper's token would then also
   // replay events and download the database.
@@ -396,6 +412,7 @@ void ResolveSecrets(Parsed& parsed, Reporter& report, bool read_values) {
   SecretReader reader(parsed, report, read_values);
   reader.ResolveAdminToken(parsed.config.admin);
   reader.ResolveMetricsToken(parsed.config.admin);
+  reader.ResolveStorageUrl(parsed.config.storage);
   for (size_t i = 0; i < parsed.config.endpoints.size(); ++i) {
     EndpointConfig& e = parsed.config.endpoints[i];
     const EndpointSources& sources = parsed.sources[i];

@@ -182,6 +182,29 @@ size_t Count(const std::vector<std::string>& items, std::string_view item) {
   return n;
 }
 
+// True when `conninfo` opens with "keyword =", as libpq's keyword form does
+// ("host=db dbname=hookinbox"); a URL whose scheme was left out does not.
+bool OpensWithKeyword(std::string_view conninfo) {
+  const size_t start = conninfo.find_first_not_of(" \t");
+  const size_t eq = conninfo.find('=');
+  if (start == std::string_view::npos || eq == std::string_view::npos || eq <= start) return false;
+  std::string_view keyword = conninfo.substr(start, eq - start);
+  keyword = keyword.substr(0, keyword.find_last_not_of(" \t") + 1);
+  return std::all_of(keyword.begin(), keyword.end(), [](char ch) { return (ch >= 'a' && ch <= 'z') || ch == '_'; });
+}
+
+}  // namespace
+
+std::string ConninfoProblem(std::string_view conninfo) {
+  if (conninfo.empty()) return "must not be empty";
+  if (conninfo.rfind("postgresql://", 0) == 0 || conninfo.rfind("postgres://", 0) == 0) return "";
+  if (OpensWithKeyword(conninfo)) return "";
+  return "is not a PostgreSQL connection string: expected postgresql://user@host:port/dbname or "
+         "\"host=… dbname=…\"";
+}
+
+namespace {
+
 class Validator {
  public:
   Validator(const Parsed& parsed, Reporter& report) : p_(parsed), c_(parsed.config), report_(report) {}
@@ -244,8 +267,35 @@ class Validator {
     }
   }
 
+  // backend = "sqlite" takes path; "postgres" takes exactly one of url and
+  // url_env (read in secrets.cpp) and ignores path. Messages never quote the
+  // url: it may carry a password.
   void Storage() {
-    if (c_.storage.path.empty()) report_.Error("storage.path", "required: the SQLite database file");
+    const StorageConfig& s = c_.storage;
+    if (s.backend != "postgres") {
+      if (s.path.empty()) report_.Error("storage.path", "required: the SQLite database file");
+      // A url with the default backend most likely means backend = "postgres"
+      // was forgotten: refusing beats silently writing to a local file.
+      for (const char* key : {"storage.url", "storage.url_env"}) {
+        if (p_.Has(key)) report_.Error(key, "only used with backend = \"postgres\" (backend is \"sqlite\")");
+      }
+      if (p_.Has("storage.pool_size")) report_.Warn("storage.pool_size", "unused with backend = \"sqlite\"");
+      return;
+    }
+    if (p_.Has("storage.path")) report_.Warn("storage.path", "unused with backend = \"postgres\"");
+    const bool url = p_.Has("storage.url");
+    const bool url_env = p_.Has("storage.url_env");
+    if (url && url_env) {
+      report_.Error("storage.url_env", "set only one of url and url_env");
+    } else if (!url && !url_env) {
+      report_.Error("storage", "backend = \"postgres\" needs url (a postgresql://… connection string) or url_env "
+                               "(the environment variable holding it)");
+    } else if (url) {
+      if (std::string problem = ConninfoProblem(s.url); !problem.empty()) {
+        if (!s.url.empty()) problem += "; to read it from the environment, write the variable's name in url_env";
+        report_.Error("storage.url", problem);
+      }
+    }
   }
 
   void Endpoint(const EndpointConfig& e, const std::string& at, std::set<std::string>& names) {

@@ -15,8 +15,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
+#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -73,6 +75,58 @@ static std::string Trim(std::string s) {
 
 static void RegisterBody(const std::string& body);  // below, with the suite log
 
+namespace {
+
+// The PostgreSQL URL of this test run (env HOOKINBOX_TEST_PG_URL), or "" for SQLite.
+std::string TestPostgresUrl() {
+  const char* url = std::getenv("HOOKINBOX_TEST_PG_URL");
+  return url != nullptr ? url : "";
+}
+
+// psql in sqlite3's output shape: no psqlrc, unaligned, no headers or
+// footers, '|' between columns, no command tags ("INSERT 0 1"), and a
+// non-zero exit on the first error. The URL is single-quoted for the shell
+// (it holds '&' and '%'); test URLs hold no single quote.
+std::string Psql(const std::string& url) { return "psql -X -A -t -q -F '|' -v ON_ERROR_STOP=1 '" + url + "'"; }
+
+// SQLite's group_concat and ifnull for the queries tests pass to Sql(), so
+// most of them read the same on both backends. They live in a schema of
+// their own that only the harness's psql sessions search: the server's
+// schema holds nothing the product did not create. Results come out as
+// sqlite3 prints them (NULLs skipped, ',' by default; ifnull of a number and
+// a text gives text, as '-' or 'null' placeholders need).
+constexpr const char* kSqliteCompat = R"(
+CREATE FUNCTION gc_step(acc text, v text, sep text) RETURNS text LANGUAGE sql IMMUTABLE
+  AS $$ SELECT CASE WHEN v IS NULL THEN acc WHEN acc IS NULL THEN v ELSE acc || sep || v END $$;
+CREATE FUNCTION gc_step(acc text, v text) RETURNS text LANGUAGE sql IMMUTABLE
+  AS $$ SELECT gc_step(acc, v, ',') $$;
+CREATE FUNCTION gc_step(acc text, v bigint) RETURNS text LANGUAGE sql IMMUTABLE
+  AS $$ SELECT gc_step(acc, v::text, ',') $$;
+CREATE AGGREGATE group_concat(text, text) (SFUNC = gc_step, STYPE = text);
+CREATE AGGREGATE group_concat(text) (SFUNC = gc_step, STYPE = text);
+CREATE AGGREGATE group_concat(bigint) (SFUNC = gc_step, STYPE = text);
+CREATE FUNCTION ifnull(text, text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce($1, $2) $$;
+CREATE FUNCTION ifnull(bigint, text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce($1::text, $2) $$;
+CREATE FUNCTION ifnull(bigint, bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce($1, $2) $$;
+)";
+
+std::string UniqueSchemaName() {
+  std::random_device rd;
+  std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  static const char* kHex = "0123456789abcdef";
+  std::string name = "it_";
+  for (int i = 0; i < 16; ++i) name.push_back(kHex[rng() % 16]);
+  return name;
+}
+
+// `url` with the session's search_path set to `schema` (libpq's options
+// parameter), as tests/support/backend.cpp does for the store tests.
+std::string WithSearchPath(const std::string& url, const std::string& schema) {
+  return url + (url.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
+}
+
+}  // namespace
+
 Installation::Installation() {
   auto r = RunCommand(BinaryPath() + " init " + dir_.path() + " 2>&1");
   INFO(r.out);
@@ -81,6 +135,53 @@ Installation::Installation() {
   std::getline(in, secret_);
   REQUIRE(secret_.size() == 64);
   RegisterLeakMarker(secret_);
+  if (const std::string base = TestPostgresUrl(); !base.empty()) {
+    pg_schema_ = UniqueSchemaName();
+    // Through a file: the function bodies' $$ and $1 must not meet a shell.
+    const std::string setup = dir_.Write("pg_setup.sql", "CREATE SCHEMA " + pg_schema_ + "; CREATE SCHEMA " +
+                                                            pg_schema_ + "_compat; SET search_path = " + pg_schema_ +
+                                                            "_compat;" + kSqliteCompat);
+    auto created = RunCommand(Psql(base) + " -1 -f " + setup + " 2>&1");
+    INFO(created.out);
+    REQUIRE(created.exit_code == 0);
+    pg_url_ = WithSearchPath(base, pg_schema_);
+    MigratePostgres();
+  }
+}
+
+// `init` created the SQLite file with its schema; on PostgreSQL the schema
+// is created the same way serve would, by opening the store once (`stats`
+// on init's own config pointed at this schema), so tests that read tables
+// before any server ran find them, as they do in the .db.
+void Installation::MigratePostgres() const {
+  std::string toml = ReadFile(config_path());
+  const std::string sqlite_line = "path = \"data/hookinbox.db\"\n";
+  const size_t at = toml.find(sqlite_line);
+  REQUIRE(at != std::string::npos);
+  toml.replace(at, sqlite_line.size(), StorageLines());
+  const std::string config = dir_.Write("pg_migrate.toml", toml);
+  auto migrated = RunCommand(BinaryPath() + " stats -c " + config + " 2>&1");
+  INFO(migrated.out);
+  REQUIRE(migrated.exit_code == 0);
+}
+
+Installation::~Installation() {
+  if (pg_schema_.empty()) return;
+  RunCommand(Psql(TestPostgresUrl()) + " -c 'SET client_min_messages = warning' -c 'DROP SCHEMA " + pg_schema_ +
+             ", " + pg_schema_ + "_compat CASCADE' >/dev/null 2>&1");
+}
+
+// The psql session of Sql() and SqlWrite(): this installation's schema, then
+// the compat functions; BYTEA printed as its text where printable (a JSON
+// payload reads as sqlite3 prints the BLOB), not as \x hex.
+std::string Installation::PsqlSession() const {
+  return Psql(pg_url_) + " -c 'SET search_path = " + pg_schema_ + ", " + pg_schema_ +
+         "_compat' -c 'SET bytea_output = escape'";
+}
+
+std::string Installation::StorageLines() const {
+  if (postgres()) return "backend = \"postgres\"\nurl = \"" + pg_url_ + "\"\n";
+  return "path = \"data/hookinbox.db\"\n";
 }
 
 void Installation::WriteConfig(const std::string& toml) const { dir_.Write("hookinbox.toml", toml); }
@@ -97,8 +198,7 @@ max_body_bytes = 65536
 listen = "127.0.0.1:0"
 )" + admin_extra + R"(
 [storage]
-path = "data/hookinbox.db"
-)" + storage_extra + "\n" + DemoLikeEndpoint("demo") + extra);
+)" + StorageLines() + storage_extra + "\n" + DemoLikeEndpoint("demo") + extra);
 }
 
 const char* const kDemoSignatureTables = R"(
@@ -167,12 +267,18 @@ void ServerProcess::ArchiveLog() {
 }
 
 std::string Installation::Sql(const std::string& query) const {
+  if (postgres()) {
+    auto r = RunCommand(PsqlSession() + " -c 'SET default_transaction_read_only = on' -c \"" + query + "\" 2>&1");
+    return Trim(r.out);
+  }
   auto r = RunCommand("sqlite3 -readonly " + db_path() + " \"" + query + "\" 2>&1");
   return Trim(r.out);
 }
 
 void Installation::SqlWrite(const std::string& query) const {
-  auto w = RunCommand("sqlite3 -cmd '.timeout 5000' " + db_path() + " \"" + query + "\" 2>&1");
+  const std::string command = postgres() ? PsqlSession() + " -c \"" + query + "\" 2>&1"
+                                         : "sqlite3 -cmd '.timeout 5000' " + db_path() + " \"" + query + "\" 2>&1";
+  auto w = RunCommand(command);
   INFO(w.out);
   REQUIRE(w.exit_code == 0);
 }

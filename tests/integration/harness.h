@@ -60,8 +60,16 @@ std::string SuiteLogDir();
 
 class Installation {
  public:
-  Installation();  // runs `hookinbox init` into a fresh temp dir
+  // Runs `hookinbox init` into a fresh temp dir. With HOOKINBOX_TEST_PG_URL
+  // set, also creates a schema of its own in that database (dropped by the
+  // destructor): WriteTestConfig points the store there, and Sql/SqlWrite
+  // query it with psql instead of the .db with sqlite3.
+  Installation();
+  ~Installation();
   const std::string& dir() const { return dir_.path(); }
+  // True when the test config uses PostgreSQL (postgres_url() is its URL).
+  bool postgres() const { return !pg_url_.empty(); }
+  const std::string& postgres_url() const { return pg_url_; }
   std::string config_path() const { return dir_.File("hookinbox.toml"); }
   std::string db_path() const { return dir_.File("data/hookinbox.db"); }
   std::string cert_path() const { return dir_.File("tls/cert.pem"); }
@@ -76,15 +84,22 @@ class Installation {
                        const std::string& storage_extra = "", const std::string& admin_extra = "") const;
   // A raw HTTP/1.1 POST signed like the demo endpoint expects.
   std::string SignedRequest(const std::string& path, const std::string& body) const;
-  // Runs a query with the sqlite3 CLI; returns trimmed output.
+  // Runs a query with the sqlite3 CLI (psql when postgres(), in the same
+  // shape: columns joined by '|', one row a line); returns trimmed output.
   std::string Sql(const std::string& query) const;
   // Writes with the sqlite3 CLI while a server may hold the file (WAL; waits
-  // up to 5 s for its lock); REQUIREs success. Sql() opens read-only.
+  // up to 5 s for its lock), or with psql; REQUIREs success. Sql() opens read-only.
   void SqlWrite(const std::string& query) const;
+  // The [storage] lines of WriteTestConfig: the .db path, or backend = "postgres" and this schema's URL.
+  std::string StorageLines() const;
 
  private:
   TempDir dir_;
   std::string secret_;
+  std::string PsqlSession() const;
+  void MigratePostgres() const;
+  std::string pg_schema_;  // PostgreSQL only
+  std::string pg_url_;     // PostgreSQL only: the run's URL with search_path = pg_schema_
 };
 
 // An [[endpoint]] named `name`, signed like the demo endpoint (its secret

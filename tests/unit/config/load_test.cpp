@@ -367,7 +367,7 @@ TEST_CASE("config: every problem in a file is reported, in line order", "[config
       "threads = 1\n"                    // 2: out of range
       "bogus = true\n"                   // 3: unknown
       "[storage]\n"
-      "backend = \"postgres\"\n"         // 5: not supported
+      "backend = \"mysql\"\n"            // 5: not supported
       "[[endpoint]]\n"
       "name = \"bad name\"\n"            // 7: pattern
       "secret_env = \"HOOKINBOX_CT_BASE_SECRET\"\n"
@@ -386,7 +386,7 @@ TEST_CASE("config: every problem in a file is reported, in line order", "[config
                                                           {7, "endpoint[0].name"},
                                                           {10, "endpoint[0].signature.algorithm"},
                                                           {12, "endpoint[0].key.id_pointer"}});
-  CHECK(Find(r.errors, "storage.backend")->message == "only \"sqlite\" is supported");
+  CHECK(Find(r.errors, "storage.backend")->message == "must be one of sqlite, postgres (got \"mysql\")");
   CHECK(Find(r.errors, "endpoint[0].signature.algorithm")->message ==
         "must be one of sha1, sha256, sha512 (got \"md5\")");
 }

@@ -130,8 +130,8 @@ TEST_CASE("config: worker backoff_max_ms must not be below backoff_initial_ms", 
 
 TEST_CASE("config: unsupported storage backend and provider say what is supported", "[config]") {
   CheckCases({
-      {"postgres", "[storage]\nbackend = \"postgres\" #<\n" + kEndpoint, "storage.backend",
-       "only \"sqlite\" is supported"},
+      {"an unknown backend", "[storage]\nbackend = \"mysql\" #<\n" + kEndpoint, "storage.backend",
+       "must be one of sqlite, postgres (got \"mysql\")"},
       {"a preset that does not exist yet", kHead + "provider = \"stripe\" #<\n" + kKey, "endpoint[0].provider",
        "unknown provider \"stripe\"; supported: generic"},
       {"empty storage path", "[storage]\npath = \"\" #<\n" + kEndpoint, "storage.path", "required"},
