@@ -14,15 +14,17 @@
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
-#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
+
+#include "support/pg_schema.h"
 
 namespace hookinbox::testing {
 
@@ -110,21 +112,6 @@ CREATE FUNCTION ifnull(bigint, text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ S
 CREATE FUNCTION ifnull(bigint, bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce($1, $2) $$;
 )";
 
-std::string UniqueSchemaName() {
-  std::random_device rd;
-  std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd());
-  static const char* kHex = "0123456789abcdef";
-  std::string name = "it_";
-  for (int i = 0; i < 16; ++i) name.push_back(kHex[rng() % 16]);
-  return name;
-}
-
-// `url` with the session's search_path set to `schema` (libpq's options
-// parameter), as tests/support/backend.cpp does for the store tests.
-std::string WithSearchPath(const std::string& url, const std::string& schema) {
-  return url + (url.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
-}
-
 }  // namespace
 
 Installation::Installation() {
@@ -136,7 +123,7 @@ Installation::Installation() {
   REQUIRE(secret_.size() == 64);
   RegisterLeakMarker(secret_);
   if (const std::string base = TestPostgresUrl(); !base.empty()) {
-    pg_schema_ = UniqueSchemaName();
+    pg_schema_ = UniqueSchemaName("it_");
     // Through a file: the function bodies' $$ and $1 must not meet a shell.
     const std::string setup = dir_.Write("pg_setup.sql", "CREATE SCHEMA " + pg_schema_ + "; CREATE SCHEMA " +
                                                             pg_schema_ + "_compat; SET search_path = " + pg_schema_ +
@@ -349,9 +336,15 @@ bool ServerProcess::TryStart() {
       std::chrono::seconds(30));
 }
 
+int ServerProcess::NextServerNumber() {
+  static std::atomic<int> next{0};
+  return ++next;
+}
+
 void ServerProcess::TryStartAsync() {
   ArchiveLog();  // the previous run's log, before this run gets a new file
-  log_path_ = inst_.dir() + "/serve-" + std::to_string(++starts_) + ".log";
+  // Named by process and start: several servers may share one Installation (replicas_test.cpp).
+  log_path_ = inst_.dir() + "/serve-" + std::to_string(number_) + "-" + std::to_string(++starts_) + ".log";
   archived_ = false;
   // Signals stay blocked across fork until the child dropped the test
   // binary's handlers, so a SIGTERM sent at once reaches hookinbox's defaults.

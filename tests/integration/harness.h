@@ -115,6 +115,7 @@ extern const char* const kDemoSignatureTables;
 
 class ServerProcess {
  public:
+  // Several may run on one Installation (the replicas of one database).
   explicit ServerProcess(const Installation& inst) : inst_(inst) {}
   ~ServerProcess();  // SIGKILLs a running server
 
@@ -151,6 +152,8 @@ class ServerProcess {
   int admin_port_ = 0;
   bool tls_ = true;  // from the scheme of the "listening" URL
   int starts_ = 0;
+  const int number_ = NextServerNumber();  // this object's, for its log files
+  static int NextServerNumber();
   std::string log_path_;
   std::vector<std::pair<std::string, std::string>> env_;  // SetEnvironment
   void ArchiveLog();      // appends the current log to the suite log, once

@@ -4,34 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
-#include <random>
 
 #include "store/database.h"
 #include "store/sql/pg_connection.h"
 #include "store/sql/sqlite_connection.h"
+#include "support/pg_schema.h"
 
 namespace hookinbox::testing {
-namespace {
-
-std::string UniqueSchemaName() {
-  std::random_device rd;
-  std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd());
-  static const char* kHex = "0123456789abcdef";
-  std::string name = "t_";
-  for (int i = 0; i < 16; ++i) name.push_back(kHex[rng() % 16]);
-  return name;
-}
-
-// `url` with the session's search_path set to `schema` (libpq's options
-// parameter), and the schema as application_name so a test can find (and
-// cut) its own store's sessions in pg_stat_activity.
-std::string WithSearchPath(const std::string& url, const std::string& schema) {
-  return url + (url.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema +
-         "&application_name=" + schema;
-}
-
-}  // namespace
-
 std::string TestPostgresUrl() {
   const char* url = std::getenv("HOOKINBOX_TEST_PG_URL");
   return url != nullptr ? url : "";
@@ -40,7 +19,7 @@ std::string TestPostgresUrl() {
 TestDatabase::TestDatabase(std::string sqlite_path) : sqlite_path_(std::move(sqlite_path)) {
   const std::string base = TestPostgresUrl();
   if (base.empty()) return;
-  schema_ = UniqueSchemaName();
+  schema_ = UniqueSchemaName("t_");
   store::sql::PgConnection admin(base);
   admin.Exec("CREATE SCHEMA " + schema_);
   url_ = WithSearchPath(base, schema_);
