@@ -25,6 +25,9 @@
 # port). Never prints a secret, a signature or a payload.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+BENCH_NAME=replicas
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 T_START=$(date +%s)
 BUILD=${1:-${BUILD:-build/bench-release}}
 REPLICAS=${REPLICAS:-"1 2 3"}
@@ -40,8 +43,6 @@ JOBS=${JOBS:-2}
 PG_FSYNC=${PG_FSYNC:-on}
 RESULTS=${RESULTS_DIR:-$BUILD/bench-results/replicas-$(date -u +%Y%m%dT%H%M%SZ)}
 
-die() { echo "replicas: FAIL: $*" >&2; exit 1; }
-now_ms() { date +%s%3N; }
 CLK_TCK=$(getconf CLK_TCK)
 
 # --- binaries: an existing Release tree (BUILD_TESTING=ON for test_load/test_downstream) ---
@@ -77,17 +78,6 @@ cleanup() {
   if [ "$rc" -ne 0 ] || [ "${KEEP:-0}" = 1 ]; then echo "replicas: scratch dir kept: $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
-forget_pid() { local keep=() p; for p in "${PIDS[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done; PIDS=("${keep[@]}"); }
-wait_for() {  # DEADLINE_S DESCRIPTION COMMAND...
-  local deadline=$(( $(date +%s) + $1 )) what=$2; shift 2
-  until "$@"; do
-    [ "$(date +%s)" -lt "$deadline" ] || die "timed out waiting for $what"
-    sleep 0.02
-  done
-}
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2" | head -1; }
-cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-record() { echo "$1" | tee -a "$RAW"; }
 # What else runs: the 1-min load average and other people's compilers.
 load_note() { echo "loadavg $(cut -d' ' -f1-3 /proc/loadavg) cc1plus=$(pgrep -c -x cc1plus || true)"; }
 load_fields() { echo "loadavg=$(cut -d' ' -f1 /proc/loadavg) cc1plus=$(pgrep -c -x cc1plus || true)"; }

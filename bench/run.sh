@@ -25,6 +25,9 @@
 # corpus is not read from the disk under test). Not a test: never part of ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+BENCH_NAME=bench
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 T_START=$(date +%s)
 BUILD=${BUILD:-build/bench-release}
 REPS=${REPS:-3}
@@ -47,8 +50,6 @@ RESULTS=${RESULTS_DIR:-$BUILD/bench-results/$(date -u +%Y%m%dT%H%M%SZ)}
 # The ingest row whose prefill variants are measured (keep-alive, this many connections).
 PREFILL_CONNS=32
 
-die() { echo "bench: FAIL: $*" >&2; exit 1; }
-now_ms() { date +%s%3N; }
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
 count_of() {  # 0 | 1M | 10M | 250k | 12345 -> number of rows
   case "$1" in
@@ -92,16 +93,6 @@ cleanup() {
   if [ "$rc" -ne 0 ] || [ "${KEEP:-0}" = 1 ]; then echo "bench: scratch dir kept: $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
-forget_pid() { local keep=() p; for p in "${PIDS[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done; PIDS=("${keep[@]}"); }
-wait_for() {  # DEADLINE_S DESCRIPTION COMMAND...
-  local deadline=$(( $(date +%s) + $1 )) what=$2; shift 2
-  until "$@"; do
-    [ "$(date +%s)" -lt "$deadline" ] || die "timed out waiting for $what"
-    sleep 0.01
-  done
-}
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2" | head -1; }
-cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }  # user+sys, with reaped children
 hwm_kb() { awk '/^VmHWM:/{print $2}' "/proc/$1/status"; }
 file_bytes() { local t=0 f; for f in "$@"; do [ -f "$f" ] && t=$(( t + $(stat -c %s "$f") )); done; echo "$t"; }
 free_port() {  # a port the kernel hands out, never one of the lead's
@@ -111,7 +102,6 @@ free_port() {  # a port the kernel hands out, never one of the lead's
     case "$p" in 8443|8081|19443) ;; *) echo "$p"; return ;; esac
   done
 }
-record() { echo "$1" | tee -a "$RAW"; }
 note() { echo "$1" | tee -a "$RESULTS/machine.txt"; }
 CLK_TCK=$(getconf CLK_TCK)
 

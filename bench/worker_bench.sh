@@ -27,6 +27,9 @@
 # Not a test: never part of ctest or tests/run-all.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+BENCH_NAME=worker_bench
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 BUILD=${1:-build/bench}
 EVENTS=${2:-4000}
 WORKERS=${WORKERS:-"1 4 16"}
@@ -36,8 +39,6 @@ JOBS=${JOBS:-2}
 EXEC_COMMAND=${EXEC_COMMAND:-/bin/true}
 REPS=${REPS:-3}
 
-die() { echo "worker_bench: FAIL: $*" >&2; exit 1; }
-now_ms() { date +%s%3N; }
 
 # --- build: only the two binaries the bench needs, not the test suites ---------
 # packaging/build.sh is not used: its `release` variant turns BUILD_TESTING off,
@@ -69,7 +70,6 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
-forget_pid() { local keep=() p; for p in "${PIDS[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done; PIDS=("${keep[@]}"); }
 
 sql() { sqlite3 -batch "$@"; }
 
@@ -185,14 +185,6 @@ threads = $workers
 TOML
 }
 
-# wait_for DEADLINE_S DESCRIPTION COMMAND...: polls COMMAND until it succeeds
-wait_for() {
-  local deadline=$(( $(date +%s) + $1 )) what=$2; shift 2
-  until "$@"; do
-    [ "$(date +%s)" -lt "$deadline" ] || die "timed out waiting for $what"
-    sleep 0.2
-  done
-}
 
 start_downstream() {  # DIR -> sets DS_PID, DS_PORT
   "$DS" --port 0 --quiet >"$1/downstream.out" 2>&1 &
@@ -315,7 +307,6 @@ for rep in $(seq 1 "$REPS"); do
   done
 done
 
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 # median FIELD PREFILL ACTION WORKERS -> "median min max" of FIELD over the repetitions
 median() {
   local values
