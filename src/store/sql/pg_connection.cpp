@@ -80,7 +80,7 @@ std::string DecodeBytea(const char* text, size_t length) {
 class PgStatement final : public Statement {
  public:
   PgStatement(PgConnection& conn, const std::string& sql)
-      : conn_(conn), numbered_(ToDollarPlaceholders(sql)), values_(numbered_.parameters),
+      : conn_(conn), numbered_(PostgresPlaceholders(sql)), values_(numbered_.parameters),
         types_(numbered_.parameters, 0), formats_(numbered_.parameters, 0) {}
 
   void bind(int index, int64_t value) override { Set(index, std::to_string(value), kInt8Oid, 0); }

@@ -34,7 +34,7 @@ size_t SkipComment(std::string_view sql, size_t i) {
 
 }  // namespace
 
-Numbered ToDollarPlaceholders(std::string_view sql) {
+Numbered PostgresPlaceholders(std::string_view sql) {
   Numbered out;
   out.sql.reserve(sql.size() + 16);
   size_t i = 0;

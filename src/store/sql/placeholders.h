@@ -12,6 +12,6 @@ struct Numbered {
 };
 
 // Leaves string literals, quoted identifiers and comments alone.
-Numbered ToDollarPlaceholders(std::string_view sql);
+Numbered PostgresPlaceholders(std::string_view sql);
 
 }  // namespace hookinbox::store::sql

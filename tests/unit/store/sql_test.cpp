@@ -20,13 +20,13 @@ using hookinbox::testing::SampleEvent;
 using hookinbox::testing::StoreFixture;
 
 TEST_CASE("sql: ? becomes $n outside literals, identifiers and comments; ?N keeps its number", "[store][sql]") {
-  auto n = sql::ToDollarPlaceholders("SELECT ? , '?' , \"a?\" , ? -- ?\n/* ? */ , ?");
+  auto n = sql::PostgresPlaceholders("SELECT ? , '?' , \"a?\" , ? -- ?\n/* ? */ , ?");
   CHECK(n.sql == "SELECT $1 , '?' , \"a?\" , $2 -- ?\n/* ? */ , $3");
   CHECK(n.parameters == 3);
-  auto numbered = sql::ToDollarPlaceholders("WHERE a = ?2 OR b = ?1 OR c = ?2 OR d = ?");
+  auto numbered = sql::PostgresPlaceholders("WHERE a = ?2 OR b = ?1 OR c = ?2 OR d = ?");
   CHECK(numbered.sql == "WHERE a = $2 OR b = $1 OR c = $2 OR d = $3");
   CHECK(numbered.parameters == 3);
-  auto quoted = sql::ToDollarPlaceholders("SELECT 'it''s ?', ?");
+  auto quoted = sql::PostgresPlaceholders("SELECT 'it''s ?', ?");
   CHECK(quoted.sql == "SELECT 'it''s ?', $1");
 }
 
