@@ -31,4 +31,14 @@ std::optional<std::string> Base64Decode(std::string_view text);
 // "_", "~") stay, every other byte becomes %XX with upper-case hex.
 std::string PercentEncode(std::string_view text);
 
+// Length of the UTF-8 sequence starting at s[i] (1 for an ASCII byte), or 0
+// when none starts there: a stray continuation byte, an overlong form, a
+// surrogate, above U+10FFFF, or cut short.
+size_t Utf8SequenceLength(std::string_view s, size_t i);
+
+// `s` with each byte that starts no valid UTF-8 sequence, and each NUL,
+// replaced by U+FFFD: text PostgreSQL accepts (it refuses both), the same
+// text wherever `s` already was valid UTF-8 without NULs.
+std::string ToValidUtf8(std::string_view s);
+
 }  // namespace hookinbox

@@ -10,6 +10,8 @@
 #include <memory>
 #include <mutex>
 
+#include "common/encoding.h"
+
 namespace hookinbox::log {
 namespace {
 
@@ -43,33 +45,6 @@ void AppendEscape(std::string& out, unsigned char c) {
   out += buf;
 }
 
-// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not
-// one (stray continuation byte, overlong form, surrogate, above U+10FFFF, cut short).
-size_t Utf8Length(std::string_view s, size_t i) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char c = b(0);
-  size_t n = 0;
-  unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;  // overlong
-    if (c == 0xED) hi = 0x9F;  // surrogates
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;  // overlong
-    if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  if (b(1) < lo || b(1) > hi) return 0;
-  for (size_t k = 2; k < n; ++k) {
-    if (b(k) < 0x80 || b(k) > 0xBF) return 0;
-  }
-  return n;
-}
 
 std::string IsoTime(long long now_ms) {
   std::time_t secs = static_cast<std::time_t>(now_ms / 1000);
@@ -107,7 +82,7 @@ void AppendJsonString(std::string& out, std::string_view text) {
     } else if (c < 0x80) {
       out.push_back(static_cast<char>(c));
       ++i;
-    } else if (size_t n = Utf8Length(text, i); n > 0) {
+    } else if (size_t n = Utf8SequenceLength(text, i); n > 0) {
       out.append(text.substr(i, n));
       i += n;
     } else {

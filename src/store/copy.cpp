@@ -90,15 +90,37 @@ int64_t CopyTable(sql::Connection& from, sql::Connection& to, const TableSpec& t
   return n;
 }
 
-// A target that holds rows the source does not is in use: refuse rather than
-// mix two histories. The fresh target's own genesis rows (its migration
-// wrote them) are replaced by the source's.
+// What makes a row the same row in both databases, beyond its id.
+struct Identity {
+  const char* table;
+  const char* columns;
+};
+constexpr Identity kIdentities[] = {
+    {"webhook_inbox", "provider, endpoint, tenant_id, event_id"},
+    {"webhook_deliveries", "received_at, outcome, coalesce(payload_hash, '')"},
+    {"webhook_attempts", "inbox_id, attempt, started_at"},
+};
+
+// A target holding any row the source does not have under the same id is in
+// use (replicas wrote to it): refuse rather than overwrite its history. Rows
+// of an earlier copy are the source's and pass. (The fresh target's own
+// genesis checkpoints are replaced by the source's: CopyDatabase.)
 Status CheckTarget(sql::Connection& from, sql::Connection& to) {
-  for (const char* table : {"webhook_inbox", "webhook_deliveries", "webhook_attempts"}) {
-    const std::string max = std::string("SELECT coalesce(max(id), 0) FROM ") + table;
-    if (sql::QueryInt64(to, max) > sql::QueryInt64(from, max)) {
-      return InvalidArgument(std::string("the target already holds ") + table +
-                             " rows the source does not have: it is in use; refusing to overwrite it");
+  for (const Identity& t : kIdentities) {
+    auto theirs = to.Prepare(std::string("SELECT id, ") + t.columns + " FROM " + t.table + " ORDER BY id");
+    auto ours = from.Prepare(std::string("SELECT ") + t.columns + " FROM " + t.table + " WHERE id = ?");
+    while (theirs->executeStep()) {
+      const int64_t id = theirs->getColumn(0).getInt64();
+      ours->reset();
+      ours->bind(1, id);
+      bool same = ours->executeStep();
+      for (int i = 0; same && i < theirs->getColumnCount() - 1; ++i) {
+        same = ours->getColumn(i).getString() == theirs->getColumn(i + 1).getString();
+      }
+      if (!same) {
+        return InvalidArgument(std::string("the target is in use: its ") + t.table + " row " + std::to_string(id) +
+                               " is not the source's; refusing to overwrite it");
+      }
     }
   }
   return Status::Ok();

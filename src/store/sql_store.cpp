@@ -293,11 +293,17 @@ void SqlStore::Close() {
 }
 
 Result<int64_t> SqlStore::ServerNowMs() {
-  return WithReader<int64_t>(*readers_, "server clock", [](sql::Connection& db) -> Result<int64_t> {
-    return sql::QueryInt64(db, db.backend() == sql::Backend::kPostgres
-                                   ? "SELECT CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS BIGINT)"
-                                   : "SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)");
-  });
+  // Never waits for a reader: the clock asks from request and worker
+  // threads, and keeps its last reading when every connection is busy.
+  try {
+    auto connection = readers_->TryAcquire();
+    if (!connection) return Unavailable("server clock: every reader is busy");
+    return sql::QueryInt64(**connection, (*connection)->backend() == sql::Backend::kPostgres
+                                             ? "SELECT CAST(floor(extract(epoch FROM clock_timestamp()) * 1000) AS BIGINT)"
+                                             : "SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)");
+  } catch (const sql::Error& e) {
+    return FromSql(e, "server clock");
+  }
 }
 
 Status SqlStore::Snapshot(const std::string& out_path, const SnapshotOptions& options) {

@@ -109,7 +109,8 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
   Result<PurgeReport> Purge(const PurgeOptions& options);
 
   // The database's wall clock in ms since the epoch (store/database_clock.h):
-  // PostgreSQL's clock_timestamp(); SQLite's is this host's.
+  // PostgreSQL's clock_timestamp(); SQLite's is this host's. Never waits for
+  // a free reader: Unavailable while all are busy.
   Result<int64_t> ServerNowMs();
 
   // A self-contained SQLite copy of the whole store for an auditor

@@ -108,8 +108,9 @@ void Writer::Run() {
         queue_.pop_front();
       }
     }
-    if (ReconnectIfBroken()) {
-      statements.reset();  // its statements belonged to the old connection
+    if (reconnect_ && !db_->Healthy()) {
+      statements.reset();  // its statements belong to the old connection: gone before it
+      ReconnectIfBroken();
       statements.emplace(*db_);
     }
     // The lock that stopped this batch stops the queue behind it too: answer
@@ -212,6 +213,9 @@ Status Writer::Transact(std::deque<Job>& jobs, size_t first, size_t count, TxnFa
   }
   Status result = Status::Ok();
   try {
+    // Whatever left a transaction open (a failed COMMIT the server did not
+    // end) must not carry into this batch.
+    if (db_->InTransaction()) db_->Rollback();
     ArmBusyTimeout(jobs, first, count);
     const int64_t changes_before = db_->TotalChanges();
     sql::Transaction txn(*db_, sql::TxnMode::kWrite);

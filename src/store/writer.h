@@ -115,7 +115,7 @@ class Writer {
   void Run();
   // Returns true when the batch failed on a held lock.
   bool RunBatch(std::deque<Job>& batch);
-  // Replaces a connection that lost its server, when it can; true when db_ changed.
+  // Replaces db_ (which lost its server) when it can; true when it did.
   bool ReconnectIfBroken();
   // One transaction over `jobs`; returns the batch's fate and fills *fate.
   Status Transact(std::deque<Job>& jobs, size_t first, size_t count, TxnFate* fate);

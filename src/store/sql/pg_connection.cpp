@@ -10,6 +10,7 @@
 #include <regex>
 #include <vector>
 
+#include "common/encoding.h"
 #include "store/sql/placeholders.h"
 
 namespace hookinbox::store::sql {
@@ -57,24 +58,36 @@ int64_t RowsChanged(const PGresult* r) {
   return std::atoll(PQcmdTuples(const_cast<PGresult*>(r)));
 }
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // bytea's text output: "\x" then two hex digits a byte.
 std::string DecodeBytea(const char* text, size_t length) {
-  if (length < 2 || text[0] != '\\' || text[1] != 'x') return std::string(text, length);
-  std::string out;
-  out.reserve((length - 2) / 2);
-  for (size_t i = 2; i + 1 < length; i += 2) {
-    const int hi = HexDigit(text[i]), lo = HexDigit(text[i + 1]);
-    if (hi < 0 || lo < 0) throw Error(Failure::kOther, 0, "bytea: bad hex output");
-    out.push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return out;
+  if (length < 2 || text[0] != '\\' || text[1] != 'x') throw Error(Failure::kOther, 0, "bytea: not hex output");
+  auto bytes = HexDecode(std::string_view(text + 2, length - 2));
+  if (!bytes) throw Error(Failure::kOther, 0, "bytea: bad hex output");
+  return *bytes;
+}
+
+// The statements a connection keeps prepared by name; texts beyond these (a
+// purge's id lists) use the unnamed statement, which the next one replaces.
+constexpr size_t kMaxPrepared = 256;
+
+// libpq's default is to wait for the operating system's TCP timeout (minutes)
+// when the server does not answer; a store should rather fail and retry.
+std::string WithConnectTimeout(const std::string& conninfo) {
+  if (conninfo.find("connect_timeout") != std::string::npos) return conninfo;
+  const bool url = conninfo.rfind("postgres://", 0) == 0 || conninfo.rfind("postgresql://", 0) == 0;
+  if (!url) return conninfo + " connect_timeout=5";
+  return conninfo + (conninfo.find('?') == std::string::npos ? "?" : "&") + "connect_timeout=5";
+}
+
+// Whether libpq can parse `conninfo`. Its own message quotes the bad part,
+// which may be the password, so only the fact is reported.
+bool Parses(const std::string& conninfo) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &error);
+  if (error != nullptr) PQfreemem(error);
+  if (options == nullptr) return false;
+  PQconninfoFree(options);
+  return true;
 }
 
 class PgStatement final : public Statement {
@@ -89,7 +102,9 @@ class PgStatement final : public Statement {
     auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
     Set(index, std::string(buf, end), kFloat8Oid, 0);
   }
-  void bind(int index, std::string_view text) override { Set(index, std::string(text), kTextOid, 0); }
+  // PostgreSQL refuses invalid UTF-8 and NUL in text (SQLite keeps any
+  // bytes): a header cut mid-character must not fail a whole claim.
+  void bind(int index, std::string_view text) override { Set(index, ToValidUtf8(text), kTextOid, 0); }
   void bind(int index) override { Set(index, std::nullopt, 0, 0); }
   void bindBlob(int index, std::string_view bytes) override { Set(index, std::string(bytes), kByteaOid, 1); }
 
@@ -216,7 +231,9 @@ std::string RedactConninfo(const std::string& conninfo) {
   return std::regex_replace(out, keyword_password, "password=***");
 }
 
-PgConnection::PgConnection(const std::string& conninfo) {
+PgConnection::PgConnection(const std::string& given) {
+  if (!Parses(given)) throw Error(Failure::kUnavailable, 0, "connect: the connection string is malformed");
+  const std::string conninfo = WithConnectTimeout(given);
   conn_ = PQconnectdb(conninfo.c_str());
   if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
     std::string why = conn_ != nullptr ? ErrorText(conn_, nullptr) : "out of memory";
@@ -239,10 +256,12 @@ const std::string& PgConnection::StatementName(const std::string& key, const std
                                                const unsigned int* types) {
   auto it = prepared_.find(key);
   if (it != prepared_.end()) return it->second;
-  std::string name = "hookinbox_" + std::to_string(prepared_.size());
+  static const std::string kUnnamed;
+  const bool keep = prepared_.size() < kMaxPrepared;
+  const std::string name = keep ? "hookinbox_" + std::to_string(prepared_.size()) : kUnnamed;
   ResultPtr r(PQprepare(conn_, name.c_str(), sql.c_str(), n_params, types));
   if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) ThrowResult(conn_, r.get(), "prepare");
-  return prepared_.emplace(key, std::move(name)).first->second;
+  return keep ? prepared_.emplace(key, name).first->second : kUnnamed;
 }
 
 int PgConnection::Exec(const std::string& sql) {
@@ -259,9 +278,16 @@ void PgConnection::Begin(TxnMode mode) {
   // operation means on PostgreSQL exactly what it means on SQLite (a claim
   // that reads then writes cannot interleave with another replica's), and no
   // batch is ever rerun as not serialisable. Reads take no lock.
-  Exec(mode == TxnMode::kWrite
-           ? "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(" + std::to_string(kWriteLockKey) + ")"
-           : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  try {
+    Exec(mode == TxnMode::kWrite
+             ? "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(" + std::to_string(kWriteLockKey) + ")"
+             : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  } catch (const Error&) {
+    // The BEGIN ran even when the lock wait timed out: no transaction may
+    // stay open (every later statement would fail as "aborted").
+    Rollback();
+    throw;
+  }
 }
 
 void PgConnection::Commit() {

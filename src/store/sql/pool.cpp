@@ -14,7 +14,11 @@ ConnectionPool::Lease::~Lease() {
   if (pool_ != nullptr && connection_) pool_->GiveBack(std::move(connection_));
 }
 
-ConnectionPool::Lease ConnectionPool::Acquire() {
+ConnectionPool::Lease ConnectionPool::Acquire() { return std::move(*Take(true)); }
+
+std::optional<ConnectionPool::Lease> ConnectionPool::TryAcquire() { return Take(false); }
+
+std::optional<ConnectionPool::Lease> ConnectionPool::Take(bool wait) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     if (closed_) throw Error(Failure::kUnavailable, 0, "store is closed");
@@ -24,6 +28,7 @@ ConnectionPool::Lease ConnectionPool::Acquire() {
       return Lease(this, std::move(connection));
     }
     if (open_ < size_ && factory_) break;
+    if (!wait) return std::nullopt;
     freed_.wait(lock);
   }
   ++open_;  // counted before connecting, so concurrent callers do not overshoot size_
@@ -39,11 +44,15 @@ ConnectionPool::Lease ConnectionPool::Acquire() {
 }
 
 void ConnectionPool::GiveBack(std::unique_ptr<Connection> connection) {
+  // A transaction left open (a failed ROLLBACK) is ended here, outside the lock.
+  if (connection->InTransaction()) connection->Rollback();
+  const bool usable = connection->Healthy() && !connection->InTransaction();
   std::unique_ptr<Connection> drop;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    // A connection that lost its server (or a failed transaction left open) is not reused.
-    if (closed_ || !connection->Healthy() || connection->InTransaction()) {
+    // One that lost its server is not reused — unless the pool cannot open
+    // another (SQLite's one reader): then it is all there is.
+    if (closed_ || (!usable && factory_)) {
       drop = std::move(connection);
       --open_;
     } else {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "store/sql/sql.h"
@@ -45,10 +46,13 @@ class ConnectionPool {
   // use. Throws Error (kUnavailable) after Close(), or when a new
   // connection cannot be opened.
   Lease Acquire();
+  // The same without waiting: nullopt while every connection is in use.
+  std::optional<Lease> TryAcquire();
   // Closes the idle connections now and the others as they come back.
   void Close();
 
  private:
+  std::optional<Lease> Take(bool wait);
   void GiveBack(std::unique_ptr<Connection> connection);
 
   const Factory factory_;

@@ -91,8 +91,8 @@ TEST_CASE("sql: failures are classified the same on both backends", "[store][sql
   CHECK(sql::QueryInt64(*db, "SELECT count(*) FROM t_unique") == 1);
 }
 
-TEST_CASE("sql: the pool opens at most its size, hands a connection to one caller at a time, and drops "
-          "connections given back inside a transaction", "[store][sql]") {
+TEST_CASE("sql: the pool opens at most its size, hands a connection to one caller at a time, and ends a "
+          "transaction left open on a connection given back", "[store][sql]") {
   StoreFixture f;
   std::atomic<int> opened{0};
   sql::ConnectionPool pool([&] { ++opened; return f.Connect(); }, 2, nullptr);
@@ -102,6 +102,7 @@ TEST_CASE("sql: the pool opens at most its size, hands a connection to one calle
     auto a = pool.Acquire();
     auto b = pool.Acquire();
     CHECK(&*a != &*b);
+    CHECK_FALSE(pool.TryAcquire().has_value());  // all out: no waiting
     waiter = std::thread([&] {
       auto c = pool.Acquire();  // waits for a or b
       got = true;
@@ -136,4 +137,33 @@ TEST_CASE("sql: a store whose server connections were cut reconnects: reads and 
   if (!page.ok()) page = f.store->ListEvents({});  // the reader's first use may meet the cut too
   REQUIRE(page.ok());
   CHECK(page->events.size() == 2);
+}
+
+TEST_CASE("sql: a delivery whose header text is not UTF-8 (or holds a NUL) is still claimed, on both backends",
+          "[store][sql]") {
+  StoreFixture f;
+  auto d = SampleDelivery();
+  d.user_agent = std::string("agent \xff\xfe cut \xe2\x82", 14);   // Latin-1 bytes, a character cut short
+  d.content_type = std::string("text/plain\0x", 12);
+  auto r = f.store->Claim(SampleEvent("evt_bytes"), d);
+  INFO(r.status().message());
+  REQUIRE(r.ok());
+  CHECK(f.Count("SELECT count(*) FROM webhook_deliveries WHERE user_agent LIKE 'agent %'") == 1);
+}
+
+TEST_CASE("sql: a write that timed out waiting for another session's write lock leaves the store writable",
+          "[store][sql][postgres]") {
+  StoreFixture f;
+  if (!f.postgres()) return;  // SQLite's lock waits: writer_fault_test.cpp
+  auto store = f.database.OpenStore(200, 64);  // a 200 ms budget
+  auto other = f.Connect();
+  other->Begin(sql::TxnMode::kWrite);  // holds the database's write lock
+  auto blocked = store->Claim(SampleEvent("evt_blocked"), SampleDelivery());
+  REQUIRE_FALSE(blocked.ok());
+  CHECK(blocked.status().code() == Code::kUnavailable);
+  other->Rollback();
+  auto r = store->Claim(SampleEvent("evt_after"), SampleDelivery());
+  INFO(r.status().message());
+  CHECK(r.ok());
+  CHECK(f.Count("SELECT count(*) FROM webhook_inbox WHERE event_id = 'evt_blocked'") == 0);
 }
