@@ -146,10 +146,13 @@ struct AdminFixture {
   }
   // Writes with the sqlite3 CLI while the server runs (WAL; waits for its lock).
   void SqlWrite(const std::string& sql) const { inst.SqlWrite(sql); }
+  // In key order: PostgreSQL's scan order is not insertion order.
   std::string Snapshot() const {  // what "nothing changed" compares
-    return inst.Sql("SELECT group_concat(id || ':' || status || ':' || ifnull(result_ref, '-'), ',') FROM webhook_inbox") +
+    return inst.Sql("SELECT group_concat(id || ':' || status || ':' || ifnull(result_ref, '-'), ',') FROM"
+                    " (SELECT * FROM webhook_inbox ORDER BY id) AS sub") +
            "|" + inst.Sql("SELECT count(*) FROM webhook_event_actions") + "|" +
-           inst.Sql("SELECT group_concat(status, ',') FROM effects");
+           inst.Sql("SELECT group_concat(status, ',') FROM"
+                    " (SELECT * FROM effects ORDER BY tenant_id, effect_key) AS sub");
   }
 };
 
@@ -431,7 +434,8 @@ TEST_CASE("admin api: event detail lists deliveries; the payload only on request
   CHECK(q.at("body").get<std::string>().find("bob@example.com") != std::string::npos);
 
   // A stored body that is not JSON (as a form endpoint would keep) cannot be redacted: withheld.
-  f.SqlWrite("UPDATE webhook_payloads SET body = CAST('email=alice@example.com' AS BLOB) WHERE inbox_id = " +
+  const std::string blob = f.inst.postgres() ? "BYTEA" : "BLOB";  // the body column's type
+  f.SqlWrite("UPDATE webhook_payloads SET body = CAST('email=alice@example.com' AS " + blob + ") WHERE inbox_id = " +
              std::to_string(id) + " AND kind = 'original'");
   json w = f.ApiJson("/admin/api/events/" + std::to_string(id) + "?payload=1").at("payload");
   CHECK(w.at("body").is_null());

@@ -83,7 +83,7 @@ TEST_CASE("batch: one POST of three events makes three inbox rows and one delive
   CHECK(r.body.find(R"("status":"accepted","events":[{"id":1,"event_id":"9:1","status":"accepted"})") !=
         std::string::npos);
   CHECK(s.inst.Sql("SELECT count(*) FROM webhook_inbox WHERE endpoint = 'crm'") == "3");
-  CHECK(s.inst.Sql("SELECT group_concat(event_id, ',') FROM (SELECT event_id FROM webhook_inbox ORDER BY id)") ==
+  CHECK(s.inst.Sql("SELECT group_concat(event_id, ',') FROM (SELECT event_id FROM webhook_inbox ORDER BY id) AS sub") ==
         "9:1,9:2,9:3");
   CHECK(s.inst.Sql("SELECT event_type FROM webhook_inbox WHERE event_id = '9:3'") == "contact.deletion");
   CHECK(s.inst.Sql("SELECT count(*) FROM webhook_deliveries WHERE endpoint = 'crm'") == "1");

@@ -73,8 +73,7 @@ max_body_bytes = 65536
 listen = "127.0.0.1:0"
 
 [storage]
-path = "data/hookinbox.db"
-)" + DemoLikeEndpoint("demo") +
+)" + inst.StorageLines() + DemoLikeEndpoint("demo") +
          ForwardingConfig(inst, downstream_url);
 }
 
@@ -294,7 +293,8 @@ TEST_CASE("crash: deliveries with duplicates and conflicts survive random SIGKIL
   CHECK(Count(inst, "SELECT count(*) FROM webhook_inbox i WHERE NOT EXISTS "
                     "(SELECT 1 FROM webhook_attempts a WHERE a.inbox_id = i.id)") == 0);
   CHECK(Count(inst, "SELECT count(*) FROM (SELECT inbox_id FROM webhook_attempts GROUP BY inbox_id HAVING "
-                    "sum(outcome = 'completed') != 1 OR count(*) != max(attempt) OR min(attempt) != 1)") == 0);
+                    "sum(CASE WHEN outcome = 'completed' THEN 1 ELSE 0 END) != 1 OR count(*) != max(attempt)"
+                    " OR min(attempt) != 1) AS sub") == 0);
   CHECK(Count(inst, "SELECT count(*) FROM webhook_attempts WHERE outcome IS NULL") == 0);
 
   // One effect downstream per event, one per key, each with its event's body.
@@ -316,14 +316,16 @@ TEST_CASE("crash: deliveries with duplicates and conflicts survive random SIGKIL
   for (const auto& [key, n] : effects_by_key) keys_not_once += n == 1 ? 0 : 1;
   CHECK(keys_not_once == 0);
 
-  // The file itself, after a clean stop.
+  // The file itself, after a clean stop (SQLite: PostgreSQL keeps no file of ours to check).
   server.Kill(SIGTERM);
   CHECK(server.WaitExit() == 0);
-  CHECK(inst.Sql("PRAGMA integrity_check") == "ok");
-  CHECK(inst.Sql("PRAGMA foreign_key_check") == "");
-  const CommandResult audit = RunCommand(BinaryPath() + " verify-audit " + inst.db_path() + " 2>&1");
-  INFO(audit.out);
-  CHECK(audit.exit_code == 0);
+  if (!inst.postgres()) {
+    CHECK(inst.Sql("PRAGMA integrity_check") == "ok");
+    CHECK(inst.Sql("PRAGMA foreign_key_check") == "");
+    const CommandResult audit = RunCommand(BinaryPath() + " verify-audit " + inst.db_path() + " 2>&1");
+    INFO(audit.out);
+    CHECK(audit.exit_code == 0);
+  }
 
   const int lost = Count(inst, "SELECT count(*) FROM webhook_attempts WHERE outcome = 'lost'");
   std::printf("crash: seed %u, %d kills in %.1f s; %lld deliveries, %d events, answers %s; %d lost attempts; "

@@ -184,7 +184,7 @@ OrderReport CheckOrder(const std::string& log) {
 }
 
 TEST_CASE("durability: every 2xx to a delivery is written after a WAL fsync that began after its request",
-          "[durability]") {
+          "[durability][sqlite]") {
   Installation inst;
   inst.WriteTestConfig("", "plain_http = true\n");
   const std::string order_log = inst.dir() + "/fsync-order.log";

@@ -128,7 +128,7 @@ std::vector<std::string> PayloadMismatches(const Installation& inst) {
 }  // namespace
 
 TEST_CASE("fault: a full disk answers 503 with nothing half-written, /readyz says so, and it recovers in place",
-          "[fault]") {
+          "[fault][sqlite]") {
   if (std::string why = EnterPrivateMountNamespace(); !why.empty()) {
     WARN("SKIPPED: a tmpfs data directory needs root and a mount namespace (" << why << ")");
     return;
@@ -283,7 +283,7 @@ std::vector<std::string> Ids(const std::string& prefix, int n) {
 }  // namespace
 
 TEST_CASE("fault: 20 deliveries under a held write lock are each answered 503 within the busy timeout, none lost",
-          "[fault]") {
+          "[fault][sqlite]") {
   constexpr int kBusyMs = 500;
   constexpr int kDeliveries = 20;
   // The bound: the busy timeout from the request's own arrival, plus the

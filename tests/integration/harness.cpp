@@ -535,7 +535,7 @@ int CountResponses(const std::string& text) {
 }
 
 std::string InboxEventIdsInOrder(const Installation& inst) {
-  return inst.Sql("SELECT group_concat(event_id, ',') FROM (SELECT event_id FROM webhook_inbox ORDER BY id)");
+  return inst.Sql("SELECT group_concat(event_id, ',') FROM (SELECT event_id FROM webhook_inbox ORDER BY id) AS sub");
 }
 
 std::string CommaJoined(const std::vector<std::string>& ids) {

@@ -167,7 +167,7 @@ TEST_CASE("init -c: never writes the config file", "[integration][init]") {
 }
 
 TEST_CASE("init -c: an existing database is not opened (user_version 5 stays 5, mtime and bytes unchanged)",
-          "[integration][init]") {
+          "[integration][init][sqlite]") {
   PackageLayout p;
   p.Write();
   std::string db = p.Path("data/hookinbox.db");

@@ -27,7 +27,7 @@ TEST_CASE("crash: SIGKILL right after a 200 loses nothing; after restart the eve
     CHECK(dup.body.find("\"duplicate\"") != std::string::npos);
   }
   CHECK(inst.Sql("SELECT count(*) FROM webhook_inbox") == "5");
-  CHECK(inst.Sql("PRAGMA integrity_check") == "ok");
+  if (!inst.postgres()) CHECK(inst.Sql("PRAGMA integrity_check") == "ok");  // the file's own check
 }
 
 TEST_CASE("shutdown: SIGTERM exits 0 and leaves a consistent database", "[integration]") {
@@ -39,10 +39,12 @@ TEST_CASE("shutdown: SIGTERM exits 0 and leaves a consistent database", "[integr
   server.Kill(SIGTERM);
   CHECK(server.WaitExit() == 0);
   CHECK(server.log().find(R"("event":"stopped")") != std::string::npos);
-  CHECK(inst.Sql("PRAGMA integrity_check") == "ok");
   CHECK(inst.Sql("SELECT count(*) FROM webhook_inbox") == "1");
-  CHECK(inst.Sql("PRAGMA journal_mode") == "wal");
-  CHECK(RunCommand("stat -c %a " + inst.db_path()).out == "600\n");
+  if (!inst.postgres()) {  // the SQLite file: intact, still in WAL mode, private
+    CHECK(inst.Sql("PRAGMA integrity_check") == "ok");
+    CHECK(inst.Sql("PRAGMA journal_mode") == "wal");
+    CHECK(RunCommand("stat -c %a " + inst.db_path()).out == "600\n");
+  }
 }
 
 TEST_CASE("logs: no secret, signature or payload reaches the log", "[integration]") {
@@ -78,5 +80,5 @@ TEST_CASE("shutdown: SIGTERM at any moment of start-up still ends the process cl
     // 0 after a clean shutdown; 143 when the signal came before serve set up its handling.
     CHECK((code == 0 || code == 128 + SIGTERM));
   }
-  CHECK(inst.Sql("PRAGMA integrity_check") == "ok");
+  if (!inst.postgres()) CHECK(inst.Sql("PRAGMA integrity_check") == "ok");
 }

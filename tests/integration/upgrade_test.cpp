@@ -79,7 +79,7 @@ std::string Rows(const Installation& inst, const std::string& table, const std::
   std::string row;
   for (const auto& c : columns) row += (row.empty() ? "" : "||','||") + std::string("quote(") + c + ")";
   std::string out = inst.Sql("SELECT group_concat(r, ';') FROM (SELECT " + row + " AS r FROM " + table +
-                             " ORDER BY id)");
+                             " ORDER BY id) AS sub");
   INFO(table << ": " << out);
   REQUIRE(out.find("rror") == std::string::npos);  // "Error:"/"Parse error": a broken query is no evidence
   return out;
@@ -136,7 +136,7 @@ void WaitReady(const ServerProcess& server) {
 // predate it.
 void CheckGenesis(const Installation& inst, const Snapshot& before) {
   CHECK(inst.Sql("SELECT group_concat(table_name || ':' || rows, ' ') FROM (SELECT * FROM audit_checkpoints"
-                 " WHERE kind = 'genesis' ORDER BY table_name)") ==
+                 " WHERE kind = 'genesis' ORDER BY table_name) AS sub") ==
         "webhook_attempts:" + std::to_string(before.attempts) +
             " webhook_deliveries:" + std::to_string(before.deliveries));
   // Serve's first (empty) write seals the old rows into the chain.
@@ -218,7 +218,9 @@ std::string Sha256(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("upgrade: a database from schema N is migrated on start and keeps its rows", "[integration][upgrade]") {
+// [sqlite]: the fixtures are SQLite files of every older schema version.
+TEST_CASE("upgrade: a database from schema N is migrated on start and keeps its rows",
+          "[integration][upgrade][sqlite]") {
   const int latest = LatestSchemaVersion();
   REQUIRE(latest >= 6);  // schema.sql had 6 blocks when this test was written
   for (int n = 1; n < latest; ++n) {
@@ -229,7 +231,7 @@ TEST_CASE("upgrade: a database from schema N is migrated on start and keeps its 
   SECTION("schema 5 as the issue-5 binary wrote it (v5-issue5-binary.sql)") { CheckUpgrade(FromIssue5Dump()); }
 }
 
-TEST_CASE("upgrade: a database newer than the binary is refused, untouched", "[integration][upgrade]") {
+TEST_CASE("upgrade: a database newer than the binary is refused, untouched", "[integration][upgrade][sqlite]") {
   Installation inst;
   inst.WriteTestConfig();
   Install(inst, FromBlocks(LatestSchemaVersion()));

@@ -124,7 +124,7 @@ struct ExecFixture {
     return inst.Sql(
         "SELECT group_concat(line, ';') FROM (SELECT outcome || ':' || ifnull(exit_code, '-') || ':' || "
         "ifnull(error, '-') AS line FROM webhook_attempts WHERE inbox_id = " +
-        std::to_string(id) + " ORDER BY id)");
+        std::to_string(id) + " ORDER BY id) AS sub");
   }
   // Delivers a probe event that needs a retry and waits until it completed.
   void ProbeWorkerRanPastBackoff(const std::string& probe_id) const {
@@ -294,7 +294,8 @@ TEST_CASE("worker exec: a timeout kills the whole process group; non-idempotent 
   REQUIRE(r.exit_code == 0);
   CHECK(f.Inbox(id, "status || '|' || result_ref || '|' || attempt_count") == "completed|ref-by-hand|1");
   CHECK(f.inst.Sql("SELECT action || '|' || from_status || '|' || to_status || '|' || result_ref || '|' || note || "
-                   "'|' || (actor LIKE 'cli:%') FROM webhook_event_actions WHERE inbox_id = " +
+                   "'|' || (CASE WHEN actor LIKE 'cli:%' THEN 1 ELSE 0 END)"
+                   " FROM webhook_event_actions WHERE inbox_id = " +
                    std::to_string(id)) == "resolve|unknown|completed|ref-by-hand|checked the ledger|1");
   // Only an unknown event can be resolved: a second try fails and writes nothing.
   auto again = resolve(id);

@@ -199,7 +199,7 @@ struct Fixture {
   }
   std::string Attempts(int64_t id, const std::string& expr) const {
     return inst.Sql("SELECT group_concat(v, ',') FROM (SELECT " + expr +
-                    " AS v FROM webhook_attempts WHERE inbox_id = " + std::to_string(id) + " ORDER BY id)");
+                    " AS v FROM webhook_attempts WHERE inbox_id = " + std::to_string(id) + " ORDER BY id) AS sub");
   }
   // Retried with backoff, every attempt "not sent", then dead-lettered; the
   // errors name the failure and no secret. httplib's error name differs by
@@ -214,8 +214,8 @@ struct Fixture {
     CHECK(inst.Sql("SELECT count(*) FROM webhook_attempts WHERE inbox_id = " + std::to_string(id) +
                    " AND error LIKE '%not sent: " + cause + "'") == "3");
     if (!reason.empty()) {
-      CHECK(inst.Sql("SELECT count(*) > 0 FROM webhook_attempts WHERE inbox_id = " + std::to_string(id) +
-                     " AND (" + reason + ")") == "1");
+      CHECK(inst.Sql("SELECT CASE WHEN count(*) > 0 THEN 1 ELSE 0 END FROM webhook_attempts WHERE inbox_id = " +
+                     std::to_string(id) + " AND (" + reason + ")") == "1");
     }
     // One after the other: each retry started after the previous attempt ended.
     CHECK(inst.Sql("SELECT count(*) FROM webhook_attempts a JOIN webhook_attempts b ON b.inbox_id = a.inbox_id"

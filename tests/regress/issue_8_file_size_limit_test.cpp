@@ -46,7 +46,7 @@ std::string Outcome(const HttpResult& r) {
 }  // namespace
 
 TEST_CASE("regress issue 8: a file-size limit answers 503 instead of killing the server, and it recovers",
-          "[regress][fault]") {
+          "[regress][fault][sqlite]") {
   Installation inst;
   inst.WriteTestConfig(DemoLikeEndpoint("big", "max_body_bytes = 131072\n"));
   ServerProcess server{inst};

@@ -58,7 +58,7 @@ TEST_CASE("regress issue 8: an ordering version above INT64_MAX is refused with 
   INFO(negative.body);
   REQUIRE(negative.status == 200);
   CHECK(inst.Sql("SELECT group_concat(event_id || '=' || object_version, ',') FROM"
-                 " (SELECT event_id, object_version FROM webhook_inbox ORDER BY id)") ==
+                 " (SELECT event_id, object_version FROM webhook_inbox ORDER BY id) AS sub") ==
         "evt_i64_max=9223372036854775807,evt_negative=-5");
 }
 
