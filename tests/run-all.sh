@@ -3,7 +3,8 @@
 # and run every test — unit, integration, crash, load — in a normal build; a
 # bounded run of every fuzz target; the Debian package installed into a
 # throw-away root; and the whole suite again under AddressSanitizer +
-# UndefinedBehaviorSanitizer and under ThreadSanitizer. Each phase prints its
+# UndefinedBehaviorSanitizer and under ThreadSanitizer — the store suite on
+# SQLite and again on a throw-away PostgreSQL. Each phase prints its
 # start time in seconds since the run began. About 27 minutes on 2 cores from
 # a clean clone (docs/RELIABILITY.md says what each part proves).
 set -euo pipefail
@@ -11,6 +12,13 @@ cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
 # The browser test's chromium and playwright-core, here rather than inside its ctest timeout.
 bash tests/browser/run.sh --install-only
+
+# One throw-away PostgreSQL for every suite that runs on it too (the store
+# suite, ctest *_postgres): tests/support/pg_cluster.sh, stopped on exit.
+pg_dir=$(mktemp -d)
+trap 'bash tests/support/pg_cluster.sh stop "$pg_dir" >/dev/null 2>&1 || true; rm -rf "$pg_dir"' EXIT
+HOOKINBOX_TEST_PG_URL=$(bash tests/support/pg_cluster.sh start "$pg_dir")
+export HOOKINBOX_TEST_PG_URL
 
 jobs=$(nproc)
 run_suite() {
