@@ -54,7 +54,9 @@ Status Screen(const config::Config& config, const Target& target, const httplib:
   // signature is over the bytes on the wire: accept identity encoding only.
   std::string encoding = verify::MediaTypeOf(req.get_header_value("Content-Encoding"));
   if (!encoding.empty() && encoding != "identity") {
-    return Unsupported("Content-Encoding " + encoding + " is not accepted; send the body uncompressed");
+    // The value is not quoted back: stripped of blanks it could rebuild text
+    // the sender split on purpose (fuzz_receive: a secret split by a tab).
+    return Unsupported("this Content-Encoding is not accepted; send the body uncompressed (identity)");
   }
   if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
     return InvalidArgument("request has no body: Content-Length or chunked Transfer-Encoding required");
