@@ -33,7 +33,7 @@ struct SqliteSource {
     auto opened = store::SqlStore::Open({path, 2000, 64});
     REQUIRE(opened.ok());
     auto& s = **opened;
-    auto e1 = SampleEvent("evt_1", "h1", std::string("bin\0ary\xff", 10));
+    auto e1 = SampleEvent("evt_1", "h1", std::string("bin\0ary\xff", 8));
     e1.business_key = "bk-1";
     REQUIRE(s.Claim(e1, SampleDelivery()).ok());
     REQUIRE(s.Claim(e1, SampleDelivery()).ok());                              // duplicate
@@ -95,7 +95,7 @@ TEST_CASE("copy: every table arrives with its ids, bytes and audit chain; a seco
   CHECK(Rows(*to, "webhook_inbox") == 3);
   CHECK(Rows(*to, "effects") == 1);
   CHECK(store::sql::QueryText(*to, "SELECT body FROM webhook_payloads WHERE kind = 'original' ORDER BY id LIMIT 1") ==
-        std::string("bin\0ary\xff", 10));
+        std::string("bin\0ary\xff", 8));
   CHECK(store::sql::QueryText(*to, "SELECT string_agg(id || ':' || event_id || ':' || status, ',' ORDER BY id) FROM webhook_inbox") ==
         store::sql::QueryText(*from, "SELECT group_concat(id || ':' || event_id || ':' || status, ',') FROM"
                                      " (SELECT * FROM webhook_inbox ORDER BY id)"));
