@@ -8,10 +8,13 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -57,16 +60,35 @@ std::vector<std::string> Markers(const std::vector<File>& files) {
   return out;
 }
 
-// "file: marker #i (n bytes) found" for every marker some log contains.
+// "file: marker #i (n bytes) found" for every marker some log contains. One
+// pass per log: the k bytes at each position (k = the shortest marker's
+// length, at most 16) are looked up among the markers' first k bytes, and
+// only those markers compared — thousands of markers over megabytes of logs.
 std::vector<std::string> Leaks(const std::vector<File>& logs, const std::vector<std::string>& markers) {
-  std::vector<std::string> out;
+  size_t k = 16;
+  for (const auto& m : markers) {
+    if (!m.empty()) k = std::min(k, m.size());
+  }
+  std::unordered_map<std::string_view, std::vector<size_t>> by_start;
   for (size_t i = 0; i < markers.size(); ++i) {
-    for (const auto& log : logs) {
-      if (log.text.find(markers[i]) != std::string::npos) {
-        // Name the marker by its start only: the report must not print a whole secret.
-        out.push_back(log.name + ": marker #" + std::to_string(i) + " (" + std::to_string(markers[i].size()) +
-                      " bytes, starts " + markers[i].substr(0, 6) + "…) found");
+    if (!markers[i].empty()) by_start[std::string_view(markers[i]).substr(0, k)].push_back(i);
+  }
+  std::vector<std::string> out;
+  for (const auto& log : logs) {
+    const std::string_view text(log.text);
+    std::vector<bool> found(markers.size(), false);
+    for (size_t at = 0; at + k <= text.size(); ++at) {
+      const auto candidates = by_start.find(text.substr(at, k));
+      if (candidates == by_start.end()) continue;
+      for (size_t i : candidates->second) {
+        if (text.substr(at).starts_with(markers[i])) found[i] = true;
       }
+    }
+    for (size_t i = 0; i < markers.size(); ++i) {
+      if (!found[i]) continue;
+      // Name the marker by its start only: the report must not print a whole secret.
+      out.push_back(log.name + ": marker #" + std::to_string(i) + " (" + std::to_string(markers[i].size()) +
+                    " bytes, starts " + markers[i].substr(0, 6) + "…) found");
     }
   }
   return out;
@@ -78,6 +100,9 @@ TEST_CASE("log leak: the check itself finds a planted marker", "[log_leak]") {
   std::vector<File> logs = {{"a.log", "{\"event\":\"x\"}\n{\"event\":\"delivery\",\"ua\":\"whsec_PLANTED\"}\n"}};
   CHECK(Leaks(logs, {"whsec_PLANTED"}).size() == 1);
   CHECK(Leaks(logs, {"not-there"}).empty());
+  // Markers of different lengths sharing a start; one at the very end of a log.
+  CHECK(Leaks(logs, {"whsec_PLANTED\"}", "whsec_PLANTEX", "wh", "ua"}).size() == 3);
+  CHECK(Leaks({{"b.log", "abc"}}, {"bc", "abcd"}).size() == 1);
   CHECK(Unhex("7b0a7d") == "{\n}");
 }
 
