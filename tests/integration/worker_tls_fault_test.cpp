@@ -178,7 +178,7 @@ std::string Config(const Installation& inst, const std::string& url, const std::
                    bool idempotent_target = false) {
   return ForwardingAction(inst, url) + action_extra + "idempotent_target = " +
          (idempotent_target ? "true" : "false") +
-         "\ntimeout_ms = 3000\n\n[worker]\nthreads = 2\nlease_seconds = 5\nmax_attempts = 3\n"
+         "\ntimeout_ms = 10000\n\n[worker]\nthreads = 2\nlease_seconds = 5\nmax_attempts = 3\n"
          "backoff_initial_ms = 20\nbackoff_max_ms = 100\nshutdown_grace_seconds = 5\n";
 }
 
@@ -278,6 +278,7 @@ TEST_CASE("worker tls fault: a reset during the handshake is retried, and the ne
   f.server.Start();
   const int64_t id = f.Deliver("evt_tls_handshake_reset");
   REQUIRE(f.Becomes(id, "completed"));
+  INFO("attempts (ms taken): " << f.Attempts(id, "ifnull(error, 'ok') || ' (' || (finished_at - started_at) || ')'"));
   CHECK(f.Attempts(id, "attempt || ':' || outcome") == "1:retryable_failed,2:completed");
   CHECK(f.Attempts(id, "ifnull(error, '')") == "not sent: SSLConnection,");
   CHECK(peer.connections() == 2);
