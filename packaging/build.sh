@@ -2,7 +2,8 @@
 # Configures and builds one variant into build/<name>.
 #   packaging/build.sh release            RelWithDebInfo, no tests
 #   packaging/build.sh test               RelWithDebInfo with tests (and the package rules)
-#   packaging/build.sh asan|tsan          sanitizer builds with tests
+#   packaging/build.sh asan|tsan [-D...]  sanitizer builds with tests; further arguments go to
+#                                         cmake (the test command passes HOOKINBOX_INTEGRATION_CLIENT)
 #   packaging/build.sh deb [TREE]         hookinbox_<version>_amd64.deb in build/deb, or
 #                                         packaged from an already built tree (e.g. build/test)
 #   packaging/build.sh fuzz               the libFuzzer targets (clang, ASan+UBSan) in build/fuzz:
@@ -27,6 +28,7 @@ case "$variant" in
   *) echo "usage: $0 release|test|asan|tsan|deb [TREE] | fuzz" >&2; exit 2 ;;
 esac
 tree="build/$variant"
+if [ "$variant" != deb ]; then args+=("${@:2}"); fi
 if [ "$variant" = deb ] && [ -n "${2:-}" ]; then
   tree="$2"   # reuse a tree configured with -DHOOKINBOX_PACKAGE=ON: no second compile
 else

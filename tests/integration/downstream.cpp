@@ -28,6 +28,7 @@ DownstreamProcess::~DownstreamProcess() {
 
 void DownstreamProcess::Start(int port) {
   const std::string log = dir_.File("downstream-" + std::to_string(++starts_) + ".log");
+  const std::string program = DownstreamPath();  // before fork: the child only execs
   pid_ = ::fork();
   if (pid_ == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive a crashed test binary
@@ -35,7 +36,7 @@ void DownstreamProcess::Start(int port) {
     ::dup2(fd, 1);
     ::dup2(fd, 2);
     const std::string port_text = std::to_string(port);
-    ::execl(HOOKINBOX_TEST_DOWNSTREAM, HOOKINBOX_TEST_DOWNSTREAM, "--port", port_text.c_str(),
+    ::execl(program.c_str(), program.c_str(), "--port", port_text.c_str(),
             dedup_ ? static_cast<char*>(nullptr) : "--no-dedup", static_cast<char*>(nullptr));
     ::_exit(127);
   }

@@ -40,7 +40,15 @@ CommandResult RunCommand(const std::string& command) {
   return r;
 }
 
-std::string BinaryPath() { return HOOKINBOX_BINARY; }
+namespace {
+std::string FromEnvOr(const char* name, const char* built_in) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? value : built_in;
+}
+}  // namespace
+
+std::string BinaryPath() { return FromEnvOr("HOOKINBOX_TEST_BINARY", HOOKINBOX_BINARY); }
+std::string DownstreamPath() { return FromEnvOr("HOOKINBOX_TEST_DOWNSTREAM", HOOKINBOX_TEST_DOWNSTREAM); }
 
 bool PollUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -215,7 +223,7 @@ std::string Installation::SignedRequest(const std::string& path, const std::stri
          "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
-std::string SuiteLogDir() { return HOOKINBOX_SUITE_LOG_DIR; }
+std::string SuiteLogDir() { return FromEnvOr("HOOKINBOX_TEST_LOG_DIR", HOOKINBOX_SUITE_LOG_DIR); }
 
 void AppendSuiteLog(const std::string& text) {
   static std::mutex mu;

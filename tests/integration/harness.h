@@ -30,8 +30,12 @@ struct CommandResult {
 };
 CommandResult RunCommand(const std::string& command);
 
-// The hookinbox binary under test.
+// The hookinbox binary under test, and the downstream the worker's tests
+// forward to. The environment (HOOKINBOX_TEST_BINARY, HOOKINBOX_TEST_DOWNSTREAM)
+// wins over the paths built in: a sanitizer tree's ctest drives its own
+// binaries with the normal tree's client (tests/integration/CMakeLists.txt).
 std::string BinaryPath();
+std::string DownstreamPath();
 
 // Polls `condition` until true or `timeout` passes. Returns its last value.
 bool PollUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout);
@@ -55,7 +59,8 @@ struct HttpResult {
 void RegisterLeakMarker(const std::string& marker);
 // Appends `text` to this process's suite log.
 void AppendSuiteLog(const std::string& text);
-// Directory holding the suite logs and marker files of this build.
+// Directory holding the suite logs and marker files of this build
+// (HOOKINBOX_TEST_LOG_DIR wins, as above).
 std::string SuiteLogDir();
 
 class Installation {
