@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The README's second command (and .ci/run): install what is missing, build,
-# and run every test — unit, integration, crash, load — in a normal build; a
-# bounded run of every fuzz target; the Debian package installed into a
-# throw-away root; and the whole suite again under AddressSanitizer +
-# UndefinedBehaviorSanitizer and under ThreadSanitizer — the store suite on
-# SQLite and again on a throw-away PostgreSQL. Each phase prints its
-# start time in seconds since the run began. About 27 minutes on 2 cores from
-# a clean clone (docs/RELIABILITY.md says what each part proves).
+# and run every test — unit, integration, crash, load — in a normal build, on
+# SQLite and again on a throw-away PostgreSQL; a bounded run of every fuzz
+# target; the Debian package installed into a throw-away root; and the suite
+# again under AddressSanitizer + UndefinedBehaviorSanitizer and under
+# ThreadSanitizer (the store suite on both databases there too). Each phase
+# prints its start time in seconds since the run began. About 27 minutes on
+# 2 cores from a clean clone (docs/RELIABILITY.md says what each part proves).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh

@@ -70,7 +70,7 @@ run_one() {  # target
       [ -e "$a" ] || continue
       echo "  reproducer: $a"
       echo "  reproduce:  $build/$t $a"
-      echo "  keep it:    cp $a $here/regress/$t/<what-it-is>   (replayed by ctest fuzz_replay in every build)"
+      echo "  keep it:    cp $a $here/regress/$t/<what-it-is>   (replayed by ctest fuzz_replay and by every fuzz run)"
     done
     echo "  full log:   $log"
     return 1
