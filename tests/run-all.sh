@@ -5,7 +5,7 @@
 # target; the Debian package installed into a throw-away root; and the suite
 # again under AddressSanitizer + UndefinedBehaviorSanitizer and under
 # ThreadSanitizer (the store suite on both databases there too). Each phase
-# prints its start time in seconds since the run began. About 27 minutes on
+# prints its start time in seconds since the run began. About 25 minutes on
 # 2 cores from a clean clone (docs/RELIABILITY.md says what each part proves).
 set -euo pipefail
 cd "$(dirname "$0")/.."
