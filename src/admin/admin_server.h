@@ -6,11 +6,13 @@
 // answer helpers (tests/layering.sh); it never sees the worker or the
 // receive path.
 //
-// Owns: the cpp-httplib server with its limits, binding admin.listen (a
-// taken port is an error naming it), the thread it serves on, and the gate
-// every request passes before its body is read: route (404), method (405),
-// declared size (413), then the admin or metrics token (auth.h: 503, 401,
-// 429). It is stopped after the worker, because running actions call it
+// Owns: the admin routes on the hardened listener (http/listener.h:
+// admission with admin.max_connections(_per_address), the connection guard,
+// the framing gate), binding admin.listen (a taken port is an error naming
+// it), the thread it serves on, and the gate every request passes before its
+// body is read: route (404), method (405), declared size (413), then the
+// admin or metrics token (auth.h: 503, 401, 429). Bodies are read with each
+// route's own cap. It is stopped after the worker, because running actions call it
 // until they end.
 // With admin TLS it serves an http::ServingCertificate, which
 // ReloadCertificate swaps while the listener and its connections stay.
@@ -34,8 +36,7 @@ struct Response;
 }
 
 namespace hookinbox::http {
-class ConnectionGuard;
-class ServingCertificate;
+class Listener;
 struct CertificatePair;
 }  // namespace hookinbox::http
 
@@ -57,7 +58,7 @@ class AdminServer {
   // Binds admin.listen (port 0 picks a free port). Unavailable, naming
   // admin.listen, when it is taken.
   Status Bind();
-  int port() const { return port_; }
+  int port() const;
   // "http://127.0.0.1:8081" (https with TLS) — the address as bound.
   std::string BaseUrl() const;
   // What handlers call: BaseUrl() + "/v1", with a loopback host when the
@@ -78,8 +79,8 @@ class AdminServer {
   std::shared_ptr<const http::CertificatePair> Certificate() const;
 
  private:
-  AdminServer(const config::Config& config, std::unique_ptr<http::ServingCertificate> certificate,
-              std::unique_ptr<httplib::Server> server, store::SqlStore& store, const Clock& clock);
+  AdminServer(const config::Config& config, std::unique_ptr<http::Listener> listener, store::SqlStore& store,
+              const Clock& clock);
   void Configure();
   void Route();
   // The pre-routing gate; true when it answered (the body is then never read).
@@ -87,18 +88,13 @@ class AdminServer {
   void Dispatch(const httplib::Request& req, httplib::Response& res) const;
 
   const config::Config& config_;
-  // Before server_: connection threads use it until the server is gone. Null without TLS.
-  std::unique_ptr<http::ServingCertificate> certificate_;
-  // Before server_ too: its SSLs report to it until freed. Null without TLS.
-  std::unique_ptr<http::ConnectionGuard> guard_;
-  std::unique_ptr<httplib::Server> server_;
   std::unique_ptr<HandlerApi> api_;
   std::unique_ptr<LoginLimiter> limiter_;
   std::unique_ptr<AdminAuth> auth_;
   std::unique_ptr<AdminApi> admin_api_;
-  bool tls_ = false;
-  std::string host_;
-  int port_ = 0;
+  // After what its connection threads call: destroyed (and its threads
+  // joined) first.
+  std::unique_ptr<http::Listener> listener_;
   std::thread thread_;
 };
 

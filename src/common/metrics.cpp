@@ -42,7 +42,10 @@ void DeclareProductFamilies(Registry& r) {
   r.Declare(kAttemptsTotal, Type::kCounter, "Processing attempts that ended, by outcome.",
             {"endpoint", "provider", "outcome"});
   r.Declare(kConnectionsCutTotal, Type::kCounter,
-            "TLS connections reset by the connection guard (header_timeout, header_bytes, body_timeout).",
+            "Connections reset by the connection guard (header_timeout, header_bytes, body_timeout).",
+            {"listener", "reason"});
+  r.Declare(kConnectionsRefusedTotal, Type::kCounter,
+            "Connections closed at accept: over max_connections or max_connections_per_address.",
             {"listener", "reason"});
 }
 

@@ -117,5 +117,6 @@ inline constexpr const char* kProcessingSeconds = "webhook_processing_seconds"; 
 inline constexpr const char* kRetriesTotal = "webhook_retries_total";            // {endpoint,provider,reason}
 inline constexpr const char* kAttemptsTotal = "webhook_attempts_total";          // {endpoint,provider,outcome}
 inline constexpr const char* kConnectionsCutTotal = "webhook_connections_cut_total";  // {listener,reason}
+inline constexpr const char* kConnectionsRefusedTotal = "webhook_connections_refused_total";  // {listener,reason}
 
 }  // namespace hookinbox::metrics

@@ -31,13 +31,18 @@ struct ServerConfig {
   int read_timeout_seconds = 10;   // server.read_timeout_seconds: slow senders are cut off after this
   int write_timeout_seconds = 10;  // server.write_timeout_seconds
   int listen_backlog = 1024;       // server.listen_backlog: accept queue length (the library's own is 5)
-  // The connection guard (http/connection_guard.h), TLS listeners only: a
-  // connection must finish its handshake and request headers within
+  // Admission (http/admission.h), at accept time: sockets past either cap are
+  // closed at once. An address is an IPv4 address or an IPv6 /64. Behind a
+  // proxy every connection comes from the proxy: raise the per-address cap.
+  int max_connections = 1024;             // server.max_connections: open connections in all
+  int max_connections_per_address = 32;   // server.max_connections_per_address: open connections from one address
+  // The connection guard (http/connection_guard.h): a connection must
+  // finish its handshake (TLS) and request headers within
   // header_timeout_seconds, sending at most max_header_bytes meanwhile (TLS
   // record bytes, handshake included), and its body and answer within
   // body_timeout_seconds; otherwise it is cut. The library's read timeout
   // is per recv, so without these a trickle holds a thread for ever.
-  int header_timeout_seconds = 10;  // server.header_timeout_seconds: handshake + request line + headers
+  int header_timeout_seconds = 5;   // server.header_timeout_seconds: handshake + request line + headers
   int64_t max_header_bytes = 65536;  // server.max_header_bytes: bytes received before the headers end
   int body_timeout_seconds = 60;     // server.body_timeout_seconds: from the headers' end to the answer sent
 };
@@ -57,6 +62,10 @@ struct AdminConfig {
   // requires (admin/auth.h); unset = /metrics needs no token (SPEC §9).
   std::string metrics_token_env;
   Secret metrics_token;  // resolved from metrics_token_env (config/secrets.cpp)
+  // Admission on the admin listener, as server.max_connections(_per_address).
+  // Handlers call /v1 from this host: the per-address cap bounds them too.
+  int max_connections = 256;             // admin.max_connections
+  int max_connections_per_address = 32;  // admin.max_connections_per_address
 };
 
 // [log]: the JSON lines on stderr (common/log.h).

@@ -146,13 +146,17 @@ std::vector<KeyInfo> BuildKeys() {
                   "slow readers are cut off after this many seconds"));
   k.push_back(Int("server.listen_backlog", Server, &ServerConfig::listen_backlog, 16, 65535,
                   "accept queue length"));
+  k.push_back(Int("server.max_connections", Server, &ServerConfig::max_connections, 16, 65536,
+                  "open connections in all; sockets past it are closed at accept"));
+  k.push_back(Int("server.max_connections_per_address", Server, &ServerConfig::max_connections_per_address, 1,
+                  65536, "open connections from one IPv4 address or IPv6 /64; raise it behind a proxy"));
   k.push_back(Int("server.header_timeout_seconds", Server, &ServerConfig::header_timeout_seconds, 1, 3600,
-                  "TLS: a connection's handshake and request headers must arrive within this many seconds"));
+                  "a connection's TLS handshake and request headers must arrive within this many seconds"));
   k.push_back(Int("server.max_header_bytes", Server, &ServerConfig::max_header_bytes, 32768, 16777216,
-                  "TLS: bytes a connection may send (handshake included) before its request headers end; "
+                  "bytes a connection may send (TLS handshake included) before its request headers end; "
                   "at least 32 KiB, as one 16 KiB TLS record may carry the headers and the body's start"));
   k.push_back(Int("server.body_timeout_seconds", Server, &ServerConfig::body_timeout_seconds, 1, 86400,
-                  "TLS: a request's body must arrive and be answered within this many seconds"));
+                  "a request's body must arrive and be answered within this many seconds"));
 
   k.push_back(Table("admin", KeyType::kTable, "the admin listener: web UI, API, metrics"));
   k.push_back(String("admin.listen", Admin, &AdminConfig::listen, "host:port of the admin listener"));
@@ -164,6 +168,10 @@ std::vector<KeyInfo> BuildKeys() {
                      "PEM certificate for HTTPS on the admin listener (with tls_key); relative to the config file"));
   k.push_back(String("admin.tls_key", Admin, &AdminConfig::tls_key,
                      "PEM private key for HTTPS on the admin listener (with tls_cert); relative to the config file"));
+  k.push_back(Int("admin.max_connections", Admin, &AdminConfig::max_connections, 16, 65536,
+                  "open admin connections in all; sockets past it are closed at accept"));
+  k.push_back(Int("admin.max_connections_per_address", Admin, &AdminConfig::max_connections_per_address, 1, 65536,
+                  "open admin connections from one address (handlers on this host share 127.0.0.1)"));
   k.push_back(String("admin.metrics_token_env", Admin, &AdminConfig::metrics_token_env,
                      "environment variable holding a bearer token for GET /metrics; unset = no token needed"));
 

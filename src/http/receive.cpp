@@ -1,4 +1,4 @@
-// The receive path reads as its steps: Route → Screen → ReadBody →
+// The receive path reads as its steps: Route → Screen → ReadCappedBody →
 // Authenticate → Identify → Claim → reply. Each step returns a Status; the
 // first failure is answered by Reject(), which writes the audit row first.
 #include "http/receive.h"
@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/metrics.h"
 #include "common/secret.h"
+#include "http/request_gate.h"
 #include "http/request_view.h"
 #include "http/respond.h"
 #include "http/routes.h"
@@ -50,14 +51,7 @@ Result<Target> Route(const config::Config& config, std::string_view path) {
 
 // Checks what can be checked before reading a byte of the body.
 Status Screen(const config::Config& config, const Target& target, const httplib::Request& req) {
-  // The library would inflate a compressed body before we see it, and the
-  // signature is over the bytes on the wire: accept identity encoding only.
-  std::string encoding = verify::MediaTypeOf(req.get_header_value("Content-Encoding"));
-  if (!encoding.empty() && encoding != "identity") {
-    // The value is not quoted back: stripped of blanks it could rebuild text
-    // the sender split on purpose (fuzz_receive: a secret split by a tab).
-    return Unsupported("this Content-Encoding is not accepted; send the body uncompressed (identity)");
-  }
+  if (Status st = CheckContentEncoding(req); !st.ok()) return st;
   if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
     return InvalidArgument("request has no body: Content-Length or chunked Transfer-Encoding required");
   }
@@ -74,25 +68,6 @@ Status Screen(const config::Config& config, const Target& target, const httplib:
     return TooLarge("body exceeds " + std::to_string(config.MaxBodyBytes(*target.endpoint)) + " bytes");
   }
   return Status::Ok();
-}
-
-// Reads the body, stopping as soon as it passes `limit` (chunked bodies
-// declare no length up front).
-Result<std::string> ReadBody(const httplib::ContentReader& reader, int64_t limit, bool* fully_read) {
-  std::string body;
-  bool too_large = false;
-  bool ok = reader([&](const char* data, size_t n) {
-    if (body.size() + n > static_cast<size_t>(limit)) {
-      too_large = true;
-      return false;
-    }
-    body.append(data, n);
-    return true;
-  });
-  *fully_read = ok && !too_large;
-  if (too_large) return TooLarge("body exceeds " + std::to_string(limit) + " bytes");
-  if (!ok) return InvalidArgument("body could not be read");
-  return body;
 }
 
 // What happened to the request body when a delivery is answered early.
@@ -215,20 +190,6 @@ void DescribeTarget(const Target& target, store::DeliveryRecord* audit) {
   audit->tenant_id = target.tenant_id;
 }
 
-// cpp-httplib reads a multipart/form-data body only through its own part
-// parser: a plain reader (ReadBody, SettleBody's drain) throws
-// std::bad_function_call, and the exact bytes a signature covers are lost.
-// Its test for that type is a case-sensitive prefix match on the header
-// value, so a leading space (which MediaTypeOf and verify's boundary reader
-// trim) makes it hand over the raw bytes. The Request object is not const;
-// the library only passes it as const.
-void KeepMultipartRaw(const httplib::Request& req) {
-  auto [first, last] = req.headers.equal_range("Content-Type");
-  for (auto it = first; it != last; ++it) {
-    if (it->second.rfind("multipart/form-data", 0) == 0) const_cast<std::string&>(it->second).insert(0, " ");
-  }
-}
-
 // Whether the current thread's request already got its audit row; lets the
 // server's logger audit answers the library produced on its own.
 thread_local bool t_audited = false;
@@ -286,7 +247,7 @@ void Delivery::Receive(const httplib::ContentReader& reader) {
   if (Status st = Screen(config_, *target, req_); !st.ok()) return Reject(st, Body::kUnread, &reader);
 
   bool fully_read = false;
-  auto body = ReadBody(reader, config_.MaxBodyBytes(*target->endpoint), &fully_read);
+  auto body = ReadCappedBody(req_, reader, config_.MaxBodyBytes(*target->endpoint), &fully_read);
   if (!body.ok()) return Reject(body.status(), fully_read ? Body::kConsumed : Body::kBroken);
   audit_.body_bytes = static_cast<int64_t>(body->size());
 

@@ -1,21 +1,18 @@
-// http/server.h — the public listener, set up deliberately.
+// http/server.h — the public listener: its routes on the hardened listener.
 //
-// Owns: building the cpp-httplib Server/SSLServer and setting every limit
-// its defaults get wrong for a receiver (bench/RESULTS.md "Pitfalls"): the
-// Debian .so is compiled with 8 threads, 5 requests per connection, a listen
-// backlog of 5, Nagle on (44 ms per keep-alive answer) and no body limit.
-// Registers /hooks/…, /healthz and /readyz. With TLS it serves a
-// ServingCertificate (http/certificate.h), which ReloadCertificate swaps
-// while the listener and its open connections stay.
-// With TLS a ConnectionGuard (http/connection_guard.h) also bounds each
-// connection's handshake + headers (time and bytes) and body (time).
+// Owns: the public routes — /hooks/… (http/receive.h), /healthz and /readyz —
+// and the server.* limits handed to the listener (http/listener.h: admission,
+// waiting room, connection guard, framing gate, and every library default a
+// receiver needs changed: bench/RESULTS.md "Pitfalls"). Any other path is
+// 404 and any other method 405, answered from the headers alone. With TLS it
+// serves a ServingCertificate (http/certificate.h), which ReloadCertificate
+// swaps while the listener and its open connections stay.
 // Thread-safety: Bind and Run from one thread; Stop, ReloadCertificate and
 // Certificate from any thread.
 #pragma once
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "common/clock.h"
@@ -23,15 +20,10 @@
 #include "config/config.h"
 #include "store/store.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace hookinbox::http {
 
-class ConnectionGuard;
+class Listener;
 class Receiver;
-class ServingCertificate;
 struct CertificatePair;
 
 // What serve plugs into the listener; each may be empty.
@@ -52,7 +44,7 @@ class PublicServer {
   // Binds the listen address (port 0 picks a free port) and applies the
   // backlog. Unavailable, naming the address, when it is taken.
   Status Bind();
-  int port() const { return port_; }
+  int port() const;
   // "https://127.0.0.1:8443" — the address as bound.
   std::string BaseUrl() const;
 
@@ -70,25 +62,16 @@ class PublicServer {
   std::shared_ptr<const CertificatePair> Certificate() const;
 
  private:
-  PublicServer(const config::Config& config, store::Store& store, std::unique_ptr<ServingCertificate> certificate,
-               std::unique_ptr<ConnectionGuard> guard, std::unique_ptr<httplib::Server> server,
-               std::unique_ptr<Receiver> receiver, ServerHooks hooks);
-  void Configure();
+  PublicServer(const config::Config& config, store::Store& store, std::unique_ptr<Receiver> receiver,
+               std::unique_ptr<Listener> listener, ServerHooks hooks);
   void Route();
 
   const config::Config& config_;
   store::Store& store_;
-  // Before server_: connection threads use it until the server is gone. Null with plain_http.
-  std::unique_ptr<ServingCertificate> certificate_;
-  // Before server_ too: its SSLs report to it until they are freed. Null with plain_http.
-  std::unique_ptr<ConnectionGuard> guard_;
-  std::unique_ptr<httplib::Server> server_;
+  // Before listener_: its connection threads call the receiver until they end.
   std::unique_ptr<Receiver> receiver_;
+  std::unique_ptr<Listener> listener_;
   ServerHooks hooks_;
-  std::string host_;
-  int port_ = 0;
-  std::mutex stop_mu_;
-  bool stopped_ = false;  // guarded by stop_mu_: the library must see stop() once
 };
 
 }  // namespace hookinbox::http

@@ -1,6 +1,6 @@
 // http/connection_guard: the deadlines and the header budget on a FakeClock,
-// and the OpenSSL wiring (handshake start, record headers, SSL_free) over a
-// socketpair.
+// the OpenSSL record wiring over a socketpair, and the kernel's byte count
+// for plain connections (a counter the test sets).
 #include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -127,41 +127,82 @@ TEST_CASE("connection guard: a closed connection is forgotten, so a reused fd is
   CHECK(cuts.Get().empty());
 }
 
-TEST_CASE("connection guard: OpenSSL reports the handshake start, each record header and SSL_free", "[http]") {
+TEST_CASE("connection guard: OpenSSL's record headers count for the connection this thread serves", "[http]") {
   FakeClock clock(1'700'000'000'000);
   Cuts cuts;
   ConnectionGuard guard("server", {10'000, 4'096, 60'000}, clock, cuts.Cutter());
   SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
   REQUIRE(ctx != nullptr);
-  guard.Attach(ctx);
+  ConnectionGuard::Attach(ctx);
+  const unsigned char header[] = {0x16, 0x03, 0x01, 0x40, 0x00};  // announces a 16 KiB handshake record
+
+  // Outside a ScopedConnection a record is nobody's: nothing is counted.
   int sv[2];
   REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
   ::fcntl(sv[0], F_SETFL, O_NONBLOCK);
   SSL* ssl = SSL_new(ctx);
-  REQUIRE(ssl != nullptr);
   REQUIRE(SSL_set_fd(ssl, sv[0]) == 1);
+  REQUIRE(::write(sv[1], header, sizeof header) == static_cast<ssize_t>(sizeof header));
+  uint64_t other = guard.Open(sv[0], "127.0.0.1");
+  CHECK(SSL_accept(ssl) <= 0);
+  CHECK(cuts.Get().empty());
 
-  CHECK(SSL_accept(ssl) <= 0);  // nothing sent yet: wants to read
-  CHECK(guard.open_connections() == 1);
-  clock.Advance(10'001);
-  CHECK(guard.Sweep() == 1);  // a peer that never speaks is cut too
-  CHECK(cuts.Get() == std::vector<int>{sv[0]});
-
-  // A second connection announcing a 16 KiB handshake record: over the 4 KiB budget from its header alone.
-  SSL* ssl2 = SSL_new(ctx);
+  // Served by this thread: over the 4 KiB budget from the record's header alone.
   int sv2[2];
   REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv2) == 0);
   ::fcntl(sv2[0], F_SETFL, O_NONBLOCK);
+  SSL* ssl2 = SSL_new(ctx);
   REQUIRE(SSL_set_fd(ssl2, sv2[0]) == 1);
-  const unsigned char header[] = {0x16, 0x03, 0x01, 0x40, 0x00};
   REQUIRE(::write(sv2[1], header, sizeof header) == static_cast<ssize_t>(sizeof header));
-  CHECK(SSL_accept(ssl2) <= 0);
-  CHECK(guard.open_connections() == 2);
-  CHECK(cuts.Get() == std::vector<int>{sv[0], sv2[0]});
+  uint64_t served = guard.Open(sv2[0], "127.0.0.1");
+  {
+    http::ScopedConnection scope(guard, served);
+    CHECK(SSL_accept(ssl2) <= 0);
+  }
+  CHECK(cuts.Get() == std::vector<int>{sv2[0]});
 
   SSL_free(ssl);
   SSL_free(ssl2);
+  guard.Close(other);
+  guard.Close(served);
   CHECK(guard.open_connections() == 0);
   SSL_CTX_free(ctx);
   for (int fd : {sv[0], sv[1], sv2[0], sv2[1]}) ::close(fd);
+}
+
+TEST_CASE("connection guard: a plain connection's header bytes and next request come from the kernel's count",
+          "[http]") {
+  FakeClock clock(1'700'000'000'000);
+  Cuts cuts;
+  std::mutex mu;
+  int64_t kernel_bytes = 0;
+  auto bytes = [&](int) {
+    std::lock_guard<std::mutex> lock(mu);
+    return kernel_bytes;
+  };
+  auto receive = [&](int64_t n) {
+    std::lock_guard<std::mutex> lock(mu);
+    kernel_bytes += n;
+  };
+  ConnectionGuard guard("admin", {10'000, 4'096, 0}, clock, cuts.Cutter(), bytes);
+  uint64_t id = guard.Open(7, "127.0.0.1", ConnectionGuard::Transport::kPlain);
+  receive(4'096);
+  CHECK(guard.Sweep() == 0);  // exactly the budget
+  guard.HeadersComplete(id);
+  receive(1'000'000);  // the body does not count
+  CHECK(guard.Sweep() == 0);
+  guard.ResponseSent(id);
+  clock.Advance(3'600'000);
+  CHECK(guard.Sweep() == 0);  // idle, nothing received
+  receive(10);                // the next request begins: its header clock starts at this sweep
+  CHECK(guard.Sweep() == 0);
+  clock.Advance(10'001);
+  CHECK(guard.Sweep() == 1);
+  CHECK(cuts.Get() == std::vector<int>{7});
+
+  uint64_t flood = guard.Open(8, "127.0.0.1", ConnectionGuard::Transport::kPlain);
+  receive(4'097);
+  CHECK(guard.Sweep() == 1);
+  CHECK(cuts.Get() == std::vector<int>{7, 8});
+  guard.Close(flood);
 }
