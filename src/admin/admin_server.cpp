@@ -25,7 +25,6 @@ constexpr int kThreads = 48;
 constexpr int kListenBacklog = 256;
 constexpr int kTimeoutSeconds = 30;
 constexpr int kKeepAliveRequests = 100;
-constexpr size_t kPayloadMax = store::kMaxStepBytes;
 // A body declared or sent past its route's limit is still read (and
 // dropped) up to this, so the client reads our 413 instead of a reset.
 constexpr int64_t kDrainLimit = 16 * 1024 * 1024;
@@ -44,7 +43,7 @@ http::ListenerOptions AdminListenerOptions(const config::Config& config) {
   o.keep_alive_timeout_seconds = config.server.keep_alive_timeout_seconds;
   o.read_timeout_seconds = kTimeoutSeconds;
   o.write_timeout_seconds = kTimeoutSeconds;
-  o.payload_max_bytes = kPayloadMax;
+  o.payload_max_bytes = kDrainLimit;  // the routes' own caps come first (ReadCappedBody)
   // The server.* header bounds; no body bound: exports stream for as long as they take.
   o.guard = http::GuardLimitsFor(config.server);
   o.guard.body_timeout_ms = 0;
@@ -84,7 +83,7 @@ void AdminServer::Configure() {
   httplib::Server::HandlerWithResponse on_error = [](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty() || res.content_provider_) return httplib::Server::HandlerResponse::Unhandled;
     if (res.status == http::HttpStatusFor(Code::kTooLarge)) {
-      http::ReplyError(res, TooLarge("body is over " + std::to_string(kPayloadMax) + " bytes"));
+      http::ReplyError(res, TooLarge("body is over " + std::to_string(kDrainLimit) + " bytes"));
     } else {
       http::ReplyJson(res, res.status, R"({"error":"bad request"})");
     }
@@ -107,7 +106,9 @@ void AdminServer::Route() {
     bool fully_read = true;
     auto body = http::ReadCappedBody(req, reader, static_cast<int64_t>(route.max_body), &fully_read, kDrainLimit);
     if (!body.ok()) {
-      http::ReplyError(res, body.status());
+      http::ReplyError(res, body.status().code() == Code::kTooLarge
+                                ? TooLarge("body is over " + std::to_string(route.max_body) + " bytes")
+                                : body.status());
       if (!fully_read) http::CloseAfterResponse(res);
       return;
     }

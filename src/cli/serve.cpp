@@ -7,6 +7,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <atomic>
@@ -104,6 +105,16 @@ void WarnInsecure(const config::Config& config) {
   if (config.server.plain_http) log::Warn("plain_http", {{"detail", "serving HTTP without TLS; only behind a TLS proxy"}});
 }
 
+// Each admitted connection costs a descriptor while it waits and two while
+// it is served (the library's and the connection guard's): the caps need
+// far more than the usual soft limit of 1024. The hard limit is the bound.
+void RaiseDescriptorLimit() {
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur >= files.rlim_max) return;
+  files.rlim_cur = files.rlim_max;
+  ::setrlimit(RLIMIT_NOFILE, &files);
+}
+
 }  // namespace
 
 int RunServe(const CommonOptions& common, std::ostream& out) {
@@ -115,6 +126,7 @@ int RunServe(const CommonOptions& common, std::ostream& out) {
   // EFBIG, which the store answers as 503, not end the process. exec actions
   // get default dispositions back in the child (worker/exec_action.cpp).
   ::signal(SIGXFSZ, SIG_IGN);
+  RaiseDescriptorLimit();
   KeepFreedMemory();
   // Before any thread exists, and before the config is read: a SIGHUP
   // (`systemctl reload`) that arrives while it loads must not end the process.

@@ -25,17 +25,19 @@ struct ServerConfig {
   std::string tls_key = "tls/key.pem";    // server.tls_key: PEM private key
   bool plain_http = false;       // server.plain_http: serve HTTP, only behind a TLS-terminating proxy
   int64_t max_body_bytes = 1048576;  // server.max_body_bytes: default body limit per endpoint; 413 above it
-  int threads = 64;              // server.threads: connection threads; a keep-alive connection holds one
+  int threads = 128;             // server.threads: connection threads; a keep-alive connection holds one
   int keep_alive_max_requests = 1000;  // server.keep_alive_max_requests: requests per connection before close
   int keep_alive_timeout_seconds = 5;  // server.keep_alive_timeout_seconds: idle keep-alive connection lifetime
   int read_timeout_seconds = 10;   // server.read_timeout_seconds: slow senders are cut off after this
   int write_timeout_seconds = 10;  // server.write_timeout_seconds
   int listen_backlog = 1024;       // server.listen_backlog: accept queue length (the library's own is 5)
   // Admission (http/admission.h), at accept time: sockets past either cap are
-  // closed at once. An address is an IPv4 address or an IPv6 /64. Behind a
-  // proxy every connection comes from the proxy: raise the per-address cap.
+  // closed at once. An address is an IPv4 address or an IPv6 /64. A socket
+  // that speaks takes a thread: threads stay well above the per-address cap,
+  // so one address never holds them all. Behind a proxy every connection
+  // comes from the proxy: raise the per-address cap.
   int max_connections = 1024;             // server.max_connections: open connections in all
-  int max_connections_per_address = 32;   // server.max_connections_per_address: open connections from one address
+  int max_connections_per_address = 64;   // server.max_connections_per_address: open connections from one address
   // The connection guard (http/connection_guard.h): a connection must
   // finish its handshake (TLS) and request headers within
   // header_timeout_seconds, sending at most max_header_bytes meanwhile (TLS

@@ -95,7 +95,12 @@ Result<std::string> ReadCappedBody(const httplib::Request& req, const httplib::C
   if (!DeclaresBody(req)) return std::string();
   KeepMultipartRaw(req);
   std::string body;
-  bool too_large = false;
+  const uint64_t declared = DeclaredLength(req).value_or(0);
+  bool too_large = declared > static_cast<uint64_t>(limit);
+  if (too_large && declared > static_cast<uint64_t>(drain_limit)) {
+    *fully_read = false;  // not worth reading only to say no
+    return TooLarge("body exceeds " + std::to_string(limit) + " bytes");
+  }
   uint64_t seen = 0;
   bool ok = reader([&](const char* data, size_t n) {
     seen += n;
@@ -103,7 +108,7 @@ Result<std::string> ReadCappedBody(const httplib::Request& req, const httplib::C
       body.append(data, n);
       return true;
     }
-    if (!too_large) body.clear();
+    if (!too_large) std::string().swap(body);
     too_large = true;
     return seen <= static_cast<uint64_t>(drain_limit);
   });

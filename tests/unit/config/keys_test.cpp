@@ -15,10 +15,10 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
   const std::vector<std::string> expected = {
       "server", "server.listen", "server.tls_cert", "server.tls_key", "server.plain_http", "server.max_body_bytes",
       "server.threads", "server.keep_alive_max_requests", "server.keep_alive_timeout_seconds",
-      "server.read_timeout_seconds", "server.write_timeout_seconds", "server.listen_backlog",
+      "server.read_timeout_seconds", "server.write_timeout_seconds", "server.listen_backlog", "server.max_connections", "server.max_connections_per_address",
       "server.header_timeout_seconds", "server.max_header_bytes", "server.body_timeout_seconds",
       "admin", "admin.listen", "admin.token_env", "admin.token_file",
-      "admin.tls_cert", "admin.tls_key", "admin.metrics_token_env", "log", "log.redact",
+      "admin.tls_cert", "admin.tls_key", "admin.max_connections", "admin.max_connections_per_address", "admin.metrics_token_env", "log", "log.redact",
       "storage", "storage.backend", "storage.path", "storage.busy_timeout_ms", "storage.max_batch",
       "storage.url", "storage.url_env", "storage.pool_size",
       "worker", "worker.threads", "worker.lease_seconds", "worker.max_attempts", "worker.backoff_initial_ms",
@@ -86,7 +86,7 @@ TEST_CASE("keys: defaults are read from the structs of config.h", "[config]") {
     const char* value;
   };
   for (const auto& c : std::vector<Case>{{"server.listen", "\"0.0.0.0:8443\""},
-                                         {"server.threads", "64"},
+                                         {"server.threads", "128"},
                                          {"server.plain_http", "false"},
                                          {"storage.path", "\"data/hookinbox.db\""},
                                          {"worker.backoff_max_ms", "3600000"},

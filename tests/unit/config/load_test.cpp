@@ -216,7 +216,7 @@ TEST_CASE("config: omitted sections keep their defaults", "[config]") {
   REQUIRE(r.ok());
   const Config defaults;
   CHECK(r.config.server.listen == defaults.server.listen);
-  CHECK(r.config.server.threads == 64);
+  CHECK(r.config.server.threads == 128);
   CHECK(r.config.server.max_body_bytes == 1048576);
   CHECK(r.config.server.listen_backlog == 1024);
   CHECK(r.config.admin.listen == "127.0.0.1:8081");
