@@ -6,18 +6,19 @@
 // - CVE-2026-34441 class: 0.11.4 answers a GET without reading the body it
 //   declares; a body that arrives after the answer is parsed as the next
 //   request on the connection (request smuggling through a keep-alive proxy).
-// - Range expansion (upstream issue 1766, no CVE): 0.11.4 answers a Range
+// - Range expansion (no CVE; fixed upstream in 0.15.0): 0.11.4 answers a Range
 //   header with one copy of the body per range, whatever the status, so a
 //   few KiB of "0-,0-,…" multiply any answer thousands of times in memory.
 // - CVE-2025-66570: 0.11.4 stores the peer address as a REMOTE_ADDR header
 //   after the client's own headers, so a client-sent REMOTE_ADDR shadows it.
 // - CVE-2026-45372: 0.11.4 percent-decodes header values, so "%0D%0A" in a
 //   header becomes CR LF after the library's own checks.
-// - CVE-2026-45352: 0.11.4 reads a chunk size with strtoul, which takes
+// - CVE-2026-45352: 0.11.4 parses a chunk size the way strtoul does, taking
 //   "-2" as a length near 2^64; the receive route's own cap must still hold.
 //
-// Requests are written byte by byte over RawConnection; every wait is a read
-// with a deadline.
+// Requests are written as raw bytes over RawConnection where framing matters;
+// every wait is a read with a deadline. On today's main the GET-body and Range
+// cases fail: they pin the pre-routing gate's rules (docs/SECURITY.md §6).
 #include <catch2/catch.hpp>
 
 #include <httplib.h>
@@ -83,7 +84,7 @@ TEST_CASE("httplib CVE-2026-34441: a body sent with a GET is never parsed as a r
                            "\r\n\r\n";
   std::string first;
   const std::string after = BodyAfterAnswer(server.port(), tls, head, smuggled, &first);
-  INFO("first: " << first << "\nafter: " << after);
+  INFO("first: " << first.substr(0, 300) << "\nafter: " << after.substr(0, 300));
   CHECK(CountResponses(first) == 1);
   CHECK(CountResponses(after) == 0);
   CHECK(inst.Sql("SELECT count(*) FROM webhook_deliveries WHERE path LIKE '%smuggled%'") == "0");
@@ -96,7 +97,7 @@ TEST_CASE("httplib CVE-2026-34441: a body sent with a GET is never parsed as a r
       server.admin_port(), false,
       "GET /admin/ HTTP/1.1\r\n" + host + "Content-Length: " + std::to_string(admin_smuggled.size()) + "\r\n\r\n",
       admin_smuggled, &admin_first);
-  INFO("admin first: " << admin_first << "\nadmin after: " << admin_after);
+  INFO("admin first: " << admin_first.substr(0, 300) << "\nadmin after: " << admin_after.substr(0, 300));
   CHECK(CountResponses(admin_first) == 1);
   CHECK(CountResponses(admin_after) == 0);
 }
