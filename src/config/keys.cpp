@@ -166,6 +166,10 @@ std::vector<KeyInfo> BuildKeys() {
                      "PEM private key for HTTPS on the admin listener (with tls_cert); relative to the config file"));
   k.push_back(String("admin.metrics_token_env", Admin, &AdminConfig::metrics_token_env,
                      "environment variable holding a bearer token for GET /metrics; unset = no token needed"));
+  k.push_back(Bool("admin.allow_plain_http", Admin, &AdminConfig::allow_plain_http,
+                   "serve the admin listener without TLS on a non-loopback address (behind a TLS proxy only)"));
+  k.push_back(Strings("admin.allowed_hosts", Admin, &AdminConfig::allowed_hosts,
+                      "further host names the admin listener answers to (Host header), e.g. [\"admin.example.com\"]"));
 
   k.push_back(Table("log", KeyType::kTable, "the JSON log lines on stderr"));
   k.push_back(Strings("log.redact", Log, &LogConfig::redact,
