@@ -8,6 +8,7 @@
 
 #include "admin/admin_api.h"
 #include "admin/auth.h"
+#include "admin/browser_guard.h"
 #include "admin/handler_api.h"
 #include "admin/login_limiter.h"
 #include "admin/routes.h"
@@ -116,6 +117,7 @@ void AdminServer::Configure() {
   server_->set_read_timeout(kTimeoutSeconds, 0);
   server_->set_write_timeout(kTimeoutSeconds, 0);
   server_->set_payload_max_length(kPayloadMax);
+  server_->set_default_headers(SecurityHeaders());  // on every answer, the library's own included
   server_->set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
     http::ReplyToException("admin_handler_exception", res, ep);
   });
@@ -151,6 +153,7 @@ void AdminServer::Route() {
 }
 
 bool AdminServer::Gate(const httplib::Request& req, httplib::Response& res) const {
+  if (RefuseForeignHost(config_.admin, req, res)) return true;  // DNS rebinding (browser_guard.h)
   if (api_->Precheck(req, res)) return true;  // 404, 405, 413 for every route
   AdminRoute route = MatchAdminRoute(req.path);
   AuthDecision decision;
