@@ -350,15 +350,9 @@ Status SqlStore::RecordIgnored(DeliveryRecord d) {
 }
 
 Status SqlStore::CheckWritable() {
-  // The probe below writes nothing, so it cannot see a full disk: the last
-  // real write's fate says whether writes are failing (D9 of issue 8).
-  if (auto failure = writer_->RecentStorageFailure()) {
-    return Unavailable("storage: the last write failed: " + *failure);
-  }
-  return writer_->Submit([](sql::Connection& db) {
-    // Touches the schema so a broken or read-only file shows up, writes nothing.
-    sql::TableExists(db, "webhook_inbox");
-  });
+  // What the writer saw of its own commits: no probe is queued behind real
+  // work, nor waits out a held lock (store/writer.h).
+  return writer_->Health();
 }
 
 }  // namespace hookinbox::store
