@@ -365,6 +365,24 @@ Status SqlStore::Snapshot(const std::string& out_path, const SnapshotOptions& op
   }
 }
 
+Result<int64_t> SqlStore::DatabaseBytes() {
+  if (backend() == sql::Backend::kSqlite) {
+    struct stat db {};
+    if (::stat(sqlite_path_.c_str(), &db) != 0) {
+      return Unavailable("cannot stat " + sqlite_path_ + ": " + std::strerror(errno));
+    }
+    struct stat wal {};
+    const int64_t wal_bytes = ::stat((sqlite_path_ + "-wal").c_str(), &wal) == 0 ? wal.st_size : 0;
+    return static_cast<int64_t>(db.st_size) + wal_bytes;
+  }
+  try {
+    auto connection = readers_->Acquire();
+    return sql::QueryInt64(*connection, "SELECT pg_database_size(current_database())");
+  } catch (const sql::Error& e) {
+    return FromSql(e, "database size");
+  }
+}
+
 Result<ClaimResult> SqlStore::Claim(const NewEvent& event, DeliveryRecord delivery) {
   ClaimResult result;
   Status st = writer_->Submit(
