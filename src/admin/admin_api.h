@@ -14,6 +14,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <cstdint>
 #include <string>
 
 #include "admin/routes.h"
@@ -27,6 +28,13 @@ class AdminApi {
  public:
   AdminApi(const config::Config& config, store::SqlStore& store, const Clock& clock)
       : config_(config), store_(store), clock_(clock) {}
+
+  // export.db: how long one export may take, writing and download together;
+  // past it the copy stops or the download is cut (api_export.cpp).
+  static constexpr int64_t kExportDeadlineMs = 30 * 60 * 1000;
+  // export.db: free space left for the live database while an export's copy
+  // sits beside it; an export that would leave less is refused with 507.
+  static constexpr int64_t kExportSpareBytes = int64_t{64} * 1024 * 1024;
 
   // Answers an authenticated request for `route` (not a /v1 route).
   void Handle(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
@@ -51,7 +59,8 @@ class AdminApi {
   const config::Config& config_;
   store::SqlStore& store_;
   const Clock& clock_;
-  mutable std::atomic<int> exports_{0};  // exports being written or downloaded (api_export.cpp)
+  // An export is being written or downloaded (api_export.cpp): one at a time.
+  mutable std::atomic<bool> exporting_{false};
 };
 
 // "admin:<remote address>": who did it, in audit rows.

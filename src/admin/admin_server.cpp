@@ -4,6 +4,7 @@
 
 #include "admin/admin_api.h"
 #include "admin/auth.h"
+#include "admin/browser_guard.h"
 #include "admin/handler_api.h"
 #include "admin/login_limiter.h"
 #include "admin/routes.h"
@@ -75,6 +76,7 @@ AdminServer::~AdminServer() { Stop(); }
 
 void AdminServer::Configure() {
   httplib::Server& routes = listener_->routes();
+  routes.set_default_headers(SecurityHeaders());  // on every answer, the library's own included
   routes.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
     http::ReplyToException("admin_handler_exception", res, ep);
   });
@@ -123,6 +125,7 @@ void AdminServer::Route() {
 }
 
 bool AdminServer::Gate(const httplib::Request& req, httplib::Response& res) const {
+  if (RefuseForeignHost(config_.admin, req, res)) return true;  // DNS rebinding (browser_guard.h)
   if (api_->Precheck(req, res)) return true;  // 404, 405, 413 for every route
   AdminRoute route = MatchAdminRoute(req.path);
   AuthDecision decision;

@@ -10,8 +10,8 @@
 // admission with admin.max_connections(_per_address), the connection guard,
 // the framing gate), binding admin.listen (a taken port is an error naming
 // it), the thread it serves on, and the gate every request passes before its
-// body is read: route (404), method (405), declared size (413), then the
-// admin or metrics token (auth.h: 503, 401, 429). Bodies are read with each
+// body is read: Host (browser_guard.h: 421, 400), route (404), method (405),
+// declared size (413), then the admin or metrics token (auth.h: 503, 401, 429). Bodies are read with each
 // route's own cap. It is stopped after the worker, because running actions call it
 // until they end.
 // With admin TLS it serves an http::ServingCertificate, which

@@ -6,6 +6,14 @@
 // sits in memory. The file is unlinked as soon as it is open: the open
 // descriptor keeps the bytes until the download ends, and a crash or a
 // client that goes away leaves nothing behind. See admin_api.h.
+//
+// Guards, because the copy shares the database's disk and takes a while:
+// one export at a time (a second gets 409 while the first is written or
+// downloaded); before anything is written, the free space of the directory
+// must cover what the snapshot may hold at its peak (store::SnapshotPeakBytes)
+// plus kSpareBytes the live database keeps for deliveries meanwhile (507
+// otherwise); and the whole export — writing and download — ends at
+// kDeadline: the copy stops, or the download is cut, and the slot is free.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +26,8 @@
 #include <filesystem>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "admin/admin_api.h"
 #include "common/log.h"
 #include "common/secret.h"
@@ -28,19 +38,34 @@ namespace hookinbox::admin {
 namespace {
 
 constexpr size_t kChunkBytes = 256 * 1024;
-// Each export holds a full copy on disk until it is downloaded; a few at
-// once is plenty for people clicking a button.
-constexpr int kMaxConcurrentExports = 2;
+constexpr int kHttpInsufficientStorage = 507;
 
 // Owns the open snapshot and the export slot until the response is gone.
 struct OpenSnapshot {
   int fd = -1;
-  std::atomic<int>* active = nullptr;
+  std::atomic<bool>* running = nullptr;
   ~OpenSnapshot() {
     if (fd >= 0) ::close(fd);
-    if (active != nullptr) active->fetch_sub(1);
+    if (running != nullptr) running->store(false);
   }
 };
+
+// Why the export would not fit beside the database, or "" when it fits.
+std::string SpaceProblem(store::SqlStore& store, const std::filesystem::path& dir,
+                         const store::SnapshotOptions& options) {
+  auto db_bytes = store.DatabaseBytes();
+  if (!db_bytes.ok()) return "export: " + db_bytes.status().message();
+  auto free_bytes = store::FreeBytes(dir.string());
+  if (!free_bytes.ok()) return "export: " + free_bytes.status().message();
+  const int64_t needed = store::SnapshotPeakBytes(*db_bytes, options) + AdminApi::kExportSpareBytes;
+  if (*free_bytes >= needed) return "";
+  constexpr int64_t kMiB = 1024 * 1024;
+  return "not enough free space for the export in " + dir.string() + ": it needs about " +
+         std::to_string((needed + kMiB - 1) / kMiB) + " MiB (the copy" +
+         (options.with_payloads ? "" : ", its journal and its vacuumed rewrite") + ", and " +
+         std::to_string(AdminApi::kExportSpareBytes / kMiB) + " MiB left for deliveries); " +
+         std::to_string(*free_bytes / kMiB) + " MiB are free";
+}
 
 Result<bool> WantsPayloads(const httplib::Request& req) {
   for (const auto& [name, value] : req.params) {
@@ -63,10 +88,11 @@ std::string AttachmentName(int64_t now_ms, bool with_payloads) {
 
 // Writes the snapshot to a fresh hidden file in `dir` and opens it; the
 // name is gone from the directory when this returns.
-Result<int> SnapshotToOpenFile(store::SqlStore& store, const std::filesystem::path& dir, bool with_payloads) {
+Result<int> SnapshotToOpenFile(store::SqlStore& store, const std::filesystem::path& dir,
+                               const store::SnapshotOptions& options) {
   namespace fs = std::filesystem;
   fs::path tmp = dir / (".hookinbox-export-" + RandomHex(8) + ".db");
-  Status st = store.Snapshot(tmp.string(), store::SnapshotOptions{with_payloads});
+  Status st = store.Snapshot(tmp.string(), options);
   if (!st.ok()) {
     std::error_code ec;
     fs::remove(tmp, ec);
@@ -86,18 +112,23 @@ void AdminApi::Export(const httplib::Request& req, httplib::Response& res) const
   auto with_payloads = WantsPayloads(req);
   if (!with_payloads.ok()) return http::ReplyError(res, with_payloads.status());
   auto holder = std::make_shared<OpenSnapshot>();
-  if (exports_.fetch_add(1) >= kMaxConcurrentExports) {
-    exports_.fetch_sub(1);
-    http::ReplyJson(res, http::HttpStatusFor(Code::kUnavailable), R"({"error":"another export is running; retry later"})");
-    res.set_header("Retry-After", "10");
-    return;
+  if (exporting_.exchange(true)) {
+    return http::ReplyJson(res, http::HttpStatusFor(Code::kConflict),
+                           R"({"error":"another export is running; retry when it has finished"})");
   }
-  holder->active = &exports_;
+  holder->running = &exporting_;
+  const int64_t deadline_ms = clock_.MonotonicMs() + kExportDeadlineMs;
+  auto past_deadline = [this, deadline_ms] { return clock_.MonotonicMs() >= deadline_ms; };
+  store::SnapshotOptions options{*with_payloads, past_deadline};
   // Beside the SQLite file; on PostgreSQL, in the installation's directory.
   const std::filesystem::path dir = store_.backend() == store::sql::Backend::kSqlite
                                         ? std::filesystem::path(config_.storage.path).parent_path()
                                         : std::filesystem::path(config_.base_dir);
-  auto fd = SnapshotToOpenFile(store_, dir, *with_payloads);
+  if (std::string problem = SpaceProblem(store_, dir, options); !problem.empty()) {
+    log::Warn("admin_export_refused", {{"error", problem}});
+    return http::ReplyJson(res, kHttpInsufficientStorage, nlohmann::json{{"error", problem}}.dump());
+  }
+  auto fd = SnapshotToOpenFile(store_, dir, options);
   if (!fd.ok()) {
     log::Error("admin_export_failed", {{"error", fd.status().message()}});
     return http::ReplyError(res, fd.status());
@@ -108,9 +139,14 @@ void AdminApi::Export(const httplib::Request& req, httplib::Response& res) const
   res.set_header("Content-Disposition",
                  "attachment; filename=\"" + AttachmentName(clock_.NowMs(), *with_payloads) + "\"");
   res.set_header("Cache-Control", "no-store");
+  res.status = 200;
   res.set_content_provider(
       static_cast<size_t>(sb.st_size), "application/vnd.sqlite3",
-      [holder](size_t offset, size_t length, httplib::DataSink& sink) {
+      [holder, past_deadline](size_t offset, size_t length, httplib::DataSink& sink) {
+        if (past_deadline()) {
+          log::Warn("admin_export_cut", {{"reason", "deadline passed"}, {"sent_bytes", static_cast<int64_t>(offset)}});
+          return false;  // the library closes the connection; the holder frees the slot
+        }
         std::string chunk(std::min(length, kChunkBytes), '\0');
         ssize_t n = ::pread(holder->fd, chunk.data(), chunk.size(), static_cast<off_t>(offset));
         if (n <= 0) return false;  // the library then closes the connection

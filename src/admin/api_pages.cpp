@@ -2,19 +2,13 @@
 // dashboard reads, the Prometheus text, and the UI's embedded files. See
 // admin_api.h.
 #include "admin/admin_api.h"
+#include "admin/browser_guard.h"
 #include "admin/metrics.h"
 #include "admin/ui_assets.h"
 #include "http/respond.h"
 
 namespace hookinbox::admin {
 namespace {
-
-// The UI loads only its own files and talks only to this listener: no
-// inline script, no framing (clickjacking of the replay button), no referrer
-// leaking an event id to anything else.
-constexpr const char* kUiSecurityPolicy =
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 void NoStore(httplib::Response& res) { res.set_header("Cache-Control", "no-store"); }
 
@@ -46,10 +40,8 @@ void AdminApi::Ui(const AdminRoute& route, httplib::Response& res) const {
   const UiAsset* asset = FindUiAsset(route.param);
   if (asset == nullptr) return http::ReplyError(res, NotFound("no such file"));
   NoStore(res);
-  res.set_header("Content-Security-Policy", kUiSecurityPolicy);
-  res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_header("Referrer-Policy", "no-referrer");
-  res.set_header("X-Frame-Options", "DENY");
+  // nosniff, DENY and no-referrer come with every answer (browser_guard.h).
+  UsePagePolicy(res);
   res.status = 200;
   res.set_content(asset->body.data(), asset->body.size(), std::string(asset->content_type).c_str());
 }

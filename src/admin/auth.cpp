@@ -36,13 +36,25 @@ AuthDecision AdminAuth::CheckMetrics(std::string_view authorization, const std::
   return Check(metrics_digest_, "metrics", authorization, remote_addr);
 }
 
-// Each failure is logged (the limiter caps them at kMaxFailures a window per
-// address); a block only on its first refused request, so a client hammering
-// a blocked address cannot fill the log. Neither line carries what was sent.
+// The right token wins whatever the address's state; a missing one is a
+// plain 401 that nobody's limit pays for.
 AuthDecision AdminAuth::Check(const std::string& want_digest, const char* scope, std::string_view authorization,
                               const std::string& remote_addr) {
+  if (authorization.empty()) return {AuthOutcome::kUnauthorized, 0};
+  // Digests of equal length: the compare's time depends on nothing sent.
+  const std::string got = Sha256(BearerToken(authorization));
+  if (ConstantTimeEqual(got, want_digest)) return {AuthOutcome::kOk, 0};
+  return RefuseWrongToken(limiter_, scope, remote_addr);
+}
+
+// Each failure is logged (the limiter caps them at kMaxFailures a window per
+// address and scope); a block only on its first refused request, so a client
+// hammering a blocked address cannot fill the log. Neither line carries what was sent.
+AuthDecision RefuseWrongToken(LoginLimiter& limiter, const char* scope, const std::string& remote_addr) {
+  // One limiter, keyed per scope: failures against /metrics never block /admin/api.
+  const std::string key = std::string(scope) + " " + remote_addr;
   bool first_refusal = false;
-  if (int64_t wait_ms = limiter_.BlockedForMs(remote_addr, &first_refusal); wait_ms > 0) {
+  if (int64_t wait_ms = limiter.BlockedForMs(key, &first_refusal); wait_ms > 0) {
     const int64_t retry_after_s = (wait_ms + 999) / 1000;
     if (first_refusal) {
       log::Warn("admin_auth_blocked",
@@ -50,10 +62,7 @@ AuthDecision AdminAuth::Check(const std::string& want_digest, const char* scope,
     }
     return {AuthOutcome::kTooMany, retry_after_s};
   }
-  // Digests of equal length: the compare's time depends on nothing sent.
-  const std::string got = Sha256(BearerToken(authorization));
-  if (ConstantTimeEqual(got, want_digest)) return {AuthOutcome::kOk, 0};
-  const int failures = limiter_.RecordFailure(remote_addr);
+  const int failures = limiter.RecordFailure(key);
   log::Warn("admin_auth_failed", {{"remote_addr", remote_addr}, {"scope", scope}, {"failures", failures}});
   return {AuthOutcome::kUnauthorized, 0};
 }

@@ -71,8 +71,8 @@ void HandlerApi::Handle(const httplib::Request& req, httplib::Response& res) con
     http::ReplyError(res, TooLarge("body is over " + std::to_string(route.max_body) + " bytes"));
     return;
   }
-  auto grant = ledger_.Authenticate(BearerToken(req.get_header_value("Authorization")), clock_.NowMs());
-  if (!grant.ok()) return ReplyFailure(res, grant.status());
+  std::optional<store::HandlerGrant> grant = Authenticate(req, res);
+  if (!grant) return;
   switch (route.id) {
     case RouteId::kEffectClaim: Claim(req, res, *grant); break;
     case RouteId::kEffectEnd: EndEffect(req, res, *grant, route.param, route.action); break;
@@ -85,6 +85,21 @@ void HandlerApi::Handle(const httplib::Request& req, httplib::Response& res) con
       break;
     default: http::ReplyError(res, NotFound("no such route")); break;
   }
+}
+
+std::optional<store::HandlerGrant> HandlerApi::Authenticate(const httplib::Request& req,
+                                                           httplib::Response& res) const {
+  const std::string authorization = req.get_header_value("Authorization");
+  auto grant = ledger_.Authenticate(BearerToken(authorization), clock_.NowMs());
+  if (grant.ok()) return *grant;
+  const bool guessed = grant.status().code() == Code::kUnauthenticated && !authorization.empty() &&
+                       !store::IsExpiredToken(grant.status());
+  if (guessed) {
+    ReplyRefusal(RefuseWrongToken(limiter_, "handler", req.remote_addr), res);
+  } else {
+    ReplyFailure(res, grant.status());
+  }
+  return std::nullopt;
 }
 
 void HandlerApi::Claim(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant) const {

@@ -3,14 +3,22 @@
 // keep step results (store/ledger.h holds the rules).
 //
 // Owns: request checks (route, method, size, bearer token, JSON body) and
-// the answers. Every refusal is a 4xx {"error": …} written before anything
-// is stored. Never logs tokens, effect keys, step names or bodies: a key
-// like "notify:<event>:<email>" may carry personal data.
+// the answers. Unknown or malformed tokens count as failed logins in the
+// "handler" scope of its own login limiter (auth.h): 10 a minute from one
+// address and further wrong tokens get 429, while a live token is always
+// accepted — every handler on the host shares 127.0.0.1. A token that merely
+// expired is a late handler, not a guess, and is not counted. Every refusal
+// is a 4xx {"error": …} written before anything is stored. Never logs
+// tokens, effect keys, step names or bodies: a key like
+// "notify:<event>:<email>" may carry personal data.
 // Thread-safety: handlers run on the listener's pool; the Ledger is thread-safe.
 #pragma once
 
 #include <httplib.h>
 
+#include <optional>
+
+#include "admin/login_limiter.h"
 #include "common/clock.h"
 #include "store/ledger.h"
 
@@ -18,7 +26,7 @@ namespace hookinbox::admin {
 
 class HandlerApi {
  public:
-  HandlerApi(store::Ledger& ledger, const Clock& clock) : ledger_(ledger), clock_(clock) {}
+  HandlerApi(store::Ledger& ledger, const Clock& clock) : ledger_(ledger), clock_(clock), limiter_(clock) {}
 
   // Answers requests the path, method or an absurd declared size already
   // rule out (404, 405, 413) before the body is read; true when it answered.
@@ -34,8 +42,12 @@ class HandlerApi {
                const std::string& name) const;
   void GetStep(httplib::Response& res, const store::HandlerGrant& grant, const std::string& name) const;
 
+  // The grant of the request's bearer token, or the refusal already written to `res`.
+  std::optional<store::HandlerGrant> Authenticate(const httplib::Request& req, httplib::Response& res) const;
+
   store::Ledger& ledger_;
   const Clock& clock_;
+  mutable LoginLimiter limiter_;  // failed handler logins; thread-safe
 };
 
 }  // namespace hookinbox::admin

@@ -1,7 +1,8 @@
 // admin/login_limiter.h — SPEC §9: 10 failed admin logins from one address
 // within a minute → 429 for that address for a minute.
 //
-// Owns: the failure counts per remote address, in memory (a restart forgets
+// Owns: the failure counts per key — a scope and a remote address
+// (auth.cpp), each key its own "address" below — in memory (a restart forgets
 // them, which costs an attacker a restart they cannot cause). Time comes from
 // the injected Clock's MonotonicMs(), so tests move it by hand: the state is
 // never stored, so it needs no wall time, and a wall-clock step (NTP,

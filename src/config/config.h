@@ -68,7 +68,20 @@ struct AdminConfig {
   // Handlers call /v1 from this host: the per-address cap bounds them too.
   int max_connections = 256;             // admin.max_connections
   int max_connections_per_address = 32;  // admin.max_connections_per_address
+  // admin.allow_plain_http: serve the admin listener without TLS on an address
+  // other than loopback. Off by default: the token and the payloads would
+  // cross the network in clear. Set it only behind a TLS-terminating proxy or
+  // on a private network you trust.
+  bool allow_plain_http = false;
+  // admin.allowed_hosts: further names the admin listener answers to in the
+  // Host header (admin/browser_guard.h); IP literals, "localhost" and
+  // admin.listen's own host need no entry. Case-insensitive, no port.
+  std::vector<std::string> allowed_hosts;
 };
+
+// The shortest admin or metrics token accepted (bytes): long enough that no
+// online guessing can find it, whatever the login limit lets through.
+inline constexpr size_t kMinAdminTokenBytes = 32;
 
 // [log]: the JSON lines on stderr (common/log.h).
 struct LogConfig {
@@ -305,6 +318,11 @@ struct ListenAddress {
   int port = 0;
 };
 std::optional<ListenAddress> SplitListen(std::string_view listen);
+
+// True for a host only this machine can reach: "localhost", 127.0.0.0/8 and
+// ::1 (also IPv4-mapped, ::ffff:127.x). A name other than "localhost" is not
+// resolved, so it is never loopback here.
+bool IsLoopbackHost(std::string_view host);
 
 struct Config {
   std::string path;       // the file it was loaded from ("" when built in code)

@@ -174,6 +174,10 @@ std::vector<KeyInfo> BuildKeys() {
                   "open admin connections from one address (handlers on this host share 127.0.0.1)"));
   k.push_back(String("admin.metrics_token_env", Admin, &AdminConfig::metrics_token_env,
                      "environment variable holding a bearer token for GET /metrics; unset = no token needed"));
+  k.push_back(Bool("admin.allow_plain_http", Admin, &AdminConfig::allow_plain_http,
+                   "serve the admin listener without TLS on a non-loopback address (behind a TLS proxy only)"));
+  k.push_back(Strings("admin.allowed_hosts", Admin, &AdminConfig::allowed_hosts,
+                      "further host names the admin listener answers to (Host header), e.g. [\"admin.example.com\"]"));
 
   k.push_back(Table("log", KeyType::kTable, "the JSON log lines on stderr"));
   k.push_back(Strings("log.redact", Log, &LogConfig::redact,

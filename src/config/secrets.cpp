@@ -168,7 +168,20 @@ class SecretReader {
     if (p_.Has("admin.token_env")) FromEnv("admin.token_env", admin.token_env, read);
     // token_file was resolved against base_dir with the other paths already.
     if (p_.Has("admin.token_file")) FromFile("admin.token_file", admin.token_file, read);
-    if (!read.empty()) admin.token = read.front();
+    if (read.empty()) return;
+    if (!StrongToken(p_.Has("admin.token_env") ? "admin.token_env" : "admin.token_file", read.front())) return;
+    admin.token = read.front();
+  }
+
+  // A short token is one online guessing can find: the login limiter cannot
+  // stop that alone, because it never refuses the right token (admin/auth.h).
+  // The message gives the length, never the token.
+  // Returns false, having reported it, when the token is too short.
+  bool StrongToken(const std::string& key, const Secret& token) {
+    if (token.bytes().size() >= kMinAdminTokenBytes) return true;
+    Fail(key, "the token is " + std::to_string(token.bytes().size()) + " bytes; use at least " +
+                  std::to_string(kMinAdminTokenBytes) + " random bytes, e.g. from: openssl rand -hex 32");
+    return false;
   }
 
   // backend = "postgres" with url_env: reads the variable into storage.url,
@@ -195,7 +208,7 @@ class SecretReader {
     std::vector<Secret> read;
     key_format_ = nullptr;
     FromEnv("admin.metrics_token_env", admin.metrics_token_env, read);
-    if (read.empty()) return;
+    if (read.empty() || !StrongToken("admin.metrics_token_env", read.front())) return;
     admin.metrics_token = read.front();
     if (!admin.token.empty() && ConstantTimeEqual(admin.metrics_token.bytes(), admin.token.bytes())) {
       report_.Error("admin.metrics_token_env", "must hold a different token than the admin token");

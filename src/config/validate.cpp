@@ -115,6 +115,12 @@ std::string ListenProblem(std::string_view listen) {
   return "";
 }
 
+bool IsIpLiteral(const std::string& host) {
+  in_addr v4{};
+  in6_addr v6{};
+  return inet_pton(AF_INET, host.c_str(), &v4) == 1 || inet_pton(AF_INET6, host.c_str(), &v6) == 1;
+}
+
 int PortOf(std::string_view listen) { return std::atoi(std::string(listen.substr(listen.rfind(':') + 1)).c_str()); }
 
 // Why `pointer` is not an RFC 6901 JSON Pointer, or "" when it is.
@@ -248,15 +254,39 @@ class Validator {
       report_.Error("admin.listen", problem);
     } else if (c_.admin.listen == c_.server.listen && PortOf(c_.server.listen) != 0) {
       report_.Error("admin.listen", "must differ from server.listen (both are " + Quote(c_.server.listen) + ")");
+    } else {
+      AdminPlainHttp();
     }
     // The admin listener's HTTPS is optional, but half of it is a mistake.
     if (c_.admin.tls_cert.empty() != c_.admin.tls_key.empty()) {
       report_.Error(c_.admin.tls_cert.empty() ? "admin.tls_cert" : "admin.tls_key",
                     "set both admin.tls_cert and admin.tls_key, or neither (plain HTTP)");
     }
+    AdminAllowedHosts();
     if (!c_.server.plain_http) {
       if (c_.server.tls_cert.empty()) report_.Error("server.tls_cert", "required unless plain_http = true");
       if (c_.server.tls_key.empty()) report_.Error("server.tls_key", "required unless plain_http = true");
+    }
+  }
+
+  // Plain HTTP is for loopback: anywhere else the admin token and payloads
+  // would cross the network in clear, unless the operator says a proxy in
+  // front does TLS.
+  void AdminPlainHttp() {
+    if (!c_.admin.tls_cert.empty() || c_.admin.allow_plain_http) return;
+    auto listen = SplitListen(c_.admin.listen);
+    if (!listen || IsLoopbackHost(listen->host)) return;
+    report_.Error("admin.listen", Quote(listen->host) + " is not loopback, and the admin listener has no TLS: set "
+                                  "admin.tls_cert and admin.tls_key, or admin.allow_plain_http = true when a "
+                                  "TLS-terminating proxy sits in front");
+  }
+
+  void AdminAllowedHosts() {
+    for (size_t i = 0; i < c_.admin.allowed_hosts.size(); ++i) {
+      const std::string& host = c_.admin.allowed_hosts[i];
+      if (IsHostname(host) || IsIpLiteral(host)) continue;
+      report_.Error("admin.allowed_hosts[" + std::to_string(i) + "]",
+                    "expected a host name such as \"admin.example.com\" (no scheme, no port); got " + Quote(host));
     }
   }
 

@@ -75,6 +75,11 @@ struct StepResult {
   int64_t stored_at_ms = 0;
 };
 
+// True for Authenticate's refusal of a token that was real but no longer
+// works (its attempt ended, its lease expired, a later claim replaced it),
+// as opposed to one that is malformed or unknown: a late handler, not a guess.
+bool IsExpiredToken(const Status& status);
+
 class Ledger {
  public:
   virtual ~Ledger() = default;

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -102,8 +103,12 @@ Result<std::string> MakeTemp(const std::string& out_path) {
   return std::string(buf.data());
 }
 
+Status DeadlinePassed() { return Unavailable("snapshot: deadline passed"); }
+
+bool PastDeadline(const SnapshotOptions& options) { return options.past_deadline && options.past_deadline(); }
+
 // Copies every page of src into dst from inside one read transaction on src.
-Status Copy(sqlite3* src, sqlite3* dst) {
+Status Copy(sqlite3* src, sqlite3* dst, const SnapshotOptions& options) {
   // The read transaction pins the WAL snapshot for every step of the backup:
   // without it each step would read the database as of that step, and a
   // write between steps would make the backup restart.
@@ -116,12 +121,15 @@ Status Copy(sqlite3* src, sqlite3* dst) {
   }
   int rc = SQLITE_OK;
   int busy_left = 500;  // ~5 s: only the copy's own file can be busy, and nobody else opens it
+  bool late = false;
   do {
+    if ((late = PastDeadline(options))) break;
     rc = sqlite3_backup_step(backup, kStepPages);
     if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) sqlite3_sleep(10);
   } while (rc == SQLITE_OK || ((rc == SQLITE_BUSY || rc == SQLITE_LOCKED) && --busy_left > 0));
   sqlite3_backup_finish(backup);
   Exec(src, "ROLLBACK", "end read");
+  if (late) return DeadlinePassed();
   return rc == SQLITE_DONE ? Status::Ok() : SqliteError(dst, rc, "backup step");
 }
 
@@ -283,10 +291,23 @@ Status BuildSnapshot(const std::string& out_path, const std::string& source, con
     const int rc = sqlite3_close_v2(dst->release());
     if (rc != SQLITE_OK) return FromSqlite(rc, "snapshot: close copy");
   }
+  if (PastDeadline(options)) return DeadlinePassed();
   return Publish(vacuumed ? vacuumed->path() : temp.path(), out_path);
 }
 
 }  // namespace
+
+int64_t SnapshotPeakBytes(int64_t db_bytes, const SnapshotOptions& options) {
+  return db_bytes * (options.with_payloads ? 1 : 3);
+}
+
+Result<int64_t> FreeBytes(const std::string& dir) {
+  struct statvfs fs {};
+  if (::statvfs(dir.c_str(), &fs) != 0) {
+    return Unavailable("cannot ask " + dir + " for its free space: " + std::strerror(errno));
+  }
+  return static_cast<int64_t>(fs.f_bavail) * static_cast<int64_t>(fs.f_frsize);
+}
 
 Status WriteSnapshot(const std::string& db_path, const std::string& out_path, const SnapshotOptions& options) {
   // Read-only, never created: a wrong path is an error, not a new empty database.
@@ -297,7 +318,7 @@ Status WriteSnapshot(const std::string& db_path, const std::string& out_path, co
                        [&](const std::string& temp) -> Status {
                          auto dst = Open(temp, SQLITE_OPEN_READWRITE, "open copy");
                          if (!dst.ok()) return dst.status();
-                         Status st = Copy(src->get(), dst->get());
+                         Status st = Copy(src->get(), dst->get(), options);
                          src->reset();  // release the live file before the (possibly long) finishing work
                          return st;
                        });

@@ -8,6 +8,8 @@
 // and view. Knows nothing of HTTP or the CLI.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include "common/status.h"
@@ -17,7 +19,21 @@ namespace hookinbox::store {
 
 struct SnapshotOptions {
   bool with_payloads = true;  // false: webhook_payloads and step_results bodies are removed and the copy vacuumed
+  // Asked between copy steps and once more before the copy is published;
+  // true stops the snapshot with Unavailable ("snapshot: deadline passed"),
+  // leaving nothing behind. Null: no deadline. (On PostgreSQL the row copy
+  // itself runs to its end; the copy is then dropped.)
+  std::function<bool()> past_deadline;
 };
+
+// The most a snapshot of a database of `db_bytes` may hold on disk at once
+// beside its output: the copy; without payloads also the rollback journal
+// of removing the bodies and the vacuumed rewrite (up to three copies).
+int64_t SnapshotPeakBytes(int64_t db_bytes, const SnapshotOptions& options);
+
+// Bytes an unprivileged process may still write in the file system holding
+// `dir` (statvfs f_bavail). Unavailable naming `dir` when it cannot be asked.
+Result<int64_t> FreeBytes(const std::string& dir);
 
 // Consistent copy of the live database at db_path into out_path (created 0600; must not exist) while the server keeps writing.
 // Errors: kConflict when out_path exists (it is left untouched); kUnavailable or kInternal when the database

@@ -192,11 +192,17 @@ EffectResolveVerdict WriteEffectResolve(sql::Connection& db, const std::string& 
   return EffectResolveVerdict::kResolved;
 }
 
-Status Expired() { return Unauthenticated("token expired: its attempt ended or was replaced"); }
+constexpr const char* kExpiredMessage = "token expired: its attempt ended or was replaced";
+
+Status Expired() { return Unauthenticated(kExpiredMessage); }
 
 Status Prefixed(const std::string& what, const Status& st) { return Status(st.code(), what + ": " + st.message()); }
 
 }  // namespace
+
+bool IsExpiredToken(const Status& status) {
+  return status.code() == Code::kUnauthenticated && status.message() == kExpiredMessage;
+}
 
 Status CheckLedgerName(std::string_view what, std::string_view value) {
   if (value.empty()) return InvalidArgument(std::string(what) + " is missing or empty");

@@ -1,9 +1,14 @@
 #include "store/sql_store.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "store/audit_chain.h"
 #include "store/database.h"
+#include "store/fold_group.h"
 #include "store/sql_bind.h"
 #include "store/sql_reader.h"
 #include "store/statement_cache.h"
@@ -181,11 +186,55 @@ struct MinuteRows {
   int64_t fold_id = 0;  // the row folding the rest of the minute, 0 when none yet
 };
 
-// Rows of one outcome from d's address in d's minute. The outcome is a
-// literal so SQLite can use that outcome's partial index; the address is
-// compared with = (or IS NULL when there is none) so both databases use the
-// (remote_addr, received_at) index — PostgreSQL has no `IS ?`.
+// Rows of one outcome from the /64 of d's IPv6 address in d's minute (store/fold_group.h).
+// The rows whose text may belong to the /64 are read and each is checked.
+// On SQLite each text prefix is a range of the (remote_addr, received_at)
+// index; PostgreSQL compares text by the database's collation, in which a
+// range is not a prefix, so there it is LIKE.
+MinuteRows CountMinuteOfSlash64(sql::Connection& db, const char* outcome, const DeliveryRecord& d,
+                                const Slash64& net) {
+  const int64_t minute_start = d.received_at_ms - d.received_at_ms % 60000;
+  const std::vector<std::string> prefixes = Slash64Prefixes(net);
+  const bool postgres = db.backend() == sql::Backend::kPostgres;
+  // Parameters ?3 on, one per prefix on PostgreSQL, two (its range) on SQLite.
+  std::vector<std::string> values;
+  std::string sql = std::string("SELECT remote_addr, id, reason FROM webhook_deliveries WHERE outcome = '") + outcome +
+                    "' AND received_at >= ?1 AND received_at < ?2 AND (";
+  for (size_t i = 0; i < prefixes.size(); ++i) {
+    if (i > 0) sql += " OR ";
+    if (postgres) {
+      values.push_back(prefixes[i] + "%");
+      sql += "remote_addr LIKE ?" + std::to_string(2 + values.size());
+      continue;
+    }
+    std::string upper = prefixes[i];
+    upper.back() = static_cast<char>(upper.back() + 1);  // ':' → ';': just past every text with this prefix
+    values.push_back(prefixes[i]);
+    sql += "(remote_addr >= ?" + std::to_string(2 + values.size());
+    values.push_back(upper);
+    sql += " AND remote_addr < ?" + std::to_string(2 + values.size()) + ")";
+  }
+  Prepared rows(db, sql + ")");
+  rows->bind(1, static_cast<int64_t>(minute_start));
+  rows->bind(2, static_cast<int64_t>(minute_start + 60000));
+  for (size_t i = 0; i < values.size(); ++i) rows->bind(static_cast<int>(3 + i), values[i]);
+  MinuteRows out;
+  while (rows->executeStep()) {
+    if (Slash64Of(rows->getColumn(0).getString()) != net) continue;
+    ++out.count;
+    if (!rows->getColumn(2).isNull() && rows->getColumn(2).getString() == kFloodReason) {
+      out.fold_id = std::max(out.fold_id, rows->getColumn(1).getInt64());
+    }
+  }
+  return out;
+}
+
+// Rows of one outcome from d's address (IPv6: its /64) in d's minute. The
+// outcome is a literal so SQLite can use that outcome's partial index; the
+// address is compared with = (or IS NULL when there is none) so both
+// databases use the (remote_addr, received_at) index — PostgreSQL has no `IS ?`.
 MinuteRows CountMinute(sql::Connection& db, const char* outcome, const DeliveryRecord& d) {
+  if (auto net = Slash64Of(d.remote_addr)) return CountMinuteOfSlash64(db, outcome, d, *net);
   const int64_t minute_start = d.received_at_ms - d.received_at_ms % 60000;
   const bool has_addr = !d.remote_addr.empty();
   Prepared rows(db, std::string("SELECT count(*), max(CASE WHEN reason = ?1 THEN id END) FROM webhook_deliveries"
@@ -316,6 +365,24 @@ Status SqlStore::Snapshot(const std::string& out_path, const SnapshotOptions& op
   }
 }
 
+Result<int64_t> SqlStore::DatabaseBytes() {
+  if (backend() == sql::Backend::kSqlite) {
+    struct stat db {};
+    if (::stat(sqlite_path_.c_str(), &db) != 0) {
+      return Unavailable("cannot stat " + sqlite_path_ + ": " + std::strerror(errno));
+    }
+    struct stat wal {};
+    const int64_t wal_bytes = ::stat((sqlite_path_ + "-wal").c_str(), &wal) == 0 ? wal.st_size : 0;
+    return static_cast<int64_t>(db.st_size) + wal_bytes;
+  }
+  try {
+    auto connection = readers_->Acquire();
+    return sql::QueryInt64(*connection, "SELECT pg_database_size(current_database())");
+  } catch (const sql::Error& e) {
+    return FromSql(e, "database size");
+  }
+}
+
 Result<ClaimResult> SqlStore::Claim(const NewEvent& event, DeliveryRecord delivery) {
   ClaimResult result;
   Status st = writer_->Submit(
@@ -350,15 +417,9 @@ Status SqlStore::RecordIgnored(DeliveryRecord d) {
 }
 
 Status SqlStore::CheckWritable() {
-  // The probe below writes nothing, so it cannot see a full disk: the last
-  // real write's fate says whether writes are failing (D9 of issue 8).
-  if (auto failure = writer_->RecentStorageFailure()) {
-    return Unavailable("storage: the last write failed: " + *failure);
-  }
-  return writer_->Submit([](sql::Connection& db) {
-    // Touches the schema so a broken or read-only file shows up, writes nothing.
-    sql::TableExists(db, "webhook_inbox");
-  });
+  // What the writer saw of its own commits: no probe is queued behind real
+  // work, nor waits out a held lock (store/writer.h).
+  return writer_->Health();
 }
 
 }  // namespace hookinbox::store

@@ -117,6 +117,9 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
   // (store/snapshot.h): the file's online backup on SQLite, a row copy from
   // one snapshot on PostgreSQL. Errors as for WriteSnapshot.
   Status Snapshot(const std::string& out_path, const SnapshotOptions& options);
+  // The database's size in bytes: on SQLite its file and WAL, on PostgreSQL
+  // pg_database_size. Errors: Unavailable when it cannot be read.
+  Result<int64_t> DatabaseBytes();
 
   sql::Backend backend() const { return sqlite_path_.empty() ? sql::Backend::kPostgres : sql::Backend::kSqlite; }
 

@@ -101,9 +101,11 @@ class Store {
   // minute — so anyone able to send the ping cannot fill the disk with it.
   virtual Status RecordUnverifiedAnswer(DeliveryRecord delivery) = 0;
 
-  // Ok when the database accepts a write transaction now (for /readyz), and
-  // no recent write failed for storage (disk full, file-size limit, I/O
-  // error) without a successful write since.
+  // Ok unless the store is closed, or a recent write failed for storage
+  // (disk full, file-size limit, I/O error) or could not commit (a held
+  // lock, a read-only file, a lost connection) without a successful write
+  // since (for /readyz). Cheap: reads the writer's state, never queues work
+  // on it, never waits.
   virtual Status CheckWritable() = 0;
 
   // Finishes queued writes and closes the database. Later calls fail with Unavailable.

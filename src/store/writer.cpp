@@ -52,6 +52,20 @@ std::optional<std::string> Writer::RecentStorageFailure() {
   return storage_failure_->second;
 }
 
+Status Writer::Health() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return Unavailable("store is closed");
+  const auto now = std::chrono::steady_clock::now();
+  const auto window = std::chrono::milliseconds(storage_failure_window_ms_);
+  if (storage_failure_ && now - storage_failure_->first < window) {
+    return Unavailable("storage: the last write failed: " + storage_failure_->second);
+  }
+  if (commit_failure_ && now - commit_failure_->first < window) {
+    return Unavailable("storage: the last write could not commit: " + commit_failure_->second);
+  }
+  return Status::Ok();
+}
+
 size_t Writer::QueueDepth() {
   std::lock_guard<std::mutex> lock(mu_);
   return queue_.size();
@@ -196,12 +210,17 @@ void Writer::FailExpiredQueued() {
 }
 
 void Writer::NoteFate(const TxnFate& fate, const Status& st) {
-  if (!fate.storage && !fate.wrote) return;
   std::lock_guard<std::mutex> lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
   if (fate.storage) {
-    storage_failure_.emplace(std::chrono::steady_clock::now(), st.message());
-  } else {
+    storage_failure_.emplace(now, st.message());
+  } else if (fate.wrote) {
     storage_failure_.reset();  // a write that reached the disk: space is back
+  }
+  if (fate.busy || fate.unavailable) {
+    commit_failure_.emplace(now, st.message());
+  } else if (st.ok()) {
+    commit_failure_.reset();  // a commit went through: the lock is gone, the database writable
   }
 }
 
@@ -239,6 +258,7 @@ Status Writer::Transact(std::deque<Job>& jobs, size_t first, size_t count, TxnFa
   } catch (const sql::Error& e) {
     fate->busy = e.failure() == sql::Failure::kBusy;
     fate->storage = e.failure() == sql::Failure::kStorage;
+    fate->unavailable = e.failure() == sql::Failure::kUnavailable;
     result = FromSql(e, "write");
   } catch (const std::exception& e) {
     result = Internal(std::string("write: ") + e.what());

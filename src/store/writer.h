@@ -26,7 +26,13 @@
 // reports it until a later commit that wrote rows succeeds, or for
 // kStorageFailureWindowMs, so /readyz can say "not ready" while writes fail
 // (an empty probe transaction writes nothing to the WAL and so never sees
-// ENOSPC).
+// ENOSPC). Likewise a batch that could not commit at all — a lock held past
+// its budget, a read-only file, a lost connection — until any later commit
+// succeeds, or for the same window. Health() reads both without queueing
+// anything: /readyz is polled by load balancers, and a probe in the queue
+// would wait behind real work (and, under a held lock, for the whole busy
+// budget) exactly when the answer matters. The window keeps "not ready" from
+// outliving its cause when the traffic it turns away was the only writer.
 //
 // On PostgreSQL several processes write to one database; each batch first
 // takes the database's write lock (sql::TxnMode::kWrite), so as on SQLite one
@@ -93,6 +99,12 @@ class Writer {
   // within the window and no commit that wrote rows succeeded since.
   std::optional<std::string> RecentStorageFailure();
 
+  // Ok while the writer runs and no storage failure (RecentStorageFailure)
+  // nor failed commit (a lock, a read-only file, a lost connection) lies
+  // within the window with no successful commit since; else Unavailable
+  // naming the last failure. Reads state only: never waits for the queue.
+  Status Health();
+
   // Operations waiting for the writer (not counting the batch in progress).
   size_t QueueDepth();
 
@@ -109,6 +121,7 @@ class Writer {
     bool busy = false;       // another connection held the lock past the wait; or PostgreSQL found a
                              // deadlock or could not serialise (retried while the budget lasts)
     bool storage = false;    // the disk refused the write (full, size limit, I/O error)
+    bool unavailable = false;  // the database could not be written at all (read-only, closed, connection lost)
     bool wrote = false;      // committed and changed at least one row
   };
 
@@ -144,6 +157,8 @@ class Writer {
   bool stopping_ = false;          // guarded by mu_
   // The last storage failure (steady time, error); guarded by mu_.
   std::optional<std::pair<SteadyTime, std::string>> storage_failure_;
+  // The last batch that could not commit (busy or unavailable) since the last commit; guarded by mu_.
+  std::optional<std::pair<SteadyTime, std::string>> commit_failure_;
   int64_t storage_failure_window_ms_ = kStorageFailureWindowMs;  // guarded by mu_
   std::thread thread_;
 };

@@ -329,6 +329,38 @@ shutdown_grace_seconds = 1
   CHECK(f.server.log().find(token) == std::string::npos);
 }
 
+TEST_CASE("handler api: 10 wrong tokens from one address get the rest 429, yet a live token from it is accepted; "
+          "requests without a token and expired tokens never count",
+          "[integration][handler-api]") {
+  HandlerFixture f(kParkedHandler, ActionConfig(60000, false, R"(threads = 2
+lease_seconds = 60
+shutdown_grace_seconds = 1
+)"));
+  f.server.Start();
+  int64_t done = f.Deliver("evt_done");
+  const std::string expired = f.TokenOf("evt_done");
+  f.Release();
+  REQUIRE(f.Becomes(done, "completed"));
+  std::filesystem::remove(f.out + "/release");
+  f.Deliver("evt_live");
+  const std::string live = f.TokenOf("evt_live");
+  const std::string step = "/v1/steps/s";
+  for (int i = 0; i < 20; ++i) {
+    CHECK(f.Api("GET", step, "", "").status == 401);       // no token: nothing to count
+    CHECK(f.Api("GET", step, "", expired).status == 401);  // a late handler, not a guess
+  }
+  for (int i = 0; i < 10; ++i) CHECK(f.Api("GET", step, "", "hkt_" + std::string(64, 'a' + i % 6)).status == 401);
+  auto blocked = f.Api("GET", step, "", "not-a-token");
+  CHECK(blocked.status == 429);
+  CHECK(blocked.body == R"({"error":"too many failed logins; retry later"})");
+  CHECK(!blocked.headers["Retry-After"].empty());
+  // Every handler on this host shares 127.0.0.1: the live token still works.
+  CHECK(f.Api("PUT", step, "v", live, "text/plain").status == 200);
+  CHECK(f.Api("GET", step, "", live).status == 200);
+  CHECK(f.Api("GET", step, "", "hkt_" + std::string(64, 'f')).status == 429);
+  f.Release();
+}
+
 TEST_CASE("handler api: a busy admin port is a clear start-up error naming it", "[integration][handler-api]") {
   Installation inst;
   inst.WriteTestConfig();

@@ -103,7 +103,7 @@ std::string SecretOf(const std::vector<hookinbox::Secret>& secrets, size_t i) {
 
 TEST_CASE("config: a full valid file loads with every value in its field", "[config]") {
   TempDir dir;
-  ::setenv("HOOKINBOX_CT_FULL_ADMIN_TOKEN", "admin-token", 1);
+  ::setenv("HOOKINBOX_CT_FULL_ADMIN_TOKEN", "admin-token-0123456789abcdef0123456", 1);
   ::setenv("HOOKINBOX_CT_FULL_SECRET", "env-secret", 1);
   ::setenv("HOOKINBOX_CT_FULL_TENANT1", "tenant-1-secret", 1);
   ::chmod(dir.Write("secrets/payments.key", "file-secret\n").c_str(), 0600);
@@ -233,7 +233,7 @@ TEST_CASE("config: relative paths resolve against the config file's directory", 
                            "[storage]\npath = \"../db/x.db\"\n[admin]\ntoken_file = \"admin.token\"\n" + kEndpoint;
   SECTION("with LoadString's base_dir") {
     TempDir dir;
-    ::chmod(dir.Write("admin.token", "t\n").c_str(), 0600);
+    ::chmod(dir.Write("admin.token", "t-0123456789abcdef0123456789abcdef\n").c_str(), 0600);
     LoadResult r = Load(toml, dir.path());
     INFO(Dump(r.errors));
     REQUIRE(r.ok());

@@ -28,11 +28,11 @@ TEST_CASE("config: log.redact refuses malformed names and the fixed keys", "[con
 }
 
 TEST_CASE("config: admin.metrics_token_env resolves into admin.metrics_token", "[config]") {
-  ::setenv("HOOKINBOX_CT_METRICS", "scrape-token-1", 1);
+  ::setenv("HOOKINBOX_CT_METRICS", "scrape-token-1-0123456789abcdef0123", 1);
   auto r = Load("[admin]\nmetrics_token_env = \"HOOKINBOX_CT_METRICS\"\n" + kEndpoint);
   INFO(Dump(r.errors));
   REQUIRE(r.ok());
-  CHECK(r.config.admin.metrics_token.bytes() == "scrape-token-1");
+  CHECK(r.config.admin.metrics_token.bytes() == "scrape-token-1-0123456789abcdef0123");
   CHECK(Load(kEndpoint).config.admin.metrics_token.empty());
 }
 
@@ -42,7 +42,7 @@ TEST_CASE("config: admin.metrics_token_env must be set and differ from the admin
   REQUIRE(Find(unset.errors, "admin.metrics_token_env") != nullptr);
   CHECK_THAT(Find(unset.errors, "admin.metrics_token_env")->message, Catch::Contains("not set"));
 
-  ::setenv("HOOKINBOX_CT_SAME", "same-token-for-both", 1);
+  ::setenv("HOOKINBOX_CT_SAME", "same-token-for-both-0123456789abcdef", 1);
   auto same = Load("[admin]\ntoken_env = \"HOOKINBOX_CT_SAME\"\nmetrics_token_env = \"HOOKINBOX_CT_SAME\"\n" + kEndpoint);
   REQUIRE(Find(same.errors, "admin.metrics_token_env") != nullptr);
   CHECK_THAT(Find(same.errors, "admin.metrics_token_env")->message, Catch::Contains("different token"));

@@ -260,7 +260,7 @@ TEST_CASE("secrets: the admin token must resolve when configured", "[config]") {
   const std::string endpoint = "[[endpoint]]\nname = \"open\"\ninsecure = true\n[endpoint.signature]\n"
                                "scheme = \"none\"\n" + kKey;
   SECTION("token_env set") {
-    ::setenv("HOOKINBOX_CT_ADMIN_OK", "admin-s3cret", 1);
+    ::setenv("HOOKINBOX_CT_ADMIN_OK", "admin-s3cret-0123456789abcdef012345", 1);
     LoadResult r = LoadString("[admin]\ntoken_env = \"HOOKINBOX_CT_ADMIN_OK\"\n" + endpoint, "test.toml", dir.path());
     CHECK(r.ok());
     CHECK(r.config.admin.token_env == "HOOKINBOX_CT_ADMIN_OK");
@@ -275,7 +275,7 @@ TEST_CASE("secrets: the admin token must resolve when configured", "[config]") {
     CHECK(r.errors[0].message == "environment variable HOOKINBOX_CT_ADMIN_MISSING is not set");
   }
   SECTION("token_file relative to the config, with the mode warning") {
-    WriteSecret(dir, "admin.token", "tok\n", 0640);
+    WriteSecret(dir, "admin.token", "tok-0123456789abcdef0123456789abcdef\n", 0640);
     LoadResult r = LoadString("[admin]\ntoken_file = \"admin.token\"\n" + endpoint, "test.toml", dir.path());
     INFO(Dump(r.errors));
     CHECK(r.ok());
@@ -283,8 +283,8 @@ TEST_CASE("secrets: the admin token must resolve when configured", "[config]") {
     CHECK(Find(r.warnings, "admin.token_file") != nullptr);
   }
   SECTION("both is ambiguous") {
-    ::setenv("HOOKINBOX_CT_ADMIN_BOTH", "x", 1);
-    WriteSecret(dir, "admin.token", "tok\n");
+    ::setenv("HOOKINBOX_CT_ADMIN_BOTH", "x-0123456789abcdef0123456789abcdef", 1);
+    WriteSecret(dir, "admin.token", "tok-0123456789abcdef0123456789abcdef\n");
     LoadResult r = LoadString("[admin]\ntoken_env = \"HOOKINBOX_CT_ADMIN_BOTH\"\ntoken_file = \"admin.token\"\n" +
                                   endpoint,
                               "test.toml", dir.path());

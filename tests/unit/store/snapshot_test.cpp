@@ -205,9 +205,9 @@ TEST_CASE("snapshot: the store's snapshot is one SQLite file with every row, REA
   REQUIRE(r.ok());
   REQUIRE(f.store->Claim(SampleEvent("evt_1", "h1"), SampleDelivery()).ok());  // a duplicate delivery
   const std::string with = f.dir.File("with.db"), without = f.dir.File("without.db");
-  REQUIRE(f.store->Snapshot(with, {true}).ok());
-  REQUIRE(f.store->Snapshot(without, {false}).ok());
-  CHECK(f.store->Snapshot(with, {true}).code() == Code::kConflict);  // never overwrites
+  REQUIRE(f.store->Snapshot(with, {true, nullptr}).ok());
+  REQUIRE(f.store->Snapshot(without, {false, nullptr}).ok());
+  CHECK(f.store->Snapshot(with, {true, nullptr}).code() == Code::kConflict);  // never overwrites
   for (const std::string& file : {with, without}) {
     INFO(file);
     SQLite::Database db(file, SQLite::OPEN_READONLY);
@@ -224,4 +224,34 @@ TEST_CASE("snapshot: the store's snapshot is one SQLite file with every row, REA
   CHECK(ReadFile(with).find(kMarker) != std::string::npos);
   CHECK(ReadFile(without).find(kMarker) == std::string::npos);
   CHECK_FALSE(std::filesystem::exists(with + "-wal"));
+}
+
+TEST_CASE("snapshot: a deadline that passes stops the copy with Unavailable and leaves nothing behind",
+          "[snapshot][sqlite]") {
+  SnapshotFixture f;
+  for (int asked_before_stop : {0, 1}) {
+    INFO("deadline passes after " << asked_before_stop << " checks");
+    int asked = 0;
+    store::SnapshotOptions options;
+    options.past_deadline = [&] { return asked++ >= asked_before_stop; };
+    Status st = store::WriteSnapshot(f.path, f.out, options);
+    CHECK(st.code() == Code::kUnavailable);
+    CHECK(st.message() == "snapshot: deadline passed");
+    CHECK(Entries(f.dir.path()) == std::set<std::string>{"data"});
+  }
+  store::SnapshotOptions never;
+  never.past_deadline = [] { return false; };
+  CHECK(store::WriteSnapshot(f.path, f.out, never).ok());
+}
+
+TEST_CASE("snapshot: the peak size it may need, and the free space of a directory", "[snapshot]") {
+  CHECK(store::SnapshotPeakBytes(1000, {true, nullptr}) == 1000);
+  CHECK(store::SnapshotPeakBytes(1000, {false, nullptr}) == 3000);
+  TempDir dir;
+  auto free_bytes = store::FreeBytes(dir.path());
+  REQUIRE(free_bytes.ok());
+  CHECK(*free_bytes > 0);
+  auto missing = store::FreeBytes(dir.File("no/such/dir"));
+  CHECK(missing.status().code() == Code::kUnavailable);
+  CHECK(missing.status().message().find(dir.File("no/such/dir")) != std::string::npos);
 }

@@ -132,3 +132,48 @@ TEST_CASE("writer: a storage failure stops failing CheckWritable after its windo
   CHECK(PollUntilTrue([&] { return f.store->CheckWritable().ok(); }));
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 0);
 }
+
+TEST_CASE("writer: the readiness check queues nothing and answers at once behind a held lock; a write that could "
+          "not commit fails it until a commit succeeds or its window ends",
+          "[store][fault][sqlite]") {
+  constexpr int kBusyMs = 500;
+  TempDir dir;
+  const std::string path = dir.File("data/hookinbox.db");
+  auto opened = store::SqlStore::Open({path, kBusyMs, /*max_batch=*/1});
+  REQUIRE(opened.ok());
+  store::SqlStore& s = *opened.value();
+  auto& w = s.writer();
+
+  SQLite::Database admin(path, SQLite::OPEN_READWRITE);  // an admin's sqlite3 session
+  admin.exec("BEGIN IMMEDIATE");
+  std::vector<std::thread> threads;
+  std::vector<Answer> answers;
+  std::mutex mu;
+  SubmitWave(w, 0, 2, threads, answers, mu);
+  // One write waits for the lock, the other behind it in the queue.
+  REQUIRE(PollUntilTrue([&] { return w.QueueDepth() == 1; }));
+  const auto start = std::chrono::steady_clock::now();
+  CHECK(s.CheckWritable().ok());  // nothing has failed yet, and asking costs no wait
+  CHECK(std::chrono::steady_clock::now() - start < Ms(kBusyMs / 5));
+  CHECK(w.QueueDepth() == 1);  // and queued nothing
+  for (auto& t : threads) t.join();
+  for (const Answer& a : answers) CHECK(a.status.code() == Code::kUnavailable);
+
+  Status st = s.CheckWritable();
+  CHECK(st.code() == Code::kUnavailable);
+  CHECK(st.message().find("could not commit") != std::string::npos);
+  admin.exec("ROLLBACK");
+  CHECK_FALSE(s.CheckWritable().ok());  // nobody has written since: the lock's fate is all it knows
+
+  SECTION("a commit clears it") {
+    REQUIRE(w.Submit([](store::sql::Connection& db) {
+               db.Exec("INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, payload_hash, received_at)"
+                       " VALUES ('g','e','t','after','h',0)");
+             }).ok());
+    CHECK(s.CheckWritable().ok());
+  }
+  SECTION("so does the end of its window, when nothing writes") {
+    w.SetStorageFailureWindowForTest(100);
+    CHECK(PollUntilTrue([&] { return s.CheckWritable().ok(); }));
+  }
+}
