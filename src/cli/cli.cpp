@@ -5,10 +5,13 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "common/process_secrets.h"
 
 namespace hookinbox::cli {
 
 int Main(int argc, char** argv) {
+  // Every command may hold secrets (it loads the config), serve for as long as it runs.
+  KeepSecretsInProcess();
   // The name is fixed so that --help (and the man page made from it) says
   // "hookinbox", not the path the binary was started by.
   CLI::App app{"hookinbox: receive webhooks over HTTPS, store each exactly once, process each once.", "hookinbox"};

@@ -1,6 +1,7 @@
 #include "cli/load_config.h"
 
 #include "common/clock.h"
+#include "common/process_secrets.h"
 #include "http/certificate.h"
 #include "verify/registry.h"
 #include "verify/verify.h"
@@ -47,6 +48,11 @@ CheckedConfig LoadAndCheck(const std::string& path, bool tls_pairs) {
       [](std::string_view name) { return verify::FindPreset(name); }, verify::PresetNames(),
       [](std::string_view name) { return std::string(verify::RefusedPresetReason(name)); }};
   CheckedConfig out{config::LoadFile(path, &presets), {}};
+  // Read once, so no longer needed in the environment, where exec actions'
+  // commands and /proc/<pid>/environ could find them. Nothing reads these
+  // variables again: SIGHUP reloads only the TLS files. A reload of the whole
+  // config would have to keep the values (or re-read them) some other way.
+  ScrubEnvironment(out.loaded.config.secret_origins.env_names);
   out.errors = out.loaded.errors;
   if (!out.loaded.ok()) return out;
   for (auto& p : config::CheckFiles(out.loaded.config)) out.errors.push_back(std::move(p));

@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "common/process_secrets.h"
 #include "store/audit_chain.h"
 #include "store/copy.h"
 #include "store/database.h"
@@ -35,7 +36,9 @@ Result<std::string> TargetUrl(const MigrateToPostgresOptions& o) {
   if (!o.to.empty()) return o.to;
   const char* value = std::getenv(o.to_env.c_str());
   if (value == nullptr || *value == '\0') return InvalidArgument("--to-env: " + o.to_env + " is not set");
-  return std::string(value);
+  std::string url = value;
+  ScrubEnvironment({o.to_env});  // the URL may carry a password (common/process_secrets.h)
+  return url;
 }
 
 }  // namespace

@@ -324,6 +324,16 @@ std::optional<ListenAddress> SplitListen(std::string_view listen);
 // resolved, so it is never loopback here.
 bool IsLoopbackHost(std::string_view host);
 
+// Where a loaded config's secrets came from (filled by config/load.cpp; not
+// TOML keys), so they can be kept inside the process: every variable a *_env
+// key names, removed from the environment once read (cli/load_config.cpp),
+// and every file holding a secret or a private key, resolved, which exec
+// actions hide from their command (worker/exec_action.h).
+struct SecretOrigins {
+  std::vector<std::string> env_names;
+  std::vector<std::string> files;
+};
+
 struct Config {
   std::string path;       // the file it was loaded from ("" when built in code)
   std::string base_dir;   // directory relative paths resolve against
@@ -333,6 +343,7 @@ struct Config {
   StorageConfig storage;
   WorkerConfig worker;
   std::vector<EndpointConfig> endpoints;
+  SecretOrigins secret_origins;
 
   // The endpoint named `name`, or nullptr.
   const EndpointConfig* FindEndpoint(std::string_view name) const;

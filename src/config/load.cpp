@@ -310,6 +310,35 @@ std::vector<SecretFile> SecretFiles(const Parsed& parsed) {
   return files;
 }
 
+void AddSources(const SecretSources& s, SecretOrigins& out) {
+  if (!s.env.empty()) out.env_names.push_back(s.env);
+  out.env_names.insert(out.env_names.end(), s.envs.begin(), s.envs.end());
+  if (!s.file.empty()) out.files.push_back(s.file);
+  out.files.insert(out.files.end(), s.files.begin(), s.files.end());
+}
+
+// Every *_env variable and secret-bearing file the config names. Public keys'
+// variables are included (nothing needs them once read), their files are not.
+SecretOrigins SecretOriginsOf(const Parsed& parsed) {
+  const Config& c = parsed.config;
+  SecretOrigins out;
+  for (const std::string* env : {&c.admin.token_env, &c.admin.metrics_token_env, &c.storage.url_env}) {
+    if (!env->empty()) out.env_names.push_back(*env);
+  }
+  for (const std::string* file : {&c.admin.token_file, &c.server.tls_key, &c.admin.tls_key}) {
+    if (!file->empty()) out.files.push_back(*file);
+  }
+  for (const EndpointSources& e : parsed.sources) {
+    for (const SecretSources* s : {&e.secrets, &e.verify_token, &e.forward_secret}) AddSources(*s, out);
+    for (const SecretSources& tenant : e.tenants) AddSources(tenant, out);
+    out.env_names.push_back(e.public_keys.env);
+    out.env_names.insert(out.env_names.end(), e.public_keys.envs.begin(), e.public_keys.envs.end());
+  }
+  for (std::string& file : out.files) file = c.Resolve(file);
+  std::erase(out.env_names, std::string());
+  return out;
+}
+
 void SortByLine(std::vector<Problem>& problems) {
   std::stable_sort(problems.begin(), problems.end(),
                    [](const Problem& a, const Problem& b) { return a.line < b.line; });
@@ -356,6 +385,7 @@ LoadResult LoadString(std::string_view toml, const std::string& source_name, con
   Validate(parsed, report);
   ResolveSecrets(parsed, report, options.read_secrets);
   result.secret_files = SecretFiles(parsed);
+  parsed.config.secret_origins = SecretOriginsOf(parsed);
 
   SortByLine(result.errors);
   SortByLine(result.warnings);

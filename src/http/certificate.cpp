@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -39,6 +40,7 @@ Names NamesFor(std::string_view section) {
 // The file's bytes, wiped on destruction: the key file is a secret.
 struct FileBytes {
   std::string data;
+  unsigned mode = 0;  // permission bits of the file read (st_mode & 07777)
   ~FileBytes() {
     if (!data.empty()) OPENSSL_cleanse(data.data(), data.size());
   }
@@ -48,6 +50,8 @@ struct FileBytes {
 std::string ReadPem(const std::string& path, FileBytes* out) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return std::strerror(errno);
+  struct stat st;
+  if (::fstat(::fileno(f), &st) == 0) out->mode = st.st_mode & 07777;
   char buf[4096];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && out->data.size() <= kMaxPemBytes) out->data.append(buf, n);
@@ -94,6 +98,15 @@ Status ParseKey(const std::string& pem, const std::string& what, CertificatePair
   }
   std::string hint = pem.find("CERTIFICATE-----") != std::string::npos ? " (it holds a certificate)" : "";
   return InvalidArgument(what + " holds no PEM private key" + hint);
+}
+
+// A private key anyone but its owner can read is as good as published on a
+// shared host, so it is refused rather than warned about: ssh does the same.
+Status CheckKeyMode(const std::string& what, const std::string& path, unsigned mode) {
+  if ((mode & 077) == 0) return Status::Ok();
+  char octal[16];
+  std::snprintf(octal, sizeof octal, "%04o", mode);
+  return InvalidArgument(what + " is readable by group or others (mode " + octal + "); run: chmod 600 " + path);
 }
 
 struct Instant {
@@ -184,6 +197,7 @@ Result<std::shared_ptr<const CertificatePair>> LoadCertificatePair(const std::st
       return InvalidArgument(key_what + " cannot be read: " + why);
     }
     if (Status st = ParseKey(bytes.data, key_what, pair.get()); !st.ok()) return st;
+    if (Status st = CheckKeyMode(key_what, key_path, bytes.mode); !st.ok()) return st;
   }
   if (X509_check_private_key(pair->leaf, pair->key) != 1) {
     ERR_clear_error();

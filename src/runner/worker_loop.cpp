@@ -88,7 +88,7 @@ ActionMap BuildActions(const config::Config& config, const Clock& clock) {
   ActionMap out;
   for (const auto& e : config.endpoints) {
     if (e.action.type.empty()) continue;
-    std::unique_ptr<worker::Action> action = worker::MakeAction(e.action, clock);
+    std::unique_ptr<worker::Action> action = worker::MakeAction(e.action, clock, config.secret_origins.files);
     if (action) out[e.name] = std::move(action);
   }
   return out;

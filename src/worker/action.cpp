@@ -29,9 +29,10 @@ std::string IdempotencyKey(std::string_view provider, std::string_view endpoint,
   return HexEncode(verify::Sha256(joined));
 }
 
-std::unique_ptr<Action> MakeAction(const config::ActionConfig& config, const Clock& clock) {
+std::unique_ptr<Action> MakeAction(const config::ActionConfig& config, const Clock& clock,
+                                   const std::vector<std::string>& secret_files) {
   if (config.type == "http") return std::make_unique<HttpAction>(config, clock);
-  if (config.type == "exec") return std::make_unique<ExecAction>(config);
+  if (config.type == "exec") return std::make_unique<ExecAction>(config, secret_files);
   return nullptr;
 }
 

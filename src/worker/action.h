@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/clock.h"
 #include "config/config.h"
@@ -89,7 +90,9 @@ class Action {
 
 // The action `config` describes, or nullptr when config.type is "" (no
 // action). `clock` (outliving the action) dates webhook-timestamp and
-// Retry-After dates. Expects a validated config.
-std::unique_ptr<Action> MakeAction(const config::ActionConfig& config, const Clock& clock);
+// Retry-After dates. Expects a validated config. `secret_files` are hidden
+// from exec commands (config::SecretOrigins::files, worker/exec_action.h).
+std::unique_ptr<Action> MakeAction(const config::ActionConfig& config, const Clock& clock,
+                                   const std::vector<std::string>& secret_files = {});
 
 }  // namespace hookinbox::worker

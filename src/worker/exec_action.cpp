@@ -6,23 +6,46 @@
 // no SIGCHLD handler and never sleeps. Everything the child needs (argv,
 // envp) is built before fork: between fork and exec only async-signal-safe
 // calls are made.
+//
+// Secret files: the command runs as our user, so it could open them by path.
+// Before exec the child moves into a mount namespace of its own and covers
+// each of them with /dev/null (a bind mount). With CAP_SYS_ADMIN (root) a
+// plain mount namespace does; the command, still root, could unmount the
+// cover, but root reads every file anyway. Without it (the packaged service
+// user) the child first enters a user namespace of its own, with no uid or
+// gid mapped: writing uid_map needs a dumpable process, and a dumpable copy
+// of our memory would be readable by the same user until exec. So the
+// command sees itself and every file as nobody (65534), while the kernel
+// still checks its real ids; it execs with no capabilities, cannot unmount
+// the covers, and cannot create a user namespace of its own (its uid is
+// unmapped).
+// Where the kernel or a sandbox refuses (systemd's RestrictNamespaces=, a
+// container's seccomp profile), the command runs uncovered and the first
+// refusal is logged as a warning.
 #include "worker/exec_action.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "common/log.h"
 #include "worker/sigpipe_guard.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -78,6 +101,47 @@ struct CStrings {
   }
 };
 
+// What the child tells the parent through the report pipe before exec.
+enum class ChildStep : int { kUnshare, kPrivateMounts, kCoverFile, kExec };
+
+struct ChildReport {
+  ChildStep step;
+  int error;  // errno
+};
+
+const char* StepName(ChildStep step) {
+  switch (step) {
+    case ChildStep::kUnshare: return "unshare";
+    case ChildStep::kPrivateMounts: return "making mounts private";
+    case ChildStep::kCoverFile: return "bind-mounting /dev/null";
+    case ChildStep::kExec: return "exec";
+  }
+  return "?";
+}
+
+// In the child: covers every file of `files` (existing files only, so a
+// mount error is a real refusal; see the top of this file). Returns the step
+// that failed and its errno, or nullopt when all are covered.
+std::optional<ChildReport> CoverSecretFiles(const std::vector<const char*>& files) {
+  if (files.empty()) return std::nullopt;
+  if (::unshare(CLONE_NEWNS) != 0 && (errno != EPERM || ::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)) {
+    return ChildReport{ChildStep::kUnshare, errno};
+  }
+  // A shared mount would carry the covers back into hookinbox's own namespace.
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    return ChildReport{ChildStep::kPrivateMounts, errno};
+  }
+  for (const char* file : files) {
+    if (::mount("/dev/null", file, nullptr, MS_BIND, nullptr) != 0) return ChildReport{ChildStep::kCoverFile, errno};
+  }
+  return std::nullopt;
+}
+
+void Report(int report, ChildStep step, int error) {
+  const ChildReport r{step, error};
+  (void)!::write(report, &r, sizeof r);
+}
+
 void AppendTail(std::string& tail, const char* data, size_t n) {
   tail.append(data, n);
   if (tail.size() > kExecOutputCap) tail.erase(0, tail.size() - kExecOutputCap);
@@ -99,7 +163,7 @@ std::string ResultRefFromStdout(std::string_view out) {
 
 // In the child, between fork and exec: async-signal-safe calls only.
 [[noreturn]] void RunChild(int in, int out, int err, int report, char* const* argv, char* const* envp,
-                           int max_fd) {
+                           int max_fd, const std::vector<const char*>& secret_files) {
   ::setpgid(0, 0);
   // Dispositions set to "ignore" (SIGPIPE, in servers) and the blocked mask
   // survive exec; the command gets a clean slate.
@@ -110,9 +174,11 @@ std::string ResultRefFromStdout(std::string_view out) {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) {
-    const int e = errno;
-    (void)!::write(report, &e, sizeof e);
+    Report(report, ChildStep::kExec, errno);
     ::_exit(127);
+  }
+  if (std::optional<ChildReport> failed = CoverSecretFiles(secret_files)) {
+    Report(report, failed->step, failed->error);
   }
   // Every other descriptor — listening sockets, the database — is closed at
   // exec, including any a library opened without O_CLOEXEC. `report` too:
@@ -121,9 +187,29 @@ std::string ResultRefFromStdout(std::string_view out) {
     for (int fd = 3; fd <= max_fd; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
   }
   ::execve(argv[0], argv, envp);
-  const int e = errno;
-  (void)!::write(report, &e, sizeof e);
+  Report(report, ChildStep::kExec, errno);
   ::_exit(127);
+}
+
+// The files of `paths` that exist now, for CoverSecretFiles.
+std::vector<const char*> ExistingFiles(const std::vector<std::string>& paths) {
+  std::vector<const char*> files;
+  for (const std::string& path : paths) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0) files.push_back(path.c_str());
+  }
+  return files;
+}
+
+// Once per process: every later command meets the same kernel and sandbox.
+void WarnUncovered(const ChildReport& r) {
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true)) return;
+  log::Warn("exec_secret_files_readable",
+            {{"detail", std::string("exec commands can read the secret and key files by path: ") + StepName(r.step) +
+                            " failed (" + std::strerror(r.error) +
+                            "); under systemd allow it with RestrictNamespaces=user mnt and SystemCallFilter=@mount "
+                            "(README, \"Exec actions and secrets\")"}});
 }
 
 Outcome NotStarted(Verdict verdict, std::string error) {
@@ -135,7 +221,8 @@ Outcome NotStarted(Verdict verdict, std::string error) {
 
 }  // namespace
 
-ExecAction::ExecAction(config::ActionConfig config) : config_(std::move(config)) {}
+ExecAction::ExecAction(config::ActionConfig config, std::vector<std::string> secret_files)
+    : config_(std::move(config)), secret_files_(std::move(secret_files)) {}
 
 Outcome ExecAction::Run(const ActionInput& in) {
   if (config_.command.empty()) return NotStarted(Verdict::kPermanent, "no command configured");
@@ -159,6 +246,7 @@ Outcome ExecAction::Run(const ActionInput& in) {
     return NotStarted(Verdict::kTransient, std::string("cannot create pipes: ") + std::strerror(errno));
   }
   const int max_fd = static_cast<int>(std::min<long>(::sysconf(_SC_OPEN_MAX), 65536));
+  const std::vector<const char*> secret_files = ExistingFiles(secret_files_);
   SigpipeGuard sigpipe_guard;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.timeout_ms);
 
@@ -166,7 +254,7 @@ Outcome ExecAction::Run(const ActionInput& in) {
   if (pid < 0) return NotStarted(Verdict::kTransient, std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
     RunChild(stdin_pipe.read.get(), stdout_pipe.write.get(), stderr_pipe.write.get(), report.write.get(),
-             argv.ptrs.data(), envp.ptrs.data(), max_fd);
+             argv.ptrs.data(), envp.ptrs.data(), max_fd, secret_files);
   }
   ::setpgid(pid, pid);  // also done in the child; whichever runs first wins the race
   stdin_pipe.read.Close();
@@ -174,18 +262,24 @@ Outcome ExecAction::Run(const ActionInput& in) {
   stderr_pipe.write.Close();
   report.write.Close();
 
-  // Blocks only until exec succeeds (the pipe closes) or fails (errno arrives).
-  int exec_errno = 0;
+  // Blocks only until exec succeeds (the pipe closes) or fails (a kExec
+  // report arrives); a failed cover is reported first and the child goes on.
+  ChildReport r;
   ssize_t got;
-  do {
-    got = ::read(report.read.get(), &exec_errno, sizeof exec_errno);
-  } while (got < 0 && errno == EINTR);
-  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
+  for (;;) {
+    do {
+      got = ::read(report.read.get(), &r, sizeof r);
+    } while (got < 0 && errno == EINTR);
+    if (got != static_cast<ssize_t>(sizeof r)) break;
+    if (r.step != ChildStep::kExec) {
+      WarnUncovered(r);
+      continue;
+    }
     int status;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     // A missing or non-executable program is a configuration problem: retrying does not fix it.
-    return NotStarted(Verdict::kPermanent, "cannot run " + config_.command[0] + ": " + std::strerror(exec_errno));
+    return NotStarted(Verdict::kPermanent, "cannot run " + config_.command[0] + ": " + std::strerror(r.error));
   }
 
   Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));

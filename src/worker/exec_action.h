@@ -6,7 +6,10 @@
 // PATH, HOME, LANG, HOOKINBOX_EVENT_ID, HOOKINBOX_EVENT_TYPE,
 // HOOKINBOX_IDEMPOTENCY_KEY, HOOKINBOX_ATTEMPT, and HOOKINBOX_TOKEN and
 // HOOKINBOX_API when the input has them. Nothing else of hookinbox's
-// environment, and no file descriptor but 0, 1 and 2, reaches it.
+// environment, and no file descriptor but 0, 1 and 2, reaches it. Where the
+// kernel allows a mount namespace, each of `secret_files` that exists reads
+// as empty for the command (covered by /dev/null; exec_action.cpp says how
+// and when it cannot be done).
 //
 // Outcome: exit 0 success (a last stdout line {"result_ref": "…"} gives the
 // result_ref), exit 75 (EX_TEMPFAIL) transient, other exit codes and deaths
@@ -16,6 +19,9 @@
 // too, so a background child cannot hold the pipes open.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "config/config.h"
 #include "worker/action.h"
 
@@ -23,7 +29,8 @@ namespace hookinbox::worker {
 
 class ExecAction final : public Action {
  public:
-  explicit ExecAction(config::ActionConfig config);
+  // `secret_files`: absolute paths to hide, config::SecretOrigins::files.
+  explicit ExecAction(config::ActionConfig config, std::vector<std::string> secret_files = {});
   // Safe to call from several threads at once. SIGPIPE from writing to a
   // command that does not read stdin is blocked in the calling thread and
   // consumed, so it never kills hookinbox.
@@ -31,6 +38,7 @@ class ExecAction final : public Action {
 
  private:
   config::ActionConfig config_;
+  const std::vector<std::string> secret_files_;
 };
 
 }  // namespace hookinbox::worker

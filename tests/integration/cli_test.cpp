@@ -1,5 +1,7 @@
 // The command line from the outside: init, the printed tour, check-config,
 // exit codes, the embedded default and start-up errors.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -142,6 +144,26 @@ TEST_CASE("cli: check-config accepts the default config", "[integration][cli]") 
   INFO(r.out);
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("ok (1 endpoint)") != std::string::npos);
+}
+
+TEST_CASE("cli: a TLS key readable by group or others stops check-config and serve, naming the fix",
+          "[integration][cli]") {
+  Installation inst;
+  inst.WriteTestConfig();
+  const std::string key = inst.dir() + "/tls/key.pem";
+  REQUIRE(::chmod(key.c_str(), 0640) == 0);
+  const std::string expected =
+      "server.tls_key: " + key + " is readable by group or others (mode 0640); run: chmod 600 " + key;
+  auto check = RunCommand(Bin() + " check-config -c " + inst.config_path() + " 2>&1");
+  INFO(check.out);
+  CHECK(check.exit_code == 1);
+  CHECK(check.out.find(expected) != std::string::npos);
+  auto serve = RunCommand("timeout 60 " + Bin() + " serve -c " + inst.config_path() + " 2>&1");
+  INFO(serve.out);
+  CHECK(serve.exit_code == 1);
+  CHECK(serve.out.find(expected) != std::string::npos);
+  REQUIRE(::chmod(key.c_str(), 0600) == 0);
+  CHECK(RunCommand(Bin() + " check-config -c " + inst.config_path() + " 2>&1").exit_code == 0);
 }
 
 TEST_CASE("cli: a busy port is a clear start-up error naming it", "[integration][cli]") {

@@ -1,6 +1,7 @@
 #include "harness.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <httplib.h>
 #include <openssl/hmac.h>
 #include <signal.h>
@@ -361,6 +362,10 @@ void ServerProcess::TryStartAsync() {
   ::pthread_sigmask(SIG_BLOCK, &all, &previous);
   pid_ = ::fork();
   if (pid_ == 0) {
+    if (run_as_ && (::setgroups(0, nullptr) != 0 || ::setgid(run_as_->second) != 0 || ::setuid(run_as_->first) != 0)) {
+      ::_exit(126);
+    }
+    // After setuid, which clears it.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive a crashed test binary
     for (int sig : {SIGTERM, SIGINT, SIGSEGV, SIGABRT, SIGILL, SIGFPE, SIGPIPE}) ::signal(sig, SIG_DFL);
     ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -142,6 +143,10 @@ class ServerProcess {
   // Variables added to the environment of the servers started after this
   // call (LD_PRELOAD for durability_order_test.cpp, issue 9).
   void SetEnvironment(std::vector<std::pair<std::string, std::string>> env) { env_ = std::move(env); }
+  // Servers started after this call drop to `uid`/`gid` (no supplementary
+  // groups) before exec, as the packaged service runs as its own user; the
+  // test, root in CI, must make the installation accessible to them.
+  void RunAs(uid_t uid, gid_t gid) { run_as_ = {uid, gid}; }
 
   // POSTs a delivery signed like the demo endpoint expects.
   HttpResult PostSigned(const std::string& path, const std::string& body, int64_t timestamp = 0,
@@ -161,6 +166,7 @@ class ServerProcess {
   static int NextServerNumber();
   std::string log_path_;
   std::vector<std::pair<std::string, std::string>> env_;  // SetEnvironment
+  std::optional<std::pair<uid_t, gid_t>> run_as_;           // RunAs
   void ArchiveLog();      // appends the current log to the suite log, once
   bool archived_ = true;  // the current log_path_ was appended already (or there is none)
 };

@@ -1,6 +1,6 @@
 // Issue 9 (item 3): the public listener's TLS, tuned for providers that open
 // a new connection per delivery, seen from outside with OpenSSL's client API
-// (http/tls.cpp TuneServerContext): TLS 1.3 and 1.2 negotiate, TLS 1.1 is
+// (http/tls.cpp TuneServerContext): TLS 1.3 and 1.2 negotiate (1.2 only with ECDHE and AEAD ciphers), TLS 1.1 is
 // refused; X25519 is the key exchange; the certificate `init` makes is ECDSA
 // P-256; sessions resume on TLS 1.3 tickets, TLS 1.2 tickets and TLS 1.2
 // session ids — also after the client closed first, which is how cpp-httplib
@@ -12,7 +12,8 @@
 // -sess_in` showed before), without SSL_OP_IGNORE_UNEXPECTED_EOF the one
 // where the client closes without close_notify; SSL_OP_NO_TICKET leaves the
 // TLS 1.2 ticket case without a ticket; a TLS 1.1 minimum connects TLS 1.1;
-// "P-256:X25519" groups negotiate P-256 on TLS 1.2.
+// "P-256:X25519" groups negotiate P-256 on TLS 1.2; OpenSSL's default cipher
+// list accepts CBC and static-RSA TLS 1.2 ciphers.
 #include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -34,6 +35,7 @@ struct ClientOptions {
   bool offer_ticket = true;              // false: SSL_OP_NO_TICKET, so TLS 1.2 resumes by session id
   SSL_SESSION* resume = nullptr;         // offered when set (not owned)
   bool send_close_notify = true;         // false: close the socket without a TLS close
+  const char* ciphers = nullptr;         // TLS 1.2 cipher list offered; null: OpenSSL's DEFAULT
 };
 
 // One client connection to 127.0.0.1:port that verifies the server against `ca`.
@@ -45,7 +47,7 @@ class TlsClient {
     SSL_CTX_set_max_proto_version(ctx_, o.max_version);
     // Lets this client offer what the server must refuse (TLS 1.1 needs level 0).
     SSL_CTX_set_security_level(ctx_, 0);
-    SSL_CTX_set_cipher_list(ctx_, "DEFAULT:@SECLEVEL=0");
+    SSL_CTX_set_cipher_list(ctx_, (std::string(o.ciphers ? o.ciphers : "DEFAULT") + ":@SECLEVEL=0").c_str());
     if (!o.offer_ticket) SSL_CTX_set_options(ctx_, SSL_OP_NO_TICKET);
     SSL_CTX_load_verify_locations(ctx_, ca.c_str(), nullptr);
     SSL_CTX_set_verify(ctx_, SSL_VERIFY_PEER, nullptr);
@@ -96,6 +98,8 @@ class TlsClient {
     return name;
   }
   // "EC prime256v1", "RSA", …: the served certificate's key.
+  // "ECDHE-ECDSA-AES128-GCM-SHA256", …: the negotiated cipher (OpenSSL's name).
+  std::string Cipher() const { return SSL_get_cipher_name(ssl_); }
   std::string CertificateKey() const {
     X509* cert = SSL_get1_peer_certificate(ssl_);
     if (cert == nullptr) return "";
@@ -165,6 +169,60 @@ TEST_CASE("tls tuning: TLS 1.3 and 1.2 over X25519 with init's ECDSA P-256 certi
   CHECK_FALSE(old.connected());
   // The server's protocol_version alert, not a refusal of our own client.
   CHECK(ERR_GET_REASON(old.error()) == SSL_R_TLSV1_ALERT_PROTOCOL_VERSION);
+}
+
+// TLS 1.2 with `cipher` as the only one offered: connects, or the server's
+// handshake_failure alert (no shared cipher), not a refusal of our own client.
+void CheckTls12Cipher(int port, const std::string& ca, const char* cipher, bool accepted) {
+  INFO(cipher);
+  TlsClient c(port, ca, {.max_version = TLS1_2_VERSION, .ciphers = cipher});
+  CHECK(c.connected() == accepted);
+  if (accepted) {
+    CHECK(c.Cipher() == cipher);
+  } else {
+    CHECK(ERR_GET_REASON(c.error()) == SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE);
+  }
+}
+
+// An RSA pair for 127.0.0.1 in place of init's ECDSA one (the key 0600, as serve requires).
+void UseRsaCertificate(const Installation& inst) {
+  auto r = RunCommand("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost -addext "
+                      "subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
+                      inst.dir() + "/tls/key.pem -out " + inst.cert_path() + " 2>&1 && chmod 600 " + inst.dir() +
+                      "/tls/key.pem");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+}
+
+TEST_CASE("tls tuning: TLS 1.2 only with ECDHE and AEAD ciphers, for ECDSA and RSA certificates",
+          "[integration][tls]") {
+  SECTION("init's ECDSA certificate") {
+    RunningServer s;
+    for (const char* ok : {"ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",
+                           "ECDHE-ECDSA-CHACHA20-POLY1305"}) {
+      CheckTls12Cipher(s.server.port(), s.inst.cert_path(), ok, true);
+    }
+    for (const char* cbc : {"ECDHE-ECDSA-AES128-SHA", "ECDHE-ECDSA-AES128-SHA256", "ECDHE-ECDSA-AES256-SHA384"}) {
+      CheckTls12Cipher(s.server.port(), s.inst.cert_path(), cbc, false);
+    }
+  }
+  SECTION("an RSA certificate") {
+    Installation inst;
+    UseRsaCertificate(inst);
+    inst.WriteTestConfig();
+    ServerProcess server(inst);
+    server.Start();
+    for (const char* ok : {"ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-RSA-AES256-GCM-SHA384",
+                           "ECDHE-RSA-CHACHA20-POLY1305"}) {
+      CheckTls12Cipher(server.port(), inst.cert_path(), ok, true);
+    }
+    // CBC with ECDHE; static RSA key exchange (no forward secrecy), CBC or
+    // GCM; finite-field DHE.
+    for (const char* refused : {"ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES128-SHA256", "AES128-SHA", "AES128-GCM-SHA256",
+                                "AES256-GCM-SHA384", "DHE-RSA-AES128-GCM-SHA256"}) {
+      CheckTls12Cipher(server.port(), inst.cert_path(), refused, false);
+    }
+  }
 }
 
 TEST_CASE("tls tuning: sessions resume on TLS 1.3 tickets, TLS 1.2 tickets and TLS 1.2 session ids",

@@ -363,3 +363,43 @@ TEST_CASE("secrets: a secret that does not decode is an error on its source, wit
     CHECK(NothingMentions(r, c.secret));
   }
 }
+
+TEST_CASE("secrets: secret_origins lists every *_env variable and every secret or key file, resolved",
+          "[config]") {
+  for (const char* name : {"HOOKINBOX_CT_ADMIN", "HOOKINBOX_CT_NEW", "HOOKINBOX_CT_OLD", "HOOKINBOX_CT_TENANT"}) {
+    ::setenv(name, "some-value", 1);
+  }
+  TempDir dir;
+  for (const char* file : {"admin.token", "demo.secret", "old.secret", "tenant.secret"}) WriteSecret(dir, file, "v");
+  LoadResult r = LoadString(R"([server]
+tls_key = "tls/key.pem"
+[admin]
+token_env = "HOOKINBOX_CT_ADMIN"
+tls_cert = "tls/admin.pem"
+tls_key = "tls/admin.key"
+[[endpoint]]
+name = "demo"
+secrets_env = ["HOOKINBOX_CT_NEW", "HOOKINBOX_CT_OLD"]
+secrets_file = ["demo.secret", "old.secret"]
+[endpoint.key]
+id_header = "X-Event-Id"
+[[endpoint]]
+name = "tenanted"
+[endpoint.key]
+id_header = "X-Event-Id"
+[[endpoint.tenants]]
+id = "acme"
+secret_file = "tenant.secret"
+[[endpoint.tenants]]
+id = "globex"
+secret_env = "HOOKINBOX_CT_TENANT"
+)",
+                            "test.toml", dir.path());
+  INFO(Dump(r.errors));
+  REQUIRE(r.ok());
+  const SecretOrigins& o = r.config.secret_origins;
+  CHECK(o.env_names ==
+        std::vector<std::string>{"HOOKINBOX_CT_ADMIN", "HOOKINBOX_CT_NEW", "HOOKINBOX_CT_OLD", "HOOKINBOX_CT_TENANT"});
+  CHECK(o.files == std::vector<std::string>{dir.File("tls/key.pem"), dir.File("tls/admin.key"), dir.File("demo.secret"),
+                                            dir.File("old.secret"), dir.File("tenant.secret")});
+}

@@ -5,11 +5,13 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -42,6 +44,12 @@ std::string ReadAll(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// A key file as a deploy writes it: mode 0600 (LoadCertificatePair refuses a readable one).
+void WriteKey(const testing::TempDir& dir, const std::string& name, const std::string& pem) {
+  dir.Write(name, pem);
+  std::filesystem::permissions(dir.File(name), std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 }
 
 std::string RefusalOf(const Pair& p, const Clock& clock, std::string_view section = {}) {
@@ -192,6 +200,30 @@ TEST_CASE("certificate: missing, key-only, swapped and garbage files are refused
   }
 }
 
+TEST_CASE("certificate: a key file readable by group or others is refused, at load and at reload", "[http][tls]") {
+  testing::TempDir dir;
+  Pair a = MakePair(dir, "a");
+  SystemClock clock;
+  for (unsigned mode : {0640u, 0604u, 0644u, 0660u}) {
+    INFO(std::oct << mode);
+    REQUIRE(::chmod(a.key.c_str(), mode) == 0);
+    char octal[8];
+    std::snprintf(octal, sizeof octal, "%04o", mode);
+    CHECK(RefusalOf(a, clock, "admin") == "admin.tls_key " + a.key + " is readable by group or others (mode " +
+                                               octal + "); run: chmod 600 " + a.key);
+  }
+  for (unsigned mode : {0600u, 0400u}) {
+    REQUIRE(::chmod(a.key.c_str(), mode) == 0);
+    CHECK(http::LoadCertificatePair(a.cert, a.key, clock, "server").ok());
+  }
+  // A reload (SIGHUP) goes through the same check and keeps the served pair.
+  http::ServingCertificate serving(a.cert, a.key, clock, "server");
+  REQUIRE(serving.Load().ok());
+  REQUIRE(::chmod(a.key.c_str(), 0644) == 0);
+  CHECK(serving.Reload().message().find("run: chmod 600 " + a.key) != std::string::npos);
+  CHECK(serving.Current() != nullptr);
+}
+
 TEST_CASE("certificate: a chain certificate that did not issue the one before it is a warning", "[http][tls]") {
   testing::TempDir dir;
   Pair a = MakePair(dir, "a"), b = MakePair(dir, "b");
@@ -211,7 +243,7 @@ TEST_CASE("certificate: a failed reload keeps the served pair; a good one swaps 
   Pair live{dir.File("live.cert.pem"), dir.File("live.key.pem")};
   auto install = [&](const std::string& cert, const std::string& key) {
     dir.Write("live.cert.pem", ReadAll(cert));
-    dir.Write("live.key.pem", ReadAll(key));
+    WriteKey(dir, "live.key.pem", ReadAll(key));
   };
   install(a.cert, a.key);
   SystemClock clock;
@@ -259,7 +291,7 @@ TEST_CASE("certificate: handshakes on other threads during reloads always get a 
   http::ServingCertificate swapping(live.cert, live.key, clock, "server");
   auto install = [&](const Pair& p) {
     dir.Write("tmp.cert.pem", ReadAll(p.cert));
-    dir.Write("tmp.key.pem", ReadAll(p.key));
+    WriteKey(dir, "tmp.key.pem", ReadAll(p.key));
     REQUIRE(std::rename(dir.File("tmp.cert.pem").c_str(), live.cert.c_str()) == 0);
     REQUIRE(std::rename(dir.File("tmp.key.pem").c_str(), live.key.c_str()) == 0);
   };

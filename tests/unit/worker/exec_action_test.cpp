@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -214,6 +215,27 @@ TEST_CASE("exec: descriptors of hookinbox (even without O_CLOEXEC) do not reach 
   const Outcome control = ExecAction(Exec({"/usr/bin/test", "-e", "/proc/self/fd/2"})).Run(Input(""));
   CHECK(control.exit_code == std::optional<int>(0));
   ::close(leaky);
+}
+
+TEST_CASE("exec: secret files read as empty for the command, and stay readable here", "[worker][exec]") {
+  testing::TempDir dir;
+  const std::string secret = dir.Write("demo.secret", "s3cr3t-bytes\n");
+  const std::string other = dir.Write("other.txt", "not a secret\n");
+  const std::string missing = dir.File("never-created.secret");  // skipped, not an error
+  ExecAction action(Exec({"/bin/sh", "-c", "cat \"$0\" \"$1\"", secret, other}), {secret, missing});
+  // As serve runs (common/process_secrets.h): the child starts non-dumpable
+  // too, which rules out writing its uid_map. Run it as a non-root user as well.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  for (int run = 0; run < 2; ++run) {
+    const Outcome o = action.Run(Input(""));
+    INFO(o.error << o.stderr_tail);
+    CHECK(o.verdict == Verdict::kSuccess);
+    CHECK(o.stdout_tail == "not a secret\n");
+  }
+  ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+  // The cover lives in the command's namespace only: a shared mount would
+  // have carried it back here.
+  CHECK(ReadFile(secret) == "s3cr3t-bytes\n");
 }
 
 }  // namespace
