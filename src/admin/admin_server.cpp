@@ -132,6 +132,14 @@ bool AdminServer::Gate(const httplib::Request& req, httplib::Response& res) cons
   const std::string authorization = req.get_header_value("Authorization");
   if (route.guard == Guard::kAdminToken) decision = auth_->CheckAdmin(authorization, req.remote_addr);
   if (route.guard == Guard::kMetricsToken) decision = auth_->CheckMetrics(authorization, req.remote_addr);
+  if (route.guard == Guard::kHandlerToken && BearerToken(authorization).empty()) {
+    // Without a token nothing is read: the body of a caller who cannot be
+    // let in is not worth a byte of memory (the token itself is checked
+    // after the body, with the event it belongs to).
+    http::AnswerUnread(req, res, Unauthenticated("no handler token"));
+    res.set_header("WWW-Authenticate", "Bearer");
+    return true;
+  }
   if (decision.outcome == AuthOutcome::kOk) return false;
   ReplyRefusal(decision, res);
   // The body was not read: end the connection so its bytes are never parsed as a request.

@@ -367,7 +367,7 @@ TEST_CASE("secrets: a secret that does not decode is an error on its source, wit
 TEST_CASE("secrets: secret_origins lists every *_env variable and every secret or key file, resolved",
           "[config]") {
   for (const char* name : {"HOOKINBOX_CT_ADMIN", "HOOKINBOX_CT_NEW", "HOOKINBOX_CT_OLD", "HOOKINBOX_CT_TENANT"}) {
-    ::setenv(name, "some-value", 1);
+    ::setenv(name, "some-value-long-enough-for-an-admin-token", 1);  // 32 bytes at least
   }
   TempDir dir;
   for (const char* file : {"admin.token", "demo.secret", "old.secret", "tenant.secret"}) WriteSecret(dir, file, "v");
