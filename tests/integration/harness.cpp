@@ -310,6 +310,15 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
+int64_t ProcStatusKb(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  const std::string prefix = field + ":";
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) return std::stoll(line.substr(prefix.size()));
+  }
+  return -1;
+}
+
 std::string ServerProcess::log() const { return ReadFile(log_path_); }
 
 // The port of the {"event":"admin_listening","url":"http://HOST:PORT"} line

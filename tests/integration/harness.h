@@ -190,6 +190,10 @@ int64_t NowSeconds();
 // The whole file as bytes; "" when it cannot be read.
 std::string ReadFile(const std::string& path);
 
+// A "kB" line of /proc/<pid>/status, e.g. "VmRSS" (resident now) or "VmHWM"
+// (the peak resident size); -1 when the process or the line is gone.
+int64_t ProcStatusKb(pid_t pid, const std::string& field);
+
 // One TCP connection (optionally TLS) for byte-level tests: keep-alive,
 // leftovers of rejected bodies, malformed requests. Reads until the server
 // closes or `timeout` passes.

@@ -27,7 +27,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -94,15 +93,6 @@ struct Hostile {
   }
 };
 
-int64_t RssKb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
-  }
-  return -1;
-}
-
 // Sends `bytes` one at a time, one every half second (the attacker's pace),
 // until the server closes the connection or `until`; returns how long it
 // stayed open (ms). Over TLS the close shows as a failed write (the reset
@@ -132,7 +122,7 @@ const std::string kHeaderTrickle = "POST /hooks/demo HTTP/1.1\r\nHost: x\r\nX-Sl
 TEST_CASE("hostile: a 40 MiB header flood is cut early; the server's memory stays flat and it still answers",
           "[hostile]") {
   Hostile h;
-  const int64_t rss_before = RssKb(h.server.pid());
+  const int64_t rss_before = ProcStatusKb(h.server.pid(), "VmRSS");
   RawConnection c(h.server.port(), true);
   REQUIRE(c.ok());
   REQUIRE(c.Send("POST /hooks/demo HTTP/1.1\r\nHost: x\r\n"));
@@ -142,7 +132,7 @@ TEST_CASE("hostile: a 40 MiB header flood is cut early; the server's memory stay
   const auto start = Clock::now();
   while (sent < (int64_t{40} << 20) && c.Send(chunk)) sent += static_cast<int64_t>(chunk.size());
   const auto flood_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-  const int64_t rss_after = RssKb(h.server.pid());
+  const int64_t rss_after = ProcStatusKb(h.server.pid(), "VmRSS");
   INFO("sent " << sent / 1024 << " KiB in " << flood_ms << " ms; RSS " << rss_before << " -> " << rss_after << " kB");
   // The cut is a reset: a FIN alone left this writer blocked on a zero window for ~107 s.
   CHECK(flood_ms < 10000);
