@@ -139,6 +139,9 @@ void HandlerApi::EndEffect(const httplib::Request& req, httplib::Response& res, 
 void HandlerApi::PutStep(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant,
                          const std::string& name) const {
   std::string type = req.get_header_value("Content-Type");
+  // A multipart type carries the blank http::KeepMultipartRaw put before it
+  // to keep the library's part parser away; the stored type is as sent.
+  type.erase(0, type.find_first_not_of(' '));
   if (type.empty()) type = kDefaultStepType;
   if (Status st = CheckContentType(type); !st.ok()) return http::ReplyError(res, st);
   Status st = ledger_.PutStep(grant, name, type, req.body, clock_.NowMs());

@@ -102,16 +102,16 @@ void ConnectionGuard::Run() {
   }
 }
 
-uint64_t ConnectionGuard::Open(int fd, std::string remote, Transport transport) {
-  int64_t mark = transport == Transport::kPlain ? bytes_(fd) : 0;
+uint64_t ConnectionGuard::Open(int fd, std::string remote, Transport transport, int64_t started_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t id = next_id_++;
   Connection& c = connections_[id];
   c.fd = fd;
   c.remote = std::move(remote);
   c.transport = transport;
-  c.phase_start_ms = clock_.MonotonicMs();
-  c.bytes_mark = mark;
+  // From the accept, not from now: time spent waiting for a thread is part
+  // of the header deadline, and so is every byte received since (mark 0).
+  c.phase_start_ms = started_ms >= 0 ? started_ms : clock_.MonotonicMs();
   return id;
 }
 

@@ -78,8 +78,9 @@ class ConnectionGuard {
   void Start();
 
   // Connection events; Open returns the id the others take. Unknown ids
-  // (already closed) are ignored. `fd` must stay open until Close.
-  uint64_t Open(int fd, std::string remote, Transport transport = Transport::kTls);
+  // (already closed) are ignored. `fd` must stay open until Close. The
+  // header deadline runs from `started_ms` (the accept; monotonic), or now.
+  uint64_t Open(int fd, std::string remote, Transport transport = Transport::kTls, int64_t started_ms = -1);
   // `bytes` received in one TLS record; cuts at once past the header budget.
   void Received(uint64_t id, int64_t bytes);
   void HeadersComplete(uint64_t id);

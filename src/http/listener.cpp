@@ -249,7 +249,7 @@ void Listener::Admit(int fd, std::string remote) {
   SetTimeout(fd, SO_RCVTIMEO, options_.read_timeout_seconds);
   SetTimeout(fd, SO_SNDTIMEO, options_.write_timeout_seconds);
   std::string key = AddressKey(remote);
-  waiting_[fd] = {key, std::move(remote), clock_.MonotonicMs() + options_.guard.header_timeout_ms};
+  waiting_[fd] = {key, std::move(remote), clock_.MonotonicMs()};
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLRDHUP;
   ev.data.fd = fd;
@@ -262,7 +262,7 @@ void Listener::HandOver(int fd) {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    ready_.push_back({fd, std::move(it->second.key), std::move(it->second.remote)});
+    ready_.push_back({fd, std::move(it->second.key), std::move(it->second.remote), it->second.accepted_ms});
   }
   waiting_.erase(it);
   ready_cv_.notify_one();
@@ -272,7 +272,7 @@ void Listener::HandOver(int fd) {
 // it is closed here, as the guard would cut it on a thread.
 void Listener::CloseExpired(int64_t now_ms) {
   for (auto it = waiting_.begin(); it != waiting_.end();) {
-    if (it->second.deadline_ms > now_ms) {
+    if (now_ms - it->second.accepted_ms <= options_.guard.header_timeout_ms) {
       ++it;
       continue;
     }
@@ -304,7 +304,7 @@ void Listener::ServeOne(const Ready& ready) {
   // connection must never be the one a late cut shuts down.
   int own = ::fcntl(ready.fd, F_DUPFD_CLOEXEC, 0);
   auto transport = tls() ? ConnectionGuard::Transport::kTls : ConnectionGuard::Transport::kPlain;
-  uint64_t id = guard_.Open(own >= 0 ? own : ready.fd, ready.remote, transport);
+  uint64_t id = guard_.Open(own >= 0 ? own : ready.fd, ready.remote, transport, ready.accepted_ms);
   {
     ScopedConnection serving(guard_, id);
     (server_.get()->*ServeSocketMember(ServeSocketTag{}))(ready.fd);  // closes ready.fd

@@ -108,12 +108,13 @@ class Listener {
   struct Waiting {
     std::string key;
     std::string remote;
-    int64_t deadline_ms;
+    int64_t accepted_ms;
   };
   struct Ready {
     int fd;
     std::string key;
     std::string remote;
+    int64_t accepted_ms;
   };
   Listener(ListenerOptions options, const Clock& clock, std::unique_ptr<ServingCertificate> certificate,
            std::unique_ptr<httplib::Server> server);

@@ -764,4 +764,22 @@ TEST_CASE("admin api: with admin.tls_cert and tls_key the admin listener speaks 
   CHECK(f.Api("GET", "/admin/api/events").status != 200);  // plain HTTP to a TLS port: no answer
 }
 
+TEST_CASE("admin listener: without a token nothing is read — /v1 and /admin/api answer 401 from the headers and "
+          "close, while the announced body never comes",
+          "[integration][admin-api]") {
+  AdminFixture f;
+  f.server.Start();
+  for (const char* target : {"/v1/effects/claim", "/admin/api/events/1/replay"}) {
+    RawConnection raw(f.server.admin_port(), false);
+    REQUIRE(raw.ok());
+    // 60 KB announced, not one byte sent: an answer at all proves none was awaited.
+    REQUIRE(raw.Send("POST " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     "Content-Length: 60000\r\n\r\n"));
+    const std::string answer = raw.ReadUntilClosed(5s);
+    INFO(target << ": " << answer);
+    CHECK(answer.rfind("HTTP/1.1 401", 0) == 0);
+    CHECK(raw.closed_by_server());
+  }
+}
+
 }  // namespace hookinbox::testing
