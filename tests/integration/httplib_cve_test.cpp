@@ -17,8 +17,8 @@
 //   "-2" as a length near 2^64; the receive route's own cap must still hold.
 //
 // Requests are written as raw bytes over RawConnection where framing matters;
-// every wait is a read with a deadline. On today's main the GET-body and Range
-// cases fail: they pin the pre-routing gate's rules (docs/SECURITY.md §6).
+// every wait is a read with a deadline. The GET-body and Range cases pin the
+// request gate's rules (http/request_gate.h; docs/SECURITY.md §6).
 #include <catch2/catch.hpp>
 
 #include <httplib.h>
