@@ -48,6 +48,7 @@ http::ListenerOptions AdminListenerOptions(const config::Config& config) {
   // The server.* header bounds; no body bound: exports stream for as long as they take.
   o.guard = http::GuardLimitsFor(config.server);
   o.guard.body_timeout_ms = 0;
+  o.exception_event = "admin_handler_exception";
   return o;
 }
 
@@ -77,9 +78,6 @@ AdminServer::~AdminServer() { Stop(); }
 void AdminServer::Configure() {
   httplib::Server& routes = listener_->routes();
   routes.set_default_headers(SecurityHeaders());  // on every answer, the library's own included
-  routes.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    http::ReplyToException("admin_handler_exception", res, ep);
-  });
   // Answers the library writes itself (400 for an unparsable request, 413
   // past the payload limit) get a JSON body like ours.
   httplib::Server::HandlerWithResponse on_error = [](const httplib::Request&, httplib::Response& res) {
@@ -91,7 +89,7 @@ void AdminServer::Configure() {
     }
     return httplib::Server::HandlerResponse::Handled;
   };
-  routes.set_error_handler(std::move(on_error));
+  listener_->SetErrorAnswer(std::move(on_error));
 }
 
 void AdminServer::Route() {

@@ -1,7 +1,9 @@
 #include "http/connection_guard.h"
 
 #include <linux/tcp.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <chrono>
@@ -43,14 +45,18 @@ void Abort(int fd) {
   ::shutdown(fd, SHUT_RDWR);
 }
 
-// The kernel's count of bytes received on a TCP socket (Linux 4.1+); 0 when
-// it cannot say (not TCP), which leaves plain byte budgets to the deadlines.
-int64_t KernelBytesReceived(int fd) {
+// The bytes the library has read from a TCP socket so far: the kernel's
+// count of bytes received (Linux 4.1+) less those still queued unread, so a
+// body that arrived early is not taken for header bytes. 0 when the kernel
+// cannot say (not TCP), which leaves plain byte budgets to the deadlines.
+int64_t KernelBytesConsumed(int fd) {
   tcp_info info{};
   socklen_t len = sizeof info;
   if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return 0;
   if (len < offsetof(tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received) return 0;
-  return static_cast<int64_t>(info.tcpi_bytes_received);
+  int queued = 0;
+  if (::ioctl(fd, SIOCINQ, &queued) != 0) queued = 0;
+  return static_cast<int64_t>(info.tcpi_bytes_received) - queued;
 }
 
 const char* PhaseReason(ConnectionGuard::Phase phase) {
@@ -69,7 +75,7 @@ ConnectionGuard::ConnectionGuard(std::string listener, GuardLimits limits, const
       limits_(limits),
       clock_(clock),
       cutter_(cutter ? std::move(cutter) : Cutter(&Abort)),
-      bytes_(bytes ? std::move(bytes) : ByteCounter(&KernelBytesReceived)) {}
+      bytes_(bytes ? std::move(bytes) : ByteCounter(&KernelBytesConsumed)) {}
 
 ConnectionGuard::~ConnectionGuard() {
   {
@@ -102,16 +108,16 @@ void ConnectionGuard::Run() {
   }
 }
 
-uint64_t ConnectionGuard::Open(int fd, std::string remote, Transport transport, int64_t started_ms) {
+uint64_t ConnectionGuard::Open(int fd, std::string remote, Transport transport) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t id = next_id_++;
   Connection& c = connections_[id];
   c.fd = fd;
   c.remote = std::move(remote);
   c.transport = transport;
-  // From the accept, not from now: time spent waiting for a thread is part
-  // of the header deadline, and so is every byte received since (mark 0).
-  c.phase_start_ms = started_ms >= 0 ? started_ms : clock_.MonotonicMs();
+  // The deadline runs from when a thread takes the connection (the waiting
+  // room bounded the time before); every byte it has read counts (mark 0).
+  c.phase_start_ms = clock_.MonotonicMs();
   return id;
 }
 

@@ -20,7 +20,7 @@
 //             bounds it, and the next request's first bytes start kHeaders.
 // Bytes are counted from TLS record headers as OpenSSL reads them (a flood is
 // cut before its records are read); on plain connections from the kernel's
-// count of bytes received (TCP_INFO), at each sweep.
+// count of bytes read (TCP_INFO less what is still queued), at each sweep.
 // A connection over a bound is cut with shutdown(fd, SHUT_RDWR) after setting
 // linger 0: the guard's fd is its own duplicate of the socket, so it is never
 // a number the kernel handed to someone else; the thread's wait wakes with EOF,
@@ -61,7 +61,7 @@ class ConnectionGuard {
   enum class Transport { kTls, kPlain };
   // Cuts a connection; the default is linger 0 + shutdown(fd, SHUT_RDWR). Tests record.
   using Cutter = std::function<void(int fd)>;
-  // Bytes the kernel has received on a plain socket so far; the default reads TCP_INFO. Tests count.
+  // Bytes read from a plain socket so far; the default asks the kernel (TCP_INFO, SIOCINQ). Tests count.
   using ByteCounter = std::function<int64_t(int fd)>;
 
   // `listener` names the listener in log lines ("server", "admin").
@@ -78,9 +78,8 @@ class ConnectionGuard {
   void Start();
 
   // Connection events; Open returns the id the others take. Unknown ids
-  // (already closed) are ignored. `fd` must stay open until Close. The
-  // header deadline runs from `started_ms` (the accept; monotonic), or now.
-  uint64_t Open(int fd, std::string remote, Transport transport = Transport::kTls, int64_t started_ms = -1);
+  // (already closed) are ignored. `fd` must stay open until Close.
+  uint64_t Open(int fd, std::string remote, Transport transport = Transport::kTls);
   // `bytes` received in one TLS record; cuts at once past the header budget.
   void Received(uint64_t id, int64_t bytes);
   void HeadersComplete(uint64_t id);

@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "http/certificate.h"
 #include "http/request_gate.h"
+#include "http/respond.h"
 #include "http/tls.h"
 
 namespace hookinbox::http {
@@ -77,7 +78,13 @@ void SetTimeout(int fd, int option, int seconds) {
   ::setsockopt(fd, SOL_SOCKET, option, &tv, sizeof tv);
 }
 
+// Whether the calling thread's current request reached the pre-routing
+// handler: answers the library writes before it (400 for a bad request line
+// or header, 414, 416) leave a declared body unread.
+thread_local bool t_routed = false;
+
 constexpr int kSweepPeriodMs = 100;
+constexpr int kAcceptBatch = 256;  // then the waiting room gets its turn
 constexpr int64_t kRefusalLogPeriodMs = 1000;
 
 }  // namespace
@@ -117,6 +124,9 @@ Listener::Listener(ListenerOptions options, const Clock& clock, std::unique_ptr<
 
 Listener::~Listener() {
   Stop();
+  // Bound but never run (or Run ended early): the socket is still ours.
+  socket_t listening = WithOpenServer(*server_, [](auto& s) { return s.ReleaseListeningSocket(); });
+  if (listening != INVALID_SOCKET) ::close(listening);
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
   if (wake_fd_ >= 0) ::close(wake_fd_);
 }
@@ -138,14 +148,32 @@ void Listener::Configure() {
   // The library runs this right after the headers: the guard's header
   // deadline ends here and the body's begins.
   server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    t_routed = true;
     guard_.HeadersCompleteOnThisThread();
     if (AnswerUnreadable(req, res)) return httplib::Server::HandlerResponse::Handled;
     return gate_ ? gate_(req, res) : httplib::Server::HandlerResponse::Unhandled;
   });
   // The library calls the logger once the answer is written.
   server_->set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+    t_routed = false;
     guard_.ResponseSentOnThisThread();
     if (after_) after_(req, res);
+  });
+  // Runs for every answer of 400 or more as it is written.
+  server_->set_error_handler(httplib::Server::HandlerWithResponse(
+      [this](const httplib::Request& req, httplib::Response& res) {
+        auto handled = on_error_ ? on_error_(req, res) : httplib::Server::HandlerResponse::Unhandled;
+        if (t_routed) return handled;
+        // Refused by the library itself, before any handler: whatever follows
+        // is unread. The answer needs a body for the close to happen.
+        if (res.body.empty() && !res.content_provider_) ReplyJson(res, res.status, R"({"error":"bad request"})");
+        CloseAfterRequest(req, res);
+        return handled;
+      }));
+  // A handler that threw may have left its body unread: answered, then closed.
+  server_->set_exception_handler([this](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+    ReplyToException(options_.exception_event.c_str(), res, ep);
+    CloseAfterRequest(req, res);
   });
 }
 
@@ -185,7 +213,9 @@ Status Listener::Run() {
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = fd;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0 && errno != EEXIST) {
+      return Internal("cannot watch the " + options_.name + " listening socket");
+    }
   }
   guard_.Start();
   for (int i = 0; i < options_.threads; ++i) threads_.emplace_back([this] { Serve(); });
@@ -218,7 +248,7 @@ Status Listener::Run() {
 
 void Listener::AcceptAll() {
   socket_t listening = WithOpenServer(*server_, [](auto& s) { return s.listening_socket(); });
-  for (;;) {
+  for (int n = 0; n < kAcceptBatch; ++n) {
     sockaddr_storage addr{};
     socklen_t len = sizeof addr;
     int fd = ::accept4(listening, reinterpret_cast<sockaddr*>(&addr), &len, SOCK_CLOEXEC);
@@ -262,7 +292,7 @@ void Listener::HandOver(int fd) {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    ready_.push_back({fd, std::move(it->second.key), std::move(it->second.remote), it->second.accepted_ms});
+    ready_.push_back({fd, std::move(it->second.key), std::move(it->second.remote)});
   }
   waiting_.erase(it);
   ready_cv_.notify_one();
@@ -303,14 +333,23 @@ void Listener::ServeOne(const Ready& ready) {
   // descriptor when it is done, and a number the kernel then hands to a new
   // connection must never be the one a late cut shuts down.
   int own = ::fcntl(ready.fd, F_DUPFD_CLOEXEC, 0);
+  if (own < 0) {  // out of descriptors: unguarded it may not run
+    Reset(ready.fd);
+    admission_.Release(ready.key);
+    return;
+  }
   auto transport = tls() ? ConnectionGuard::Transport::kTls : ConnectionGuard::Transport::kPlain;
-  uint64_t id = guard_.Open(own >= 0 ? own : ready.fd, ready.remote, transport, ready.accepted_ms);
-  {
+  uint64_t id = guard_.Open(own, ready.remote, transport);
+  try {
     ScopedConnection serving(guard_, id);
+    t_routed = false;
     (server_.get()->*ServeSocketMember(ServeSocketTag{}))(ready.fd);  // closes ready.fd
+  } catch (const std::exception& e) {
+    // Outside the library's own try: the logger and after_ run there.
+    log::Error("connection_failed", {{"listener", options_.name}, {"error", e.what()}});
   }
   guard_.Close(id);
-  if (own >= 0) ::close(own);
+  ::close(own);
   admission_.Release(ready.key);
 }
 

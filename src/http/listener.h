@@ -59,6 +59,7 @@ struct ListenerOptions {
   int write_timeout_seconds = 10;
   size_t payload_max_bytes = 1 << 20;  // the library's backstop; routes read with their own caps
   GuardLimits guard;
+  std::string exception_event = "handler_exception";  // the log line of a handler that threw
 };
 
 class Listener {
@@ -68,15 +69,18 @@ class Listener {
   static Result<std::unique_ptr<Listener>> Create(ListenerOptions options, const Clock& clock);
   ~Listener();  // Stop()s; Run must have returned
 
-  // Where routes are registered (Get, Post with a ContentReader …) and the
-  // error and exception handlers set. Not its pre-routing handler or logger:
-  // the listener owns those and calls SetGate's and SetAfterResponse's.
+  // Where routes are registered (Get, Post with a ContentReader …). Not its
+  // pre-routing, error or exception handler or its logger: the listener owns
+  // those (SetGate, SetErrorAnswer, SetAfterResponse).
   httplib::Server& routes() { return *server_; }
   // Runs for every request that passed the framing gate, before the library
   // reads a body or routes; Handled when it answered.
   void SetGate(httplib::Server::HandlerWithResponse gate) { gate_ = std::move(gate); }
   // Runs once each answer is written.
   void SetAfterResponse(httplib::Logger after) { after_ = std::move(after); }
+  // Runs for every answer of 400 or more as it is written (e.g. to give the
+  // library's own answers a JSON body).
+  void SetErrorAnswer(httplib::Server::HandlerWithResponse on_error) { on_error_ = std::move(on_error); }
 
   // Binds (port 0 picks a free port) and applies the backlog. Unavailable,
   // naming the address, when it is taken.
@@ -90,8 +94,8 @@ class Listener {
   // Accepts and serves until Stop(); requests in flight, and connections
   // that already sent one, are served before it returns.
   Status Run();
-  // Stops a running listener; false (and nothing done) before Run started.
-  // Stopping twice is harmless.
+  // Stops the listener: a running Run returns, a later Run returns at once.
+  // True when Run had started. Stopping twice is harmless.
   bool Stop();
 
   // TLS: reads the certificate and key again and serves them to new
@@ -114,7 +118,6 @@ class Listener {
     int fd;
     std::string key;
     std::string remote;
-    int64_t accepted_ms;
   };
   Listener(ListenerOptions options, const Clock& clock, std::unique_ptr<ServingCertificate> certificate,
            std::unique_ptr<httplib::Server> server);
@@ -136,6 +139,7 @@ class Listener {
   std::unique_ptr<httplib::Server> server_;
   httplib::Server::HandlerWithResponse gate_;
   httplib::Logger after_;
+  httplib::Server::HandlerWithResponse on_error_;
   Admission admission_;
   std::string host_;
   int port_ = 0;

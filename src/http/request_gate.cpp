@@ -8,13 +8,16 @@ namespace {
 
 size_t CountHeader(const httplib::Request& req, const char* name) { return req.get_header_value_count(name); }
 
-// The header's value without surrounding blanks, lower-cased.
-std::string Token(std::string value) {
-  size_t b = value.find_first_not_of(" \t");
-  size_t e = value.find_last_not_of(" \t");
-  value = b == std::string::npos ? "" : value.substr(b, e - b + 1);
+std::string Lower(std::string value) {
   for (char& c : value) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   return value;
+}
+
+// The header's value without surrounding blanks, lower-cased.
+std::string Token(const std::string& value) {
+  size_t b = value.find_first_not_of(" \t");
+  size_t e = value.find_last_not_of(" \t");
+  return Lower(b == std::string::npos ? "" : value.substr(b, e - b + 1));
 }
 
 }  // namespace
@@ -24,7 +27,9 @@ Status CheckFraming(const httplib::Request& req) {
   size_t encodings = CountHeader(req, "Transfer-Encoding");
   if (lengths > 1) return InvalidArgument("Content-Length is repeated");
   if (lengths == 1 && !DeclaredLength(req)) return InvalidArgument("Content-Length must be a decimal number of bytes");
-  if (encodings > 1 || (encodings == 1 && Token(req.get_header_value("Transfer-Encoding")) != "chunked")) {
+  // Compared as the library compares it (case aside, no blanks trimmed): a
+  // value it would not read as chunked must not pass as chunked here.
+  if (encodings > 1 || (encodings == 1 && Lower(req.get_header_value("Transfer-Encoding")) != "chunked")) {
     return InvalidArgument("Transfer-Encoding must be exactly \"chunked\"");
   }
   if (lengths == 1 && encodings == 1) return InvalidArgument("Content-Length and Transfer-Encoding together");
@@ -57,7 +62,7 @@ bool AnswerUnreadable(const httplib::Request& req, httplib::Response& res) {
   const_cast<httplib::Request&>(req).ranges.clear();
   if (Status st = CheckFraming(req); !st.ok()) {
     ReplyError(res, st);
-    CloseAfterResponse(res);  // where this request ends is unknown: nothing after it can be trusted
+    CloseAfterRequest(req, res);  // where this request ends is unknown: nothing after it can be trusted
     return true;
   }
   if (Status st = CheckContentEncoding(req); !st.ok()) {
@@ -79,7 +84,14 @@ bool TakesBody(const std::string& method) {
 
 void AnswerUnread(const httplib::Request& req, httplib::Response& res, const Status& status) {
   ReplyError(res, status);
-  if (DeclaresBody(req)) CloseAfterResponse(res);
+  if (DeclaresBody(req)) CloseAfterRequest(req, res);
+}
+
+void CloseAfterRequest(const httplib::Request& req, httplib::Response& res) {
+  // A HEAD answer has no body, so the library never runs the failing
+  // provider that ends the connection: answered as a GET, it does.
+  if (req.method == "HEAD") const_cast<httplib::Request&>(req).method = "GET";
+  CloseAfterResponse(res);
 }
 
 void KeepMultipartRaw(const httplib::Request& req) {
@@ -112,7 +124,10 @@ Result<std::string> ReadCappedBody(const httplib::Request& req, const httplib::C
     too_large = true;
     return seen <= static_cast<uint64_t>(drain_limit);
   });
-  *fully_read = ok;
+  // The library ends a chunked body at a malformed chunk as if it were the
+  // last, leaving the rest to be parsed as a request: after a chunked body
+  // the connection is never reused.
+  *fully_read = ok && !req.has_header("Transfer-Encoding");
   if (too_large) return TooLarge("body exceeds " + std::to_string(limit) + " bytes");
   if (!ok) return InvalidArgument("body could not be read");
   return body;

@@ -45,6 +45,10 @@ bool AnswerUnreadable(const httplib::Request& req, httplib::Response& res);
 // closes the connection after the answer.
 void AnswerUnread(const httplib::Request& req, httplib::Response& res, const Status& status);
 
+// Ends the connection once `res` is sent (http::CloseAfterResponse), HEAD
+// requests included.
+void CloseAfterRequest(const httplib::Request& req, httplib::Response& res);
+
 // cpp-httplib reads a multipart/form-data body only through its own part
 // parser: a plain reader (ReadCappedBody, a drain) throws
 // std::bad_function_call, and the exact bytes a signature covers are lost.
@@ -60,7 +64,7 @@ void KeepMultipartRaw(const httplib::Request& req);
 // keeping anything, so that a client still sending reads the answer rather
 // than a reset. A request that declares no body is an empty body and
 // `reader` is not called. `fully_read` says whether the connection can carry
-// another request.
+// another request: never after a chunked body.
 Result<std::string> ReadCappedBody(const httplib::Request& req, const httplib::ContentReader& reader,
                                    int64_t limit, bool* fully_read, int64_t drain_limit = 0);
 

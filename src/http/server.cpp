@@ -77,9 +77,6 @@ PublicServer::~PublicServer() = default;
 void PublicServer::Route() {
   const Receiver* receiver = receiver_.get();
   httplib::Server& routes = listener_->routes();
-  routes.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    ReplyToException("handler_exception", res, ep);
-  });
   routes.Post(kHooksPattern, [receiver](const httplib::Request& req, httplib::Response& res,
                                         const httplib::ContentReader& reader) {
     receiver->HandlePost(req, res, reader);

@@ -297,7 +297,10 @@ TEST_CASE("listener attacks: compression bombs, endless and oversize bodies to e
   const int64_t peak = ProcStatusKb(server.pid(), "VmHWM");
   INFO("VmHWM " << peak_before << " -> " << peak << " kB");
   if (Sanitized(server.pid())) {
-    CHECK(peak - peak_before < 32 * 1024);
+    // Shadow memory and the sanitizers' allocators multiply every byte and
+    // thread stack (TSan: 36-38 MB of growth measured); a bomb that is
+    // inflated or an endless body that is kept costs hundreds of MB.
+    CHECK(peak - peak_before < 96 * 1024);
   } else {
     CHECK(peak < kPeakRssLimitKb);
   }
