@@ -102,6 +102,35 @@ TEST_CASE("httplib CVE-2026-34441: a body sent with a GET is never parsed as a r
   CHECK(CountResponses(admin_after) == 0);
 }
 
+TEST_CASE("request smuggling: no answer written before a declared body is read keeps the connection — HEAD, "
+          "the library's own 400 and 416, a refused route",
+          "[integration][httplib]") {
+  Installation inst;
+  ServerProcess server{inst};
+  inst.WriteTestConfig("");
+  server.Start();
+  const std::string host = "Host: 127.0.0.1:" + std::to_string(server.admin_port()) + "\r\n";
+  const std::string smuggled = "GET /metrics HTTP/1.1\r\n" + host + "\r\n";
+  const std::string length = "Content-Length: " + std::to_string(smuggled.size()) + "\r\n\r\n";
+  struct Case {
+    const char* what;
+    std::string head;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"HEAD with a body", "HEAD /admin/ HTTP/1.1\r\n" + host + length},
+           {"a Range the library cannot parse (its 416)",
+            "POST /admin/api/reconcile HTTP/1.1\r\n" + host + "Range: bytes=z\r\n" + length},
+           {"an HTTP version the library refuses (its 400)", "POST /x HTTP/9.9\r\n" + host + length},
+           {"no such route", "POST /nowhere HTTP/1.1\r\n" + host + length},
+       }) {
+    std::string first;
+    const std::string after = BodyAfterAnswer(server.admin_port(), false, c.head, smuggled, &first);
+    INFO(c.what << "\nfirst: " << first.substr(0, 300) << "\nafter: " << after.substr(0, 300));
+    CHECK(CountResponses(first) == 1);
+    CHECK(CountResponses(after) == 0);
+  }
+}
+
 TEST_CASE("httplib range expansion: a Range header never multiplies an answer", "[integration][httplib]") {
   Installation inst;
   ServerProcess server{inst};

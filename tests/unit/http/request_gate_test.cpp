@@ -40,7 +40,7 @@ httplib::ContentReader Reader(std::vector<std::string> chunks, int* calls) {
 TEST_CASE("request gate: framing that cannot be trusted is refused", "[http]") {
   CHECK(CheckFraming(With({{"Content-Length", "5"}})).ok());
   CHECK(CheckFraming(With({{"Transfer-Encoding", "chunked"}})).ok());
-  CHECK(CheckFraming(With({{"Transfer-Encoding", " Chunked "}})).ok());
+  CHECK(CheckFraming(With({{"Transfer-Encoding", "Chunked"}})).ok());  // case aside, exactly as the library reads it
   CHECK(CheckFraming(With({})).ok());
   for (auto headers : std::vector<std::vector<std::pair<std::string, std::string>>>{
            {{"Content-Length", "5"}, {"Content-Length", "5"}},
@@ -48,6 +48,7 @@ TEST_CASE("request gate: framing that cannot be trusted is refused", "[http]") {
            {{"Content-Length", "-1"}},
            {{"Content-Length", ""}},
            {{"Transfer-Encoding", "gzip"}},
+           {{"Transfer-Encoding", "chunked "}},  // "chunked%20" once the library decoded it: not chunked to it
            {{"Transfer-Encoding", "gzip, chunked"}},
            {{"Transfer-Encoding", "chunked"}, {"Transfer-Encoding", "chunked"}},
            {{"Transfer-Encoding", "chunked"}, {"Content-Length", "5"}},
