@@ -97,10 +97,11 @@ struct StorageConfig {
   int max_batch = 256;                      // storage.max_batch: most writes grouped into one commit
   // storage.url (PostgreSQL only): a libpq URL or keyword string. After
   // loading it holds the connection string in use, also when it came from
-  // the variable storage.url_env names (config/secrets.cpp). It may carry a
+  // the variable storage.url_env or the file storage.url_file names (config/secrets.cpp). It may carry a
   // password: print or log only store::sql::RedactConninfo(url).
   std::string url;
   std::string url_env;                      // storage.url_env: env var holding the URL instead of writing it here
+  std::string url_file;                     // storage.url_file: file (mode 0600) holding the URL, like any secret
   int pool_size = 4;                        // storage.pool_size: PostgreSQL connections per process (2..64)
 };
 

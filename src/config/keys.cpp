@@ -196,6 +196,9 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(String("storage.url", Storage, &StorageConfig::url,
                      "PostgreSQL connection string, postgresql://user:password@host/db or \"host=… dbname=…\" "
                      "(backend = \"postgres\"); kept out of logs"));
+  k.push_back(String("storage.url_file", Storage, &StorageConfig::url_file,
+                     "file holding storage.url, read like a secret file; relative to the config file "
+                     "(set one of url, url_env, url_file)"));
   k.push_back(String("storage.url_env", Storage, &StorageConfig::url_env,
                      "environment variable holding storage.url instead (set one of the two)"));
   k.push_back(Int("storage.pool_size", Storage, &StorageConfig::pool_size, 2, 64,

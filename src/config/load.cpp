@@ -325,7 +325,7 @@ SecretOrigins SecretOriginsOf(const Parsed& parsed) {
   for (const std::string* env : {&c.admin.token_env, &c.admin.metrics_token_env, &c.storage.url_env}) {
     if (!env->empty()) out.env_names.push_back(*env);
   }
-  for (const std::string* file : {&c.admin.token_file, &c.server.tls_key, &c.admin.tls_key}) {
+  for (const std::string* file : {&c.admin.token_file, &c.server.tls_key, &c.admin.tls_key, &c.storage.url_file}) {
     if (!file->empty()) out.files.push_back(*file);
   }
   for (const EndpointSources& e : parsed.sources) {

@@ -184,17 +184,26 @@ class SecretReader {
     return false;
   }
 
-  // backend = "postgres" with url_env: reads the variable into storage.url,
-  // as a secret (a URL may carry a password). validate.cpp has already
-  // refused url_env with sqlite or beside url, so only the variable is checked here.
+  // backend = "postgres" with url_env or url_file: reads the variable or
+  // file into storage.url, as a secret (a URL may carry a password).
+  // validate.cpp has already refused them with sqlite or beside another
+  // source, so only what was read is checked here.
   void ResolveStorageUrl(StorageConfig& storage) {
-    if (storage.backend != "postgres" || !p_.Has("storage.url_env") || p_.Has("storage.url")) return;
+    if (storage.backend != "postgres" || p_.Has("storage.url")) return;
+    const bool from_env = p_.Has("storage.url_env");
+    if (!from_env && !p_.Has("storage.url_file")) return;
     std::vector<Secret> read;
     key_format_ = nullptr;
-    FromEnv("storage.url_env", storage.url_env, read);
+    if (from_env) {
+      FromEnv("storage.url_env", storage.url_env, read);
+    } else {
+      FromFile("storage.url_file", storage.url_file, read);
+    }
     if (read.empty()) return;
     if (std::string problem = ConninfoProblem(read.front().bytes()); !problem.empty()) {
-      Fail("storage.url_env", "environment variable " + storage.url_env + " " + problem);
+      Fail(from_env ? "storage.url_env" : "storage.url_file",
+           (from_env ? "environment variable " + storage.url_env : "file " + p_.config.Resolve(storage.url_file)) +
+               " " + problem);
       return;
     }
     storage.url = std::string(read.front().bytes());

@@ -306,7 +306,7 @@ class Validator {
       if (s.path.empty()) report_.Error("storage.path", "required: the SQLite database file");
       // A url with the default backend most likely means backend = "postgres"
       // was forgotten: refusing beats silently writing to a local file.
-      for (const char* key : {"storage.url", "storage.url_env"}) {
+      for (const char* key : {"storage.url", "storage.url_env", "storage.url_file"}) {
         if (p_.Has(key)) report_.Error(key, "only used with backend = \"postgres\" (backend is \"sqlite\")");
       }
       if (p_.Has("storage.pool_size")) report_.Warn("storage.pool_size", "unused with backend = \"sqlite\"");
@@ -315,11 +315,12 @@ class Validator {
     if (p_.Has("storage.path")) report_.Warn("storage.path", "unused with backend = \"postgres\"");
     const bool url = p_.Has("storage.url");
     const bool url_env = p_.Has("storage.url_env");
-    if (url && url_env) {
-      report_.Error("storage.url_env", "set only one of url and url_env");
-    } else if (!url && !url_env) {
-      report_.Error("storage", "backend = \"postgres\" needs url (a postgresql://… connection string) or url_env "
-                               "(the environment variable holding it)");
+    const bool url_file = p_.Has("storage.url_file");
+    if (int{url} + int{url_env} + int{url_file} > 1) {
+      report_.Error(url_file ? "storage.url_file" : "storage.url_env", "set only one of url, url_env and url_file");
+    } else if (!url && !url_env && !url_file) {
+      report_.Error("storage", "backend = \"postgres\" needs url (a postgresql://… connection string), url_env "
+                               "(the environment variable holding it) or url_file (a file holding it)");
     } else if (url) {
       if (std::string problem = ConninfoProblem(s.url); !problem.empty()) {
         if (!s.url.empty()) problem += "; to read it from the environment, write the variable's name in url_env";

@@ -21,7 +21,7 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
       "admin.tls_cert", "admin.tls_key", "admin.max_connections", "admin.max_connections_per_address",
       "admin.metrics_token_env", "admin.allow_plain_http", "admin.allowed_hosts", "log", "log.redact",
       "storage", "storage.backend", "storage.path", "storage.busy_timeout_ms", "storage.max_batch",
-      "storage.url", "storage.url_env", "storage.pool_size",
+      "storage.url", "storage.url_file", "storage.url_env", "storage.pool_size",
       "worker", "worker.threads", "worker.lease_seconds", "worker.max_attempts", "worker.backoff_initial_ms",
       "worker.backoff_max_ms", "worker.shutdown_grace_seconds",
       "endpoint", "endpoint.name", "endpoint.provider", "endpoint.tenant", "endpoint.secret_env",

@@ -3,9 +3,13 @@
 // string (it may carry a password).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstdlib>
 
 #include "config_test_util.h"
+#include "support/temp_dir.h"
 
 using namespace hookinbox::config;
 using namespace hookinbox::config::test;
@@ -76,6 +80,33 @@ TEST_CASE("storage: postgres takes url_env, read into storage.url at load", "[co
   CHECK(r.config.storage.pool_size == 4);
 }
 
+TEST_CASE("storage: postgres takes url_file, read like a secret file; one source only", "[config]") {
+  hookinbox::testing::TempDir dir;
+  std::string file = dir.Write("secrets/pg.url", kUrl + "\n");
+  ::chmod(file.c_str(), 0600);
+  auto load = [&](const std::string& storage) {
+    ::setenv(kBaseSecretVar, "base-secret-value", 1);
+    return LoadString("[storage]\n" + storage + kEndpoint, "test.toml", dir.path());
+  };
+  auto r = load("backend = \"postgres\"\nurl_file = \"secrets/pg.url\"\n");
+  INFO(Dump(r.errors));
+  REQUIRE(r.ok());
+  CHECK(r.config.storage.url == kUrl);
+  CHECK(std::find(r.config.secret_origins.files.begin(), r.config.secret_origins.files.end(), file) !=
+        r.config.secret_origins.files.end());  // hidden from exec commands like every secret file
+
+  auto both = load("backend = \"postgres\"\nurl_file = \"secrets/pg.url\"\nurl = \"" + kUrl + "\"\n");
+  CHECK_FALSE(both.ok());
+  auto missing = load("backend = \"postgres\"\nurl_file = \"secrets/none\"\n");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(Dump(missing.errors).find("storage.url_file") != std::string::npos);
+  dir.Write("secrets/bad.url", "not a connection string at all\n");
+  ::chmod(dir.File("secrets/bad.url").c_str(), 0600);
+  auto bad = load("backend = \"postgres\"\nurl_file = \"secrets/bad.url\"\n");
+  CHECK_FALSE(bad.ok());
+  CHECK(Dump(bad.errors).find("not a connection string") == std::string::npos);  // never quoted back
+}
+
 TEST_CASE("storage: url_env must name a set, non-empty variable holding a connection string", "[config]") {
   ::unsetenv("HOOKINBOX_CT_PG_UNSET");
   auto unset = LoadStorage("backend = \"postgres\"\nurl_env = \"HOOKINBOX_CT_PG_UNSET\"\n");
@@ -96,7 +127,7 @@ TEST_CASE("storage: url_env must name a set, non-empty variable holding a connec
              Catch::Contains("HOOKINBOX_CT_PG_JUNK is not a PostgreSQL connection string"));
 }
 
-TEST_CASE("storage: postgres needs exactly one of url and url_env", "[config]") {
+TEST_CASE("storage: postgres needs exactly one of url, url_env and url_file", "[config]") {
   const std::string none = "[storage] #<\nbackend = \"postgres\"\n";
   auto r = Load(none + kEndpoint);
   const Problem* p = RequireError(r, "storage");
@@ -105,7 +136,7 @@ TEST_CASE("storage: postgres needs exactly one of url and url_env", "[config]") 
 
   ::setenv("HOOKINBOX_CT_PG_URL", kUrl.c_str(), 1);
   auto both = LoadStorage("backend = \"postgres\"\nurl = \"" + kUrl + "\"\nurl_env = \"HOOKINBOX_CT_PG_URL\"\n");
-  CHECK_THAT(RequireError(both, "storage.url_env")->message, Catch::Contains("only one of url and url_env"));
+  CHECK_THAT(RequireError(both, "storage.url_env")->message, Catch::Contains("only one of url, url_env and url_file"));
   CHECK(both.errors.size() == 1);
 }
 
