@@ -200,7 +200,7 @@ std::vector<KeyInfo> BuildKeys() {
                      "file holding storage.url, read like a secret file; relative to the config file "
                      "(set one of url, url_env, url_file)"));
   k.push_back(String("storage.url_env", Storage, &StorageConfig::url_env,
-                     "environment variable holding storage.url instead (set one of the two)"));
+                     "environment variable holding storage.url instead (set one of url, url_env, url_file)"));
   k.push_back(Int("storage.pool_size", Storage, &StorageConfig::pool_size, 2, 64,
                   "PostgreSQL connections per process: one writes, the others read"));
 
