@@ -310,6 +310,11 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
+bool Sanitized(pid_t pid) {
+  const std::string maps = ReadFile("/proc/" + std::to_string(pid) + "/maps");
+  return maps.find("libasan") != std::string::npos || maps.find("libtsan") != std::string::npos;
+}
+
 int64_t ProcStatusKb(pid_t pid, const std::string& field) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   const std::string prefix = field + ":";

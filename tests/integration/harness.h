@@ -193,6 +193,9 @@ std::string ReadFile(const std::string& path);
 // A "kB" line of /proc/<pid>/status, e.g. "VmRSS" (resident now) or "VmHWM"
 // (the peak resident size); -1 when the process or the line is gone.
 int64_t ProcStatusKb(pid_t pid, const std::string& field);
+// True when the process runs under ASan or TSan: their shadow memory and
+// per-thread state make absolute memory figures meaningless there.
+bool Sanitized(pid_t pid);
 
 // One TCP connection (optionally TLS) for byte-level tests: keep-alive,
 // leftovers of rejected bodies, malformed requests. Reads until the server

@@ -183,13 +183,6 @@ std::string AdminToken(const Installation& inst) {
   return token;
 }
 
-// A sanitizer's shadow memory alone is over the budget: there only the
-// growth of the peak is judged.
-bool Sanitized(pid_t pid) {
-  const std::string maps = ReadFile("/proc/" + std::to_string(pid) + "/maps");
-  return maps.find("libasan") != std::string::npos || maps.find("libtsan") != std::string::npos;
-}
-
 // The sockets of `lives` that lived at least a second (admitted: a socket
 // over a cap is reset at once), each counted once per source.
 std::map<std::string, int> AdmittedBySource(const std::vector<SocketLife>& lives) {
