@@ -137,10 +137,11 @@ TEST_CASE("hostile: a 40 MiB header flood is cut early; the server's memory stay
   // The cut is a reset: a FIN alone left this writer blocked on a zero window for ~107 s.
   CHECK(flood_ms < 10000);
   CHECK(sent < (int64_t{8} << 20));  // the socket buffers' worth at most, not 40 MiB
-  // Guarded: +0.3 MB; under TSan +4 to +15 MB (its shadow memory and the
-  // serving thread's first use); unguarded: +29 MB after 20 MiB, several
-  // times that under a sanitizer.
-  CHECK(rss_after - rss_before < (Sanitized(h.server.pid()) ? 32 : 12) * 1024);
+  // Guarded: +0.1 to +0.3 MB; under TSan +18 to +25 MB since the listener
+  // serves sockets from its own threads (+4 MB before; the normal build is
+  // unchanged); unguarded: +29 MB after 20 MiB, several times that under a
+  // sanitizer.
+  CHECK(rss_after - rss_before < (Sanitized(h.server.pid()) ? 48 : 12) * 1024);
   c.ReadUntilClosed(5s);
   CHECK(c.closed_by_server());
   CHECK(h.HealthzMs() >= 0);
