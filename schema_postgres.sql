@@ -345,3 +345,16 @@ SELECT id, table_name, kind,
                'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS purged_before,
        note
   FROM audit_checkpoints;
+
+-- migration: 7
+
+-- The worker's "what is due", per endpoint. A claim seeks the oldest due row
+-- of each endpoint it may take now, and never enters the others: the events a
+-- receive-only endpoint keeps for months, or those of an endpoint at its
+-- concurrency, cost a claim nothing (store/due_search.h). With the endpoint
+-- first, the backlog figures count per endpoint from the same index, and
+-- skip the endpoints no action works on. It replaces webhook_inbox_due
+-- (next_attempt_at, id), whose one range mixed every endpoint's rows.
+DROP INDEX webhook_inbox_due;
+CREATE INDEX webhook_inbox_due_by_endpoint ON webhook_inbox (endpoint, next_attempt_at, id)
+  WHERE status IN ('received', 'retryable_failed', 'processing');

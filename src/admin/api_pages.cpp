@@ -15,14 +15,14 @@ void NoStore(httplib::Response& res) { res.set_header("Cache-Control", "no-store
 }  // namespace
 
 void AdminApi::Stats(httplib::Response& res) const {
-  auto body = RenderStatsJson(store_, clock_.NowMs());
+  auto body = RenderStatsJson(store_, clock_.NowMs(), config_.EndpointsWithAction());
   if (!body.ok()) return http::ReplyError(res, body.status());
   NoStore(res);
   http::ReplyJson(res, 200, *body);
 }
 
 void AdminApi::Metrics(httplib::Response& res) const {
-  auto body = RenderMetricsText(store_, clock_.NowMs());
+  auto body = RenderMetricsText(store_, clock_.NowMs(), config_.EndpointsWithAction());
   if (!body.ok()) return http::ReplyError(res, body.status());
   NoStore(res);
   res.status = 200;

@@ -25,25 +25,30 @@ void AppendGauge(std::string& out, const char* name, const char* help, const sto
 
 }  // namespace
 
-Result<std::string> RenderMetricsText(store::SqlStore& store, int64_t now_ms) {
-  auto stats = store.ReadStats({});
+Result<std::string> RenderMetricsText(store::SqlStore& store, int64_t now_ms, std::vector<std::string> with_action) {
+  store::StatsOptions options;
+  options.with_action = std::move(with_action);
+  auto stats = store.ReadStats(options);
   if (!stats.ok()) return stats.status();
   std::string out = metrics::Registry::Default().Render();
-  AppendGauge(out, "webhook_backlog", "Events waiting or in progress (received + retryable_failed + processing).",
+  AppendGauge(out, "webhook_backlog",
+              "Events an action will process, waiting or in progress (received + retryable_failed + processing).",
               *stats, [](const store::EndpointStats& s) { return static_cast<double>(s.backlog); });
   AppendGauge(out, "webhook_dead_lettered", "Events dead-lettered, waiting for a person (replay or resolve).",
               *stats, [](const store::EndpointStats& s) { return static_cast<double>(s.dead_lettered); });
   AppendGauge(out, "webhook_oldest_pending_age_seconds",
-              "Age of the oldest event in the backlog since it was received; 0 when the backlog is empty.", *stats,
+              "Age of the oldest event in the backlog since it was received; 0 when the backlog is empty.",
+              *stats,
               [now_ms](const store::EndpointStats& s) { return OldestPendingAgeSeconds(s, now_ms); });
   AppendGauge(out, "webhook_unknown", "Events whose outcome downstream cannot be known, waiting for a person.",
               *stats, [](const store::EndpointStats& s) { return static_cast<double>(s.unknown); });
   return out;
 }
 
-Result<std::string> RenderStatsJson(store::SqlStore& store, int64_t now_ms) {
+Result<std::string> RenderStatsJson(store::SqlStore& store, int64_t now_ms, std::vector<std::string> with_action) {
   store::StatsOptions options;
   options.with_totals = true;
+  options.with_action = std::move(with_action);
   auto stats = store.ReadStats(options);
   if (!stats.ok()) return stats.status();
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -54,6 +59,7 @@ Result<std::string> RenderStatsJson(store::SqlStore& store, int64_t now_ms) {
                     {"duplicates", s.duplicates},
                     {"conflicts", s.conflicts},
                     {"rejected", s.rejected},
+                    {"has_action", s.has_action},
                     {"backlog", s.backlog},
                     {"oldest_pending_age_seconds", OldestPendingAgeSeconds(s, now_ms)},
                     {"dead_lettered", s.dead_lettered},

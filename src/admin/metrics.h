@@ -9,13 +9,16 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "store/sql_store.h"
 
 namespace hookinbox::admin {
+// `with_action`: the endpoints an action processes (config::Config::
+// EndpointsWithAction); backlog and oldest pending count only their events.
 // Prometheus text exposition for GET /metrics (process counters + state read from the database).
-Result<std::string> RenderMetricsText(store::SqlStore& store, int64_t now_ms);
+Result<std::string> RenderMetricsText(store::SqlStore& store, int64_t now_ms, std::vector<std::string> with_action);
 // JSON body for GET /admin/api/stats.
-Result<std::string> RenderStatsJson(store::SqlStore& store, int64_t now_ms);
+Result<std::string> RenderStatsJson(store::SqlStore& store, int64_t now_ms, std::vector<std::string> with_action);
 }  // namespace hookinbox::admin

@@ -5,6 +5,7 @@
 // have no rows yet, with zeros.
 #include <iomanip>
 #include <map>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "admin/metrics.h"
@@ -28,7 +29,7 @@ void PrintTable(const nlohmann::json& stats, const config::Config& config, std::
       rows[e.name + "\t" + e.provider] = {{"endpoint", e.name}, {"provider", e.provider}, {"received", 0},
                                           {"duplicates", 0}, {"conflicts", 0}, {"rejected", 0}, {"backlog", 0},
                                           {"oldest_pending_age_seconds", 0}, {"dead_lettered", 0}, {"unknown", 0},
-                                          {"completed", 0}};
+                                          {"completed", 0}, {"has_action", !e.action.type.empty()}};
     }
   }
   const char* columns[] = {"received", "duplicates", "conflicts", "rejected", "backlog",
@@ -42,7 +43,10 @@ void PrintTable(const nlohmann::json& stats, const config::Config& config, std::
     out << std::left << std::setw(20) << (endpoint.empty() ? "(no endpoint)" : endpoint) << std::setw(12)
         << row["provider"].get<std::string>() << std::right;
     for (const char* c : columns) {
-      if (row[c].is_number_float()) {
+      const bool waiting_figure = std::string_view(c) == "backlog" || std::string_view(c) == "oldest_pending_age_seconds";
+      if (waiting_figure && !row.value("has_action", false)) {
+        out << std::setw(10) << "-";  // no action: its events wait for nothing
+      } else if (row[c].is_number_float()) {
         out << std::setw(10) << std::fixed << std::setprecision(0) << row[c].get<double>();
       } else {
         out << std::setw(10) << row[c].get<int64_t>();
@@ -68,7 +72,7 @@ int RunStats(const CommonOptions& common, std::ostream& out, std::ostream& err) 
     err << "hookinbox stats: " << opened.status().message() << "\n";
     return kExitFailure;
   }
-  auto body = admin::RenderStatsJson(**opened, SystemClock().NowMs());
+  auto body = admin::RenderStatsJson(**opened, SystemClock().NowMs(), config.EndpointsWithAction());
   (*opened)->Close();
   if (!body.ok()) {
     err << "hookinbox stats: " << body.status().message() << "\n";

@@ -354,6 +354,15 @@ struct Config {
   int64_t MaxBodyBytes(const EndpointConfig& e) const {
     return e.max_body_bytes > 0 ? e.max_body_bytes : server.max_body_bytes;
   }
+  // The names of the endpoints with an action: the ones whose events a worker
+  // processes (the others keep theirs as received).
+  std::vector<std::string> EndpointsWithAction() const {
+    std::vector<std::string> out;
+    for (const auto& e : endpoints) {
+      if (!e.action.type.empty()) out.push_back(e.name);
+    }
+    return out;
+  }
   // Effective action.concurrency of an endpoint (SPEC §9): half the worker threads, at least 1, unless set.
   int ActionConcurrency(const EndpointConfig& e) const {
     return e.action.concurrency > 0 ? e.action.concurrency : (worker.threads / 2 > 1 ? worker.threads / 2 : 1);

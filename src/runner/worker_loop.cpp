@@ -255,26 +255,29 @@ int WorkerLoop::Stop(std::chrono::milliseconds grace) {
   return released;
 }
 
-std::vector<std::string> WorkerLoop::ExcludedLocked() const {
+std::vector<std::string> WorkerLoop::ClaimableLocked() const {
   std::vector<std::string> out;
   for (const auto& e : config_.endpoints) {
-    if (actions_.find(e.name) == actions_.end()) {
-      out.push_back(e.name);
-      continue;
-    }
+    if (actions_.find(e.name) == actions_.end()) continue;
     auto it = in_flight_by_endpoint_.find(e.name);
     const int busy = (it != in_flight_by_endpoint_.end() ? it->second : 0) + claiming_;
-    if (busy >= config_.ActionConcurrency(e)) out.push_back(e.name);
+    if (busy < config_.ActionConcurrency(e)) out.push_back(e.name);
   }
   return out;
 }
 
 std::chrono::milliseconds WorkerLoop::SleepFor() {
-  auto due = queue_.NextDueAt();
+  std::vector<std::string> claimable;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    claimable = ClaimableLocked();
+  }
+  auto due = queue_.NextDueAt(claimable);
   if (!due.ok() || !due->has_value()) return options_.poll;
   int64_t wait = **due - clock_.NowMs();
-  // Due already but not claimed: its endpoint is excluded (busy or no
-  // action); a finishing action or a new event wakes us.
+  // Due already but not claimed: its endpoint filled up meanwhile, or the
+  // event is one this process still runs; a finishing action or a new event
+  // wakes us.
   if (wait <= 0) return options_.poll;
   return std::min(options_.poll, std::chrono::milliseconds(wait));
 }
@@ -292,16 +295,22 @@ void WorkerLoop::ThreadMain(int index) {
       seen = notifications_;
     }
     bool at_capacity = false;
-    if (!next) next = Claim(owner, &at_capacity);
+    std::vector<std::string> searched;
+    if (!next) next = Claim(owner, &at_capacity, &searched);
     if (next) {
       next = RunOne(owner, std::move(*next));
       continue;
     }
-    // At capacity, a finishing attempt or a landing claim wakes this thread;
-    // otherwise it sleeps until the next event is due.
+    // Nothing due where it looked. A new event wakes it, and so does an
+    // endpoint it could not search (full, or held by a concurrent claim)
+    // getting a free slot; otherwise it sleeps until the next event is due.
+    // Nothing else: a thread woken by claims that found nothing would claim
+    // nothing again, and wake the next one — idle threads kept each other
+    // busy at a core and a half.
     auto sleep = at_capacity ? options_.poll : SleepFor();
     std::unique_lock<std::mutex> lock(mu_);
-    wake_.wait_for(lock, sleep, [&] { return stopping_ || notifications_ != seen; });
+    wake_.wait_for(lock, sleep,
+                   [&] { return stopping_ || notifications_ != seen || NewlyClaimableLocked(searched); });
   }
 }
 
@@ -310,15 +319,23 @@ std::optional<store::WorkQueue::ClaimRequest> WorkerLoop::ReserveClaimLocked(con
   if (stopping_) return std::nullopt;
   // A finish ahead of the claim (FinishAndClaim) frees its event's slot.
   if (freeing_endpoint != nullptr) --in_flight_by_endpoint_[*freeing_endpoint];
-  std::vector<std::string> excluded = ExcludedLocked();
+  std::vector<std::string> claimable = ClaimableLocked();
   if (freeing_endpoint != nullptr) ++in_flight_by_endpoint_[*freeing_endpoint];
-  if (excluded.size() == config_.endpoints.size() && !config_.endpoints.empty()) return std::nullopt;
+  if (claimable.empty()) return std::nullopt;
   ++claiming_;
   return store::WorkQueue::ClaimRequest{owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000,
-                                        std::move(excluded), {}, &running_events_};
+                                        {}, {}, &running_events_, std::move(claimable)};
 }
 
-std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner, bool* at_capacity) {
+bool WorkerLoop::NewlyClaimableLocked(const std::vector<std::string>& searched) const {
+  for (const std::string& endpoint : ClaimableLocked()) {
+    if (std::find(searched.begin(), searched.end(), endpoint) == searched.end()) return true;
+  }
+  return false;
+}
+
+std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner, bool* at_capacity,
+                                                     std::vector<std::string>* searched) {
   std::optional<store::WorkQueue::ClaimRequest> reserved;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -327,15 +344,15 @@ std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner, b
   }
   if (!reserved) return std::nullopt;
   const store::WorkQueue::ClaimRequest& request = *reserved;
+  *searched = *request.endpoints;
   // Not under mu_: concurrent claims share the writer's commit (group commit).
   auto claimed = queue_.ClaimDue(request);
   std::unique_lock<std::mutex> lock(mu_);
   --claiming_;
   // The slot this claim held on every endpoint is free again (or taken on one
-  // only): a thread that found them all taken may claim now.
-  ++notifications_;
+  // only): threads that could not search an endpoint may now.
   lock.unlock();
-  wake_.notify_one();
+  wake_.notify_all();
   lock.lock();
   if (!claimed.ok()) {
     log::Error("worker_claim_failed", {{"error", claimed.status().message()}});
@@ -435,10 +452,9 @@ std::optional<store::ClaimedEvent> WorkerLoop::RunOne(const std::string& owner, 
       ++in_flight_;
     }
     // A slot freed, or the claim's hold on the other endpoints ended: a
-    // thread waiting at capacity may claim now.
-    ++notifications_;
+    // thread that could not search an endpoint may now.
   }
-  wake_.notify_one();
+  wake_.notify_all();
   idle_.notify_all();
   return next;
 }

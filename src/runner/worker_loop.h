@@ -2,9 +2,10 @@
 // WorkQueue, runs each endpoint's action and records the outcome (SPEC §4).
 //
 // Owns: worker.threads threads, each with its own lease owner
-// ("<host>:<pid>:<n>"); the per-endpoint concurrency limit (endpoints at
-// their action.concurrency, and endpoints without an action, are passed to
-// ClaimDue as excluded, so their events wait); lease renewal while an action
+// ("<host>:<pid>:<n>"); the per-endpoint concurrency limit (a claim names
+// only the endpoints with an action and a free slot, so the events of the
+// others wait — and endpoints no longer in the config keep theirs as they
+// are); lease renewal while an action
 // runs (one thread renews every running lease each lease/3, and soon again
 // after a failed renewal; a lost lease abandons the attempt quietly); the
 // events it is running, which its own
@@ -105,8 +106,15 @@ class WorkerLoop {
                                                           const std::string& finishing_endpoint);
   // Claims one due event for `owner`, or nothing; counts it in flight.
   // *at_capacity: nothing was tried, every endpoint is at its concurrency.
-  std::optional<store::ClaimedEvent> Claim(const std::string& owner, bool* at_capacity);
-  std::vector<std::string> ExcludedLocked() const;
+  // *searched: the endpoints the claim looked at.
+  std::optional<store::ClaimedEvent> Claim(const std::string& owner, bool* at_capacity,
+                                           std::vector<std::string>* searched);
+  // Under mu_: an endpoint outside `searched` may be claimed now.
+  bool NewlyClaimableLocked(const std::vector<std::string>& searched) const;
+  // Under mu_: the endpoints a claim may take now — those with an action
+  // here and a free slot. Claims search only these (store/due_search.h), so
+  // the events of receive-only or full endpoints cost them nothing.
+  std::vector<std::string> ClaimableLocked() const;
   std::chrono::milliseconds SleepFor();
 
   // Lease renewal: one thread for all running events (a thread per event
@@ -136,11 +144,11 @@ class WorkerLoop {
   std::thread renewer_;
 
   mutable std::mutex mu_;
-  std::condition_variable wake_;      // claimers wait here
+  std::condition_variable wake_;      // claimers wait here: a new event, a freed slot, Stop
   std::condition_variable idle_;      // Stop waits here for in_flight_ == 0
   bool running_ = false;
   bool stopping_ = false;
-  uint64_t notifications_ = 0;        // bumped by Notify
+  uint64_t notifications_ = 0;        // bumped by Notify: a new event
   std::map<std::string, int> in_flight_by_endpoint_;
   int in_flight_ = 0;
   // Claims on their way to the store. Claims run concurrently, so the writer

@@ -26,6 +26,7 @@ struct DueEvent {
   std::string status, endpoint, tenant_id, payload_hash;
   std::string business_key, business_key_hint, object_key;  // "" = none
   int64_t object_version = 0;
+  int64_t next_attempt_at_ms = 0;  // where it sits in the due order (with id)
 };
 
 enum class GateVerdict { kProceed, kSkip, kWait, kConflict };

@@ -3,6 +3,7 @@
 
 #include "store/sql/sql.h"
 
+#include <cstddef>
 #include <string>
 
 namespace hookinbox::store {
@@ -14,6 +15,19 @@ inline void BindText(sql::Statement& st, int index, const std::string& value) {
   } else {
     st.bind(index, value);
   }
+}
+
+// "?first,?first+1,…": n numbered parameters, for an IN list.
+inline std::string Placeholders(size_t first, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += (i ? ",?" : "?") + std::to_string(first + i);
+  return out;
+}
+
+// Binds `ids` to the parameters Placeholders(first, ids.size()) named.
+template <typename Ids>
+void BindIds(sql::Statement& st, size_t first, const Ids& ids) {
+  for (size_t i = 0; i < ids.size(); ++i) st.bind(static_cast<int>(first + i), static_cast<int64_t>(ids[i]));
 }
 
 }  // namespace hookinbox::store

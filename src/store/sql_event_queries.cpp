@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "store/database.h"
+#include "store/due_search.h"
 #include "store/sql_bind.h"
 #include "store/sql_reader.h"
 #include "store/sql_store.h"
@@ -157,15 +158,15 @@ bool KnownStatus(const std::string& s) {
 
 }  // namespace
 
+Result<std::optional<int64_t>> SqlStore::NextDueAt(const std::vector<std::string>& endpoints) {
+  return WithReader<std::optional<int64_t>>(*readers_, "next due", [&](sql::Connection& db) {
+    return Result<std::optional<int64_t>>(EarliestDue(db, endpoints));
+  });
+}
+
 Result<std::optional<int64_t>> SqlStore::NextDueAt() {
-  return WithReader<std::optional<int64_t>>(*readers_, "next due", [](sql::Connection& db) -> Result<std::optional<int64_t>> {
-    // Uses webhook_inbox_due: for processing rows next_attempt_at = lease_until.
-    Prepared st(db,
-                         "SELECT min(next_attempt_at) FROM webhook_inbox"
-                         " WHERE status IN ('received', 'retryable_failed', 'processing')");
-    st->executeStep();
-    if (st->getColumn(0).isNull()) return std::optional<int64_t>();
-    return std::optional<int64_t>(st->getColumn(0).getInt64());
+  return WithReader<std::optional<int64_t>>(*readers_, "next due", [](sql::Connection& db) {
+    return Result<std::optional<int64_t>>(EarliestDue(db, PendingEndpoints(db)));
   });
 }
 

@@ -68,6 +68,7 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
   Status FinishAndClaim(const AttemptResult& result, const ClaimRequest& next,
                         std::optional<ClaimedEvent>* claimed) override;
   Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms) override;
+  Result<std::optional<int64_t>> NextDueAt(const std::vector<std::string>& endpoints) override;
   Result<std::optional<int64_t>> NextDueAt() override;
   Status Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) override;
   Status Resolve(int64_t id, const std::string& as, const std::string& result_ref, const std::string& note,

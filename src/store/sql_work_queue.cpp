@@ -15,6 +15,7 @@
 #include "common/digest.h"
 #include "common/secret.h"
 #include "store/claim_gate.h"
+#include "store/due_search.h"
 #include "store/sql_bind.h"
 #include "store/sql_store.h"
 #include "store/statement_cache.h"
@@ -32,54 +33,6 @@ void BindOptionalInt(sql::Statement& st, int index, const std::optional<int>& va
 
 std::string ShortError(const std::string& error) {
   return error.size() <= kMaxErrorBytes ? error : error.substr(0, kMaxErrorBytes);
-}
-
-// "?first,?first+1,…": n numbered parameters.
-std::string Placeholders(size_t first, size_t n) {
-  std::string out;
-  for (size_t i = 0; i < n; ++i) out += (i ? ",?" : "?") + std::to_string(first + i);
-  return out;
-}
-
-// The next due event: the partial index webhook_inbox_due in (next_attempt_at,
-// id) order. For 'processing' rows next_attempt_at equals lease_until
-// (schema.sql migration 3), so expired leases come out of the same range scan.
-// The caller's running events are left out by id (see WorkQueue::ClaimDue).
-// Ids, not the lease owner's "<host>:<pid>" prefix: a worker stopped and
-// started again in one process (tests, a future reload) must still take
-// back the leases it released. Claims of several replicas never run at
-// once: each holds the database's write lock (sql::TxnMode::kWrite).
-std::string DueSql(size_t excluded, size_t running) {
-  std::string sql =
-      "SELECT id, status, endpoint, tenant_id, payload_hash, coalesce(business_key, ''),"
-      " coalesce(business_key_hint, ''), coalesce(object_key, ''), coalesce(object_version, 0)"
-      " FROM webhook_inbox WHERE status IN ('received', 'retryable_failed', 'processing') AND next_attempt_at <= ?1"
-      " AND (status <> 'processing' OR lease_until < ?1)";
-  if (excluded > 0) sql += " AND endpoint NOT IN (" + Placeholders(2, excluded) + ")";
-  if (running > 0) sql += " AND id NOT IN (" + Placeholders(2 + excluded, running) + ")";
-  return sql + " ORDER BY next_attempt_at, id LIMIT 1";
-}
-
-std::optional<DueEvent> NextDue(sql::Connection& db, int64_t now_ms, const std::vector<std::string>& excluded,
-                                const std::vector<int64_t>& running) {
-  Prepared st(db, DueSql(excluded.size(), running.size()));
-  st->bind(1, static_cast<int64_t>(now_ms));
-  for (size_t i = 0; i < excluded.size(); ++i) st->bind(static_cast<int>(2 + i), excluded[i]);
-  for (size_t i = 0; i < running.size(); ++i) {
-    st->bind(static_cast<int>(2 + excluded.size() + i), static_cast<int64_t>(running[i]));
-  }
-  if (!st->executeStep()) return std::nullopt;
-  DueEvent e;
-  e.id = st->getColumn(0).getInt64();
-  e.status = st->getColumn(1).getString();
-  e.endpoint = st->getColumn(2).getString();
-  e.tenant_id = st->getColumn(3).getString();
-  e.payload_hash = st->getColumn(4).getString();
-  e.business_key = st->getColumn(5).getString();
-  e.business_key_hint = st->getColumn(6).getString();
-  e.object_key = st->getColumn(7).getString();
-  e.object_version = st->getColumn(8).getInt64();
-  return e;
 }
 
 // A running event of `e`'s object makes `e` wait, whatever its lease says.
@@ -181,20 +134,52 @@ std::optional<ClaimedEvent> ClaimEvent(sql::Connection& db, const DueEvent& due,
   return e;
 }
 
+// The oldest due event of one searched endpoint, kept while the claim's
+// other steps run: only the endpoint whose event a step consumed is sought again.
+struct Candidate {
+  std::string endpoint;
+  std::optional<DueEvent> due;
+};
+
+bool DueBefore(const DueEvent& a, const DueEvent& b) {
+  return a.next_attempt_at_ms != b.next_attempt_at_ms ? a.next_attempt_at_ms < b.next_attempt_at_ms : a.id < b.id;
+}
+
+Candidate* Oldest(std::vector<Candidate>& candidates) {
+  Candidate* best = nullptr;
+  for (Candidate& c : candidates) {
+    if (c.due && (best == nullptr || DueBefore(*c.due, *best->due))) best = &c;
+  }
+  return best;
+}
+
 // The oldest due event the gate lets run, claimed; those it skips or sets
-// waiting on the way are written in the same transaction.
-std::optional<ClaimedEvent> ClaimInTransaction(sql::Connection& db, const std::string& owner, int64_t now_ms,
-                                               int64_t lease_ms, const std::vector<std::string>& excluded,
+// waiting on the way are written in the same transaction. Each searched
+// endpoint costs one index seek (store/due_search.h), so the claim's cost
+// follows the number of endpoints it may take, not the rows others hold.
+// The caller's running events are left out by id (see WorkQueue::ClaimDue).
+// Ids, not the lease owner's "<host>:<pid>" prefix: a worker stopped and
+// started again in one process (tests, a future reload) must still take
+// back the leases it released. Claims of several replicas never run at
+// once: each holds the database's write lock (sql::TxnMode::kWrite).
+std::optional<ClaimedEvent> ClaimInTransaction(sql::Connection& db, const WorkQueue::ClaimRequest& r,
                                                const std::vector<int64_t>& running) {
+  std::vector<Candidate> candidates;
+  for (std::string& endpoint : SearchedEndpoints(db, r.endpoints, r.excluded_endpoints)) {
+    std::optional<DueEvent> due = OldestDue(db, endpoint, r.now_ms, running);
+    if (due) candidates.push_back({std::move(endpoint), std::move(due)});
+  }
   for (int step = 0; step < kMaxGateSteps; ++step) {
-    std::optional<DueEvent> due = NextDue(db, now_ms, excluded, running);
-    if (!due) return std::nullopt;
-    std::optional<GateDecision> held = RunningHoldsObject(db, *due, running, now_ms, lease_ms);
-    const GateDecision decision = held ? *held : Gate(db, *due, now_ms, lease_ms);
-    if (decision.verdict == GateVerdict::kProceed) return ClaimEvent(db, *due, owner, now_ms, lease_ms);
+    Candidate* next = Oldest(candidates);
+    if (next == nullptr) return std::nullopt;
+    const DueEvent& due = *next->due;
+    std::optional<GateDecision> held = RunningHoldsObject(db, due, running, r.now_ms, r.lease_ms);
+    const GateDecision decision = held ? *held : Gate(db, due, r.now_ms, r.lease_ms);
+    if (decision.verdict == GateVerdict::kProceed) return ClaimEvent(db, due, r.owner, r.now_ms, r.lease_ms);
     // A 'processing' event here lost its lease (its worker died): that attempt ends as lost.
-    CloseOpenAttempts(db, due->id, "lost", now_ms, "lease expired; event reclaimed");
-    ApplyGate(db, *due, decision, owner, now_ms);
+    CloseOpenAttempts(db, due.id, "lost", r.now_ms, "lease expired; event reclaimed");
+    ApplyGate(db, due, decision, r.owner, r.now_ms);
+    next->due = OldestDue(db, next->endpoint, r.now_ms, running);
   }
   return std::nullopt;
 }
@@ -312,7 +297,7 @@ const char* AttemptOutcomeName(AttemptOutcome o) {
 Result<std::optional<ClaimedEvent>> SqlStore::ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
                                                           const std::vector<std::string>& excluded_endpoints,
                                                           const std::vector<int64_t>& running_ids) {
-  return ClaimDue(ClaimRequest{owner, now_ms, lease_ms, excluded_endpoints, running_ids, nullptr});
+  return ClaimDue(ClaimRequest{owner, now_ms, lease_ms, excluded_endpoints, running_ids, nullptr, std::nullopt});
 }
 
 Status SqlStore::RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) {
@@ -381,9 +366,8 @@ class LiveClaim {
   explicit LiveClaim(const WorkQueue::ClaimRequest& r) : r_(r) {}
   std::optional<ClaimedEvent> Run(sql::Connection& db) {
     Undo();  // a rerun after a rolled-back batch starts over
-    std::optional<ClaimedEvent> e = ClaimInTransaction(
-        db, r_.owner, r_.now_ms, r_.lease_ms, r_.excluded_endpoints,
-        r_.running != nullptr ? r_.running->Snapshot() : r_.running_ids);
+    std::optional<ClaimedEvent> e =
+        ClaimInTransaction(db, r_, r_.running != nullptr ? r_.running->Snapshot() : r_.running_ids);
     if (e && r_.running != nullptr) {
       r_.running->Add(e->id);
       added_ = e->id;

@@ -4,6 +4,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -44,15 +45,18 @@ void ReadEndpoints(sql::Connection& db, Table& t) {
   }
 }
 
-// The partial index webhook_inbox_due holds exactly these three states.
-void ReadBacklog(sql::Connection& db, Table& t) {
-  // "+endpoint" keeps SQLite off the key index for the grouping (stats.h);
-  // PostgreSQL has no unary + for text and plans it itself.
-  Prepared q(db, db.backend() == sql::Backend::kPostgres ? stats_sql::kBacklogPostgres : stats_sql::kBacklog);
-  while (q->executeStep()) {
-    EndpointStats& s = Row(t, q->getColumn(0).getString(), q->getColumn(1).getString());
-    s.backlog = q->getColumn(2).getInt64();
-    s.oldest_pending_received_at_ms = q->getColumn(3).getInt64();
+// Per endpoint with an action, from the partial index
+// webhook_inbox_due_by_endpoint (exactly these three states).
+void ReadBacklog(sql::Connection& db, const std::vector<std::string>& with_action, Table& t) {
+  Prepared q(db, stats_sql::kBacklog);
+  for (const std::string& endpoint : with_action) {
+    q->reset();
+    q->bind(1, endpoint);
+    while (q->executeStep()) {
+      EndpointStats& s = Row(t, endpoint, q->getColumn(0).getString());
+      s.backlog = q->getColumn(1).getInt64();
+      s.oldest_pending_received_at_ms = q->getColumn(2).getInt64();
+    }
   }
 }
 
@@ -85,12 +89,16 @@ void ReadTotals(sql::Connection& db, Table& t) {
 Stats ReadStats(sql::Connection& db, const StatsOptions& options) {
   Table t;
   ReadEndpoints(db, t);
-  ReadBacklog(db, t);
+  ReadBacklog(db, options.with_action, t);
   ReadAttention(db, t);
   if (options.with_totals) ReadTotals(db, t);
   Stats out;
   out.with_totals = options.with_totals;
-  for (auto& [key, s] : t) out.endpoints.push_back(std::move(s));
+  for (auto& [key, s] : t) {
+    s.has_action = std::find(options.with_action.begin(), options.with_action.end(), s.endpoint) !=
+                   options.with_action.end();
+    out.endpoints.push_back(std::move(s));
+  }
   return out;
 }
 

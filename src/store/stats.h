@@ -3,10 +3,16 @@
 // `hookinbox stats` show. Read at call time, so they are right after a
 // restart and agree with what sqlite3 reads from the file.
 //
+// Backlog and oldest pending count only the events some action will process:
+// those of the endpoints named in StatsOptions::with_action. A receive-only
+// endpoint keeps its events 'received' forever; they are not waiting for
+// anything, and counting them would make an alert on the backlog never clear.
+//
 // Cost (EXPLAIN QUERY PLAN, see stats.cpp): the endpoint list is a loose
 // index scan of the inbox's unique key (one seek per endpoint); backlog and
-// oldest pending use the partial index webhook_inbox_due (cost grows with the
-// backlog, not the table). dead_lettered/unknown have no index and scan the
+// oldest pending search the partial index webhook_inbox_due_by_endpoint once
+// per endpoint with an action (cost grows with that endpoint's backlog, not
+// the table, and receive-only endpoints cost nothing). dead_lettered/unknown have no index and scan the
 // inbox once; the totals (with_totals) scan webhook_deliveries and the inbox,
 // which is why /metrics does not ask for them.
 #pragma once
@@ -25,7 +31,8 @@ struct EndpointStats {
   std::string endpoint;  // "" for deliveries to no known endpoint (rejected 404s)
   std::string provider;
   // State now.
-  int64_t backlog = 0;                       // received + retryable_failed + processing
+  bool has_action = false;                    // named in StatsOptions::with_action
+  int64_t backlog = 0;                        // received + retryable_failed + processing; 0 without an action
   int64_t oldest_pending_received_at_ms = 0;  // received_at of the oldest backlog event; 0 when none
   int64_t dead_lettered = 0;
   int64_t unknown = 0;
@@ -44,24 +51,23 @@ struct Stats {
 
 struct StatsOptions {
   bool with_totals = false;  // also the delivery and completed totals (scans; not for every scrape)
+  // The endpoints an action processes (config::Config::EndpointsWithAction);
+  // only their events count as backlog.
+  std::vector<std::string> with_action;
 };
 
 // The queries, exposed so tests/unit/store/stats_test.cpp can check their
-// plans with EXPLAIN QUERY PLAN. The unary + in GROUP BY keeps the planner
-// from walking the whole unique index (provider, endpoint, …) just to avoid a
-// sort: without it, the backlog query scans every inbox row.
+// plans with EXPLAIN QUERY PLAN.
 namespace stats_sql {
 inline constexpr const char* kFirstEndpoint =
     "SELECT provider, endpoint FROM webhook_inbox ORDER BY provider, endpoint LIMIT 1";
 inline constexpr const char* kNextEndpoint =
     "SELECT provider, endpoint FROM webhook_inbox WHERE (provider, endpoint) > (?, ?)"
     " ORDER BY provider, endpoint LIMIT 1";
+// One endpoint's backlog (?1), per provider.
 inline constexpr const char* kBacklog =
-    "SELECT endpoint, provider, count(*), min(received_at) FROM webhook_inbox"
-    " WHERE status IN ('received', 'retryable_failed', 'processing') GROUP BY +endpoint, +provider";
-inline constexpr const char* kBacklogPostgres =
-    "SELECT endpoint, provider, count(*), min(received_at) FROM webhook_inbox"
-    " WHERE status IN ('received', 'retryable_failed', 'processing') GROUP BY endpoint, provider";
+    "SELECT provider, count(*), min(received_at) FROM webhook_inbox"
+    " WHERE endpoint = ?1 AND status IN ('received', 'retryable_failed', 'processing') GROUP BY provider";
 inline constexpr const char* kAttention =
     "SELECT endpoint, provider, status, count(*) FROM webhook_inbox"
     " WHERE status IN ('dead_lettered', 'unknown') GROUP BY endpoint, provider, status";

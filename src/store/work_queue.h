@@ -249,12 +249,17 @@ class WorkQueue {
   // What ClaimDue takes. With `running`, its ids replace running_ids, read
   // when the claim runs, and the claimed event is added to it then (on
   // success; a claim that fails to commit leaves it as it was).
+  // `endpoints`: when set, only these endpoints' events are looked at (a
+  // worker names the endpoints it may take now); otherwise every endpoint
+  // holding due events. Either way `excluded_endpoints` are left out, and
+  // each endpoint searched costs one index seek (store/due_search.h).
   struct ClaimRequest {
     std::string owner;
     int64_t now_ms = 0, lease_ms = 0;
     std::vector<std::string> excluded_endpoints;
     std::vector<int64_t> running_ids;
     RunningSet* running = nullptr;
+    std::optional<std::vector<std::string>> endpoints = std::nullopt;
   };
   // ClaimDue for a request. The default is not atomic with other claims of
   // the process (it reads `running` before the claim): a store whose claims
@@ -286,8 +291,11 @@ class WorkQueue {
   // Returns how many events were released.
   virtual Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms) = 0;
 
-  // The earliest time anything becomes due (a waiting row's next_attempt_at
-  // or a processing row's lease expiry); nullopt when nothing is pending.
+  // The earliest time anything of `endpoints` becomes due (a waiting row's
+  // next_attempt_at or a processing row's lease expiry); nullopt when
+  // nothing of theirs is pending. One index seek per endpoint.
+  virtual Result<std::optional<int64_t>> NextDueAt(const std::vector<std::string>& endpoints) = 0;
+  // The same over every endpoint holding pending events.
   virtual Result<std::optional<int64_t>> NextDueAt() = 0;
 
   // Puts a dead_lettered, unknown or completed event back to 'received' (same

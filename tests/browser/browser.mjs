@@ -134,6 +134,22 @@ type = "exec"
 command = ["handler.sh"]
 timeout_ms = 3000
 idempotent_target = false
+
+# Receive-only: its events are kept as received, for the audit.
+[[endpoint]]
+name = "kept"
+provider = "generic"
+secret_file = "secrets/demo.secret"
+
+[endpoint.signature]
+header = "X-Signature"
+format = "sha256={signature}"
+signed_payload = "{timestamp}.{body}"
+timestamp_header = "X-Timestamp"
+tolerance_seconds = 300
+
+[endpoint.key]
+id_pointer = "/id"
 `);
   return { token, secret, flag, hang, db: path.join(dir, 'data/hookinbox.db'), cert: path.join(dir, 'tls/cert.pem') };
 }
@@ -166,11 +182,11 @@ async function startServer() {
   }, 'hookinbox serve logs its two addresses', 30000);
 }
 
-function post(inst, base, body, signedBody = body) {
+function post(inst, base, body, signedBody = body, endpoint = 'shop') {
   const ts = String(Math.floor(Date.now() / 1000));
   const sig = crypto.createHmac('sha256', inst.secret).update(ts + '.' + signedBody).digest('hex');
   return new Promise((resolve, reject) => {
-    const req = https.request(base + '/hooks/shop', {
+    const req = https.request(base + '/hooks/' + endpoint, {
       method: 'POST', ca: fs.readFileSync(inst.cert),
       headers: { 'Content-Type': 'application/json', 'X-Timestamp': ts, 'X-Signature': 'sha256=' + sig },
     }, (res) => {
@@ -259,6 +275,8 @@ async function run() {
   await send(inst, pub, { id: 'evt_fail_1', type: 'invoice.failed', marker: 'payload-marker-1' }, 'accepted');
   await pollUntil(() => statusOf(inst, 'evt_fail_1') === 'dead_lettered', 'evt_fail_1 is dead-lettered');
   await send(inst, pub, { id: 'evt_fail_1', type: 'invoice.failed', marker: 'changed' }, 'conflict');
+  const kept = await post(inst, pub, JSON.stringify({ id: 'evt_kept_1' }), undefined, 'kept');
+  check(kept.status === 200, `delivery to the receive-only endpoint: HTTP ${kept.status} ${kept.body}`);
   ok('deliveries stored');
 
   browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
@@ -301,6 +319,13 @@ async function run() {
   check(await statCell(page, 'backlog') === '0', `dashboard backlog: ${await statCell(page, 'backlog')}, expected 0`);
   check(await statCell(page, 'completed') === '2', `dashboard completed: ${await statCell(page, 'completed')}, expected 2`);
   ok(`dashboard figures (received ${received}, duplicates 1, conflicts 1, dead letters 1, unknown 0, backlog 0, completed 2)`);
+  // A receive-only endpoint's kept event waits for nothing: no backlog, no age.
+  check(statusOf(inst, 'evt_kept_1') === 'received', 'the receive-only event stays received');
+  for (const field of ['backlog', 'oldest_pending_age_seconds']) {
+    const cell = (await textOf(page, `#stats tr[data-endpoint="kept"] [data-field="${field}"]`)).trim();
+    check(cell === 'no action', `dashboard ${field} of the receive-only endpoint: "${cell}", expected "no action"`);
+  }
+  ok('a receive-only endpoint shows "no action" for backlog and oldest waiting');
 
   // The list, filtered by status.
   await page.click('#nav-events');
@@ -315,8 +340,8 @@ async function run() {
   check(page.url().includes('status=dead_lettered'), 'the filter is in the address, for Back and bookmarks');
   ok('filter by status');
 
-  // Keyset pages of 2: three events, newest first, over two pages.
-  await page.goto(ui + '#/events?limit=2');
+  // Keyset pages of 2: shop's three events, newest first, over two pages.
+  await page.goto(ui + '#/events?endpoint=shop&limit=2');
   const pageIds = async () => page.locator('#event-list tbody tr').evaluateAll((trs) => trs.map((tr) => tr.children[4].textContent));
   const first = await pollUntil(async () => { const ids = await pageIds(); return ids.length === 2 ? ids : null; }, 'a first page of 2 events');
   check(await page.locator('#page-next').isVisible(), '"Next page" is offered when there are more');
@@ -342,7 +367,8 @@ async function run() {
   await page.fill('#f-until', '');
   await page.fill('#f-since', '2001-01-01T00:00');
   await page.click('#filter-apply');
-  await pollUntil(async () => (await pageIds()).length === 3 && await page.locator('#events-empty').isHidden(),
+  const stored = Number(sql(inst.db, 'SELECT count(*) FROM webhook_inbox'));  // shop's three and the kept one
+  await pollUntil(async () => (await pageIds()).length === stored && await page.locator('#events-empty').isHidden(),
     'everything was received since 2001');
   await page.fill('#f-since', '');
   ok('time range filter');
@@ -452,7 +478,8 @@ async function run() {
   await noSidewaysScroll(p, 'the dashboard');
   await p.screenshot({ path: path.join(dir, 'phone-dashboard.png'), fullPage: true });
   await p.goto(ui + '#/events');
-  await pollUntil(async () => (await p.locator('#event-list tbody tr').count()) === 4, 'the phone lists the events');
+  const all = Number(sql(inst.db, 'SELECT count(*) FROM webhook_inbox'));
+  await pollUntil(async () => (await p.locator('#event-list tbody tr').count()) === all, 'the phone lists the events');
   await noSidewaysScroll(p, 'the event list');
   await p.screenshot({ path: path.join(dir, 'phone-events.png'), fullPage: true });
   const failId = sql(inst.db, "SELECT id FROM webhook_inbox WHERE event_id = 'evt_fail_1'");

@@ -204,7 +204,7 @@
     ['received', 'Received'],            // authenticated deliveries: accepted + duplicate + conflict
     ['duplicates', 'Duplicates'],
     ['conflicts', 'Conflicts'],
-    ['backlog', 'Backlog'],              // received + retryable_failed + processing, now
+    ['backlog', 'Backlog'],              // received + retryable_failed + processing, now; endpoints with an action
     ['oldest_pending_age_seconds', 'Oldest waiting'],
     ['dead_lettered', 'Dead letters'],
     ['unknown', 'Unknown'],
@@ -231,7 +231,13 @@
           e.provider ? el('span', { class: 'hint provider' }, ' ' + e.provider) : null)));
         for (const [key, label] of STAT_COLUMNS) {
           const raw = e[key];
-          const value = key === 'oldest_pending_age_seconds' ? (Number(e.backlog) > 0 ? fmtAge(raw) : '—') : dash(raw);
+          // An endpoint without an action keeps its events as received: they
+          // wait for nothing, so it has no backlog to show.
+          const waiting = key === 'backlog' || key === 'oldest_pending_age_seconds';
+          let value;
+          if (waiting && e.has_action === false) value = el('span', { class: 'hint', title: 'no action: events are kept as received' }, 'no action');
+          else if (key === 'oldest_pending_age_seconds') value = Number(e.backlog) > 0 ? fmtAge(raw) : '—';
+          else value = dash(raw);
           const td = el('td', { 'data-field': key, 'data-label': label });
           const status = STAT_LINKS[key];
           if (status && name && Number(raw) > 0) {

@@ -67,7 +67,7 @@ TEST_CASE("admin metrics: state gauges come from the database, typed and labelle
   db.Claim("pay", "c", "dead_lettered", 1'000);
   db.Claim("pay", "d", "unknown", 1'000);
   db.Claim("pay", "e", "unknown", 1'000);
-  auto text = admin::RenderMetricsText(*db.store, 20'500);
+  auto text = admin::RenderMetricsText(*db.store, 20'500, {"pay"});
   REQUIRE(text.ok());
   INFO(*text);
   auto s = Samples(*text, "webhook_");
@@ -88,7 +88,7 @@ TEST_CASE("admin metrics: the stats JSON has every dashboard figure per endpoint
   Db db;
   db.Claim("pay", "a", "received", 1'000);
   db.Claim("pay", "b", "completed", 1'000);
-  auto body = admin::RenderStatsJson(*db.store, 3'000);
+  auto body = admin::RenderStatsJson(*db.store, 3'000, {"pay"});
   REQUIRE(body.ok());
   auto j = nlohmann::json::parse(*body);
   REQUIRE(j["endpoints"].size() == 1);
@@ -99,6 +99,7 @@ TEST_CASE("admin metrics: the stats JSON has every dashboard figure per endpoint
   CHECK(e["duplicates"] == 0);
   CHECK(e["conflicts"] == 0);
   CHECK(e["rejected"] == 0);
+  CHECK(e["has_action"] == true);
   CHECK(e["backlog"] == 1);
   CHECK(e["oldest_pending_age_seconds"] == 2.0);
   CHECK(e["dead_lettered"] == 0);
@@ -109,6 +110,33 @@ TEST_CASE("admin metrics: the stats JSON has every dashboard figure per endpoint
 TEST_CASE("admin metrics: a closed store is an error, not an empty page", "[admin][metrics]") {
   Db db;
   db.store->Close();
-  CHECK_FALSE(admin::RenderMetricsText(*db.store, 0).ok());
-  CHECK_FALSE(admin::RenderStatsJson(*db.store, 0).ok());
+  CHECK_FALSE(admin::RenderMetricsText(*db.store, 0, {}).ok());
+  CHECK_FALSE(admin::RenderStatsJson(*db.store, 0, {}).ok());
+}
+
+TEST_CASE("admin metrics: events of an endpoint without an action are not backlog", "[admin][metrics]") {
+  Db db;
+  db.Claim("pay", "a", "received", 9'000);
+  db.Claim("keep", "k1", "received", 1'000);  // kept for the audit: nothing will process it
+  db.Claim("keep", "k2", "received", 2'000);
+  db.Claim("keep", "k3", "dead_lettered", 2'000);
+  auto text = admin::RenderMetricsText(*db.store, 11'000, {"pay"});
+  REQUIRE(text.ok());
+  auto s = Samples(*text, "webhook_");
+  CHECK(s["webhook_backlog{endpoint=\"pay\",provider=\"stripe\"}"] == "1");
+  CHECK(s["webhook_oldest_pending_age_seconds{endpoint=\"pay\",provider=\"stripe\"}"] == "2");
+  CHECK(s["webhook_backlog{endpoint=\"keep\",provider=\"stripe\"}"] == "0");
+  CHECK(s["webhook_oldest_pending_age_seconds{endpoint=\"keep\",provider=\"stripe\"}"] == "0");
+  CHECK(s["webhook_dead_lettered{endpoint=\"keep\",provider=\"stripe\"}"] == "1");  // still counted
+  auto body = admin::RenderStatsJson(*db.store, 11'000, {"pay"});
+  REQUIRE(body.ok());
+  auto j = nlohmann::json::parse(*body);
+  REQUIRE(j["endpoints"].size() == 2);
+  auto keep = j["endpoints"][0];
+  REQUIRE(keep["endpoint"] == "keep");
+  CHECK(keep["has_action"] == false);
+  CHECK(keep["backlog"] == 0);
+  CHECK(keep["oldest_pending_age_seconds"] == 0.0);
+  CHECK(keep["received"] == 3);
+  CHECK(j["endpoints"][1]["backlog"] == 1);
 }

@@ -87,7 +87,22 @@ class FakeQueue final : public store::WorkQueue {
   // same step as the claim, so concurrent claims never take one event twice.
   Result<std::optional<store::ClaimedEvent>> ClaimDue(const ClaimRequest& r) override {
     std::lock_guard<std::mutex> lock(claim_mu);
-    auto c = ClaimDue(r.owner, r.now_ms, r.lease_ms, r.excluded_endpoints,
+    std::vector<std::string> excluded = r.excluded_endpoints;
+    if (r.endpoints) {  // as the store: only the named endpoints are searched
+      std::lock_guard<std::mutex> state(mu);
+      last_searched = *r.endpoints;
+      for (const auto& e : pending) {
+        if (std::find(r.endpoints->begin(), r.endpoints->end(), e.endpoint) == r.endpoints->end()) {
+          excluded.push_back(e.endpoint);
+        }
+      }
+      for (const auto& [id, e] : unfinished) {
+        if (std::find(r.endpoints->begin(), r.endpoints->end(), e.endpoint) == r.endpoints->end()) {
+          excluded.push_back(e.endpoint);
+        }
+      }
+    }
+    auto c = ClaimDue(r.owner, r.now_ms, r.lease_ms, excluded,
                       r.running != nullptr ? r.running->Snapshot() : r.running_ids);
     if (c.ok() && c->has_value() && r.running != nullptr) r.running->Add((*c)->id);
     return c;
@@ -101,6 +116,9 @@ class FakeQueue final : public store::WorkQueue {
   Result<int> ReleaseLeases(const std::string&, int64_t) override {
     ++release_calls;
     return 0;
+  }
+  Result<std::optional<int64_t>> NextDueAt(const std::vector<std::string>&) override {
+    return std::optional<int64_t>();
   }
   Result<std::optional<int64_t>> NextDueAt() override { return std::optional<int64_t>(); }
   Status Replay(int64_t, const std::string&, const std::string&, int64_t) override { return Status::Ok(); }
@@ -122,6 +140,7 @@ class FakeQueue final : public store::WorkQueue {
   std::map<int64_t, int> attempts;
   std::vector<store::AttemptResult> finished;
   std::vector<std::string> last_excluded;
+  std::vector<std::string> last_searched;  // the endpoints the last claim named
   std::set<std::string> owners;
   std::atomic<int> renewals{0}, release_calls{0}, finish_and_claims{0};
   std::atomic<bool> lose_lease{false};
@@ -286,7 +305,7 @@ TEST_CASE("probe URL: placeholders are filled in, percent-encoded") {
   CHECK(worker::ExpandProbeUrl("http://h/static", in) == "http://h/static");
 }
 
-TEST_CASE("WorkerLoop: endpoints without an action are excluded; owners are per thread") {
+TEST_CASE("WorkerLoop: only endpoints with an action are searched; owners are per thread") {
   config::Config c = TwoEndpoints(2);
   FakeQueue q;
   auto gate = std::make_shared<GateAction>();
@@ -302,7 +321,7 @@ TEST_CASE("WorkerLoop: endpoints without an action are excluded; owners are per 
     std::lock_guard<std::mutex> lock(q.mu);
     CHECK(q.finished[0].outcome == store::AttemptOutcome::kCompleted);
     CHECK(q.finished[0].result_ref == "ref");
-    CHECK(std::find(q.last_excluded.begin(), q.last_excluded.end(), "none") != q.last_excluded.end());
+    CHECK(q.last_searched == std::vector<std::string>{"a"});
   }
   REQUIRE(Eventually([&] {
     std::lock_guard<std::mutex> lock(q.mu);

@@ -133,26 +133,6 @@ TEST_CASE("work queue: concurrent claims never hand one event to two workers", "
   CHECK(f.Count("SELECT count(*) FROM webhook_attempts") == kEvents);
 }
 
-// SQLite's plan (EXPLAIN QUERY PLAN is SQLite's own).
-TEST_CASE("work queue: the claim walks the due index, never the whole table", "[store][queue][sqlite]") {
-  QueueFixture f;
-  SQLite::Database db(f.path, SQLite::OPEN_READONLY);
-  SQLite::Statement plan(db,
-                         "EXPLAIN QUERY PLAN UPDATE webhook_inbox SET status = 'processing', lease_owner = 'w',"
-                         " lease_until = 2, next_attempt_at = 2, attempt_count = attempt_count + 1"
-                         " WHERE id = (SELECT id FROM webhook_inbox"
-                         "  WHERE status IN ('received', 'retryable_failed', 'processing') AND next_attempt_at <= 1"
-                         "  AND (status <> 'processing' OR lease_until < 1) AND endpoint NOT IN ('a')"
-                         "  ORDER BY next_attempt_at, id LIMIT 1) RETURNING id");
-  std::string details;
-  while (plan.executeStep()) details += plan.getColumn(3).getString() + "\n";
-  INFO(details);
-  CHECK(details.find("USING INDEX webhook_inbox_due") != std::string::npos);
-  CHECK(details.find("USING INTEGER PRIMARY KEY") != std::string::npos);
-  CHECK(details.find("SCAN webhook_inbox\n") == std::string::npos);
-  CHECK(details.find("TEMP B-TREE") == std::string::npos);
-}
-
 TEST_CASE("work queue: renewing extends the lease; after the lease is lost it fails with Conflict", "[store][queue]") {
   QueueFixture f;
   f.Add("evt_1");
