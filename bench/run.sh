@@ -3,7 +3,9 @@
 # (keep-alive c = 8/32/128 and a new TLS connection per request), the same
 # corpus against the peer adnanh/webhook 2.8.0 in the same run, the worker
 # with an `http` action, ingest with 0 / 1 M / 10 M rows stored, start-up to
-# /readyz with the largest prefill, and p99 at a fixed 2 000 deliveries/s.
+# /readyz with the largest prefill, p99 at a fixed 2 000 deliveries/s, and
+# the mixed case (issue 21, bench/mixed.sh): ingest and forwarding beside
+# 1 M receive-only events and 100 k due events of an endpoint at capacity.
 # Prints one table (medians of REPS runs); every raw RESULT line goes to the
 # results dir. Method, figures and checks: bench/README.md "run.sh".
 #
@@ -13,8 +15,11 @@
 #        RATE=2000 RATE_CONNS=32 (fixed-rate row)  WORKER_THREADS=16 WORKER_EVENTS=4000
 #        VERIFY=exact (wrk response() records every answer; checked one by one) | count (counts only)
 #        CORPUS_RATE=40000 (corpus records per second of DURATION; a run that would wrap fails)
+#        SKIP_MIXED=0  ONLY_MIXED=0 (1: nothing but the mixed rows, so no peer, ingest, prefill, fixed-rate, worker rows)
+#        MIXED_RECEIVE_ONLY=1000000 MIXED_AT_CAPACITY=100000 (the mixed prefill)  MIXED_CONNS=32  MIXED_DRAIN=5 (s)
 #        BUILD=build/bench-release  SKIP_BUILD=1 (reuse binaries)  JOBS=2
-#        WORK_DIR=DIR (scratch parent, default $TMPDIR or /tmp; a 10 M run needs a copy of its db, ~7 GB)
+#        WORK_DIR=DIR (scratch parent, default $TMPDIR or /tmp; a 10 M run needs a copy of its db, ~7 GB;
+#                 a mixed run one of the mixed prefill, ~0.75 GB at full size)
 #        PREFILL_CACHE=DIR (prefill dbs, reused while schema.sql and make_prefill/seal_prefill are
 #                      unchanged; default $BUILD/bench-prefill; the 10 M one is ~6.6 GiB)
 #        RESULTS_DIR=DIR (default $BUILD/bench-results/<UTC time>)  KEEP=1 (keep the scratch dir)
@@ -35,6 +40,12 @@ DURATION=${DURATION:-10}
 PREFILLS=${PREFILLS:-"0 1M 10M"}
 SKIP_PEER=${SKIP_PEER:-0}
 SKIP_WORKER=${SKIP_WORKER:-0}
+SKIP_MIXED=${SKIP_MIXED:-0}
+ONLY_MIXED=${ONLY_MIXED:-0}
+if [ "$ONLY_MIXED" = 1 ]; then
+  [ "$SKIP_MIXED" != 1 ] || die "ONLY_MIXED=1 and SKIP_MIXED=1 leave nothing to run"
+  SKIP_PEER=1 SKIP_WORKER=1 PREFILLS=""
+fi
 CONNS=${CONNS:-"8 32 128"}
 CLOSE_CONNS=${CLOSE_CONNS:-32}
 THREADS=${THREADS:-2}
@@ -474,6 +485,10 @@ worker_run() {  # REP
   record "RESULT row=worker target=hookinbox workers=$WORKER_THREADS rep=$1 dps=$(field events_per_s "$line") p50_ms=$(field attempt_p50_ms "$line") p99_ms=$(field attempt_p99_ms "$line") rss_kb=- cpu_ms_per_1k=$(field cpu_us_per_event "$line") db_bytes_per_event=- loadavg=$(loadavg)"
 }
 
+# --- the mixed case (issue 21): its own prefill, three rows, their checks -------------------------
+# shellcheck source=bench/mixed.sh
+source bench/mixed.sh
+
 # --- machine facts -------------------------------------------------------------------------
 DISK=$(df --output=source "$WORK" | tail -1)
 disk_facts() {  # /dev/NAME -> "256G, rotational=1, scheduler ..." as the kernel reports it (virtio disks claim rotational)
@@ -488,6 +503,7 @@ disk_facts() {  # /dev/NAME -> "256G, rotational=1, scheduler ..." as the kernel
   echo "# db disk: $DISK $(df --output=fstype "$WORK" | tail -1 | xargs), $(disk_facts "$DISK"), mounted $(findmnt -no OPTIONS --target "$WORK")  corpus: $SHM"
   echo "# $(wrk -v 2>&1 | head -1 | cut -c1-60)  webhook $(webhook -version 2>/dev/null | head -1 || echo '-')  $(sqlite3 --version | cut -d' ' -f1)"
   echo "# REPS=$REPS DURATION=${DURATION}s PREFILLS='$PREFILLS' CONNS='$CONNS' CLOSE_CONNS=$CLOSE_CONNS THREADS=$THREADS VERIFY=$VERIFY corpus=$CORPUS_RECORDS records"
+  echo "# SKIP_MIXED=$SKIP_MIXED ONLY_MIXED=$ONLY_MIXED MIXED_RECEIVE_ONLY=$MIXED_RECEIVE_ONLY MIXED_AT_CAPACITY=$MIXED_AT_CAPACITY MIXED_CONNS=$MIXED_CONNS MIXED_DRAIN=${MIXED_DRAIN}s"
   echo "# loadavg at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$RESULTS/machine.txt"
 
@@ -498,26 +514,30 @@ for p in $PREFILLS; do
   if [ "$n" -gt 0 ]; then make_prefill "$n"; fi
   [ "$n" -gt "$MAX_PREFILL" ] && MAX_PREFILL=$n
 done
+[ "$SKIP_MIXED" = 1 ] || make_mixed_prefill
 
 # Repetitions run the whole matrix again (not one row back to back), so a
 # burst of someone else's load spreads over the rows; the peer runs are
 # interleaved with hookinbox's in every repetition.
 for rep in $(seq 1 "$REPS"); do
   echo "# repetition $rep/$REPS  loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
-  for c in $CONNS; do
-    hookinbox_run "hb-ka-c$c" 0 "$c" 0 "$rep"
-    [ "$SKIP_PEER" = 1 ] || peer_run "wh-ka-c$c" "$c" 0 "$rep"
-  done
-  hookinbox_run "hb-close-c$CLOSE_CONNS" 0 "$CLOSE_CONNS" 1 "$rep"
-  [ "$SKIP_PEER" = 1 ] || peer_run "wh-close-c$CLOSE_CONNS" "$CLOSE_CONNS" 1 "$rep"
-  for p in $PREFILLS; do
-    n=$(count_of "$p")
-    [ "$n" -gt 0 ] || continue
-    hookinbox_run "hb-ka-c$PREFILL_CONNS-prefill$p" "$n" "$PREFILL_CONNS" 0 "$rep" \
-      "$([ "$n" = "$MAX_PREFILL" ] && echo startup)"
-  done
-  rate_run "$rep"
+  if [ "$ONLY_MIXED" != 1 ]; then
+    for c in $CONNS; do
+      hookinbox_run "hb-ka-c$c" 0 "$c" 0 "$rep"
+      [ "$SKIP_PEER" = 1 ] || peer_run "wh-ka-c$c" "$c" 0 "$rep"
+    done
+    hookinbox_run "hb-close-c$CLOSE_CONNS" 0 "$CLOSE_CONNS" 1 "$rep"
+    [ "$SKIP_PEER" = 1 ] || peer_run "wh-close-c$CLOSE_CONNS" "$CLOSE_CONNS" 1 "$rep"
+    for p in $PREFILLS; do
+      n=$(count_of "$p")
+      [ "$n" -gt 0 ] || continue
+      hookinbox_run "hb-ka-c$PREFILL_CONNS-prefill$p" "$n" "$PREFILL_CONNS" 0 "$rep" \
+        "$([ "$n" = "$MAX_PREFILL" ] && echo startup)"
+    done
+    rate_run "$rep"
+  fi
   [ "$SKIP_WORKER" = 1 ] || worker_run "$rep"
+  [ "$SKIP_MIXED" = 1 ] || mixed_runs "$rep"
 done
 echo "# loadavg at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$RESULTS/machine.txt"
 
@@ -559,6 +579,9 @@ table_row() {  # LABEL ROW [PEER_ROW]
   done
   table_row "hookinbox fixed $RATE/s, c=$RATE_CONNS (test_load)" hb-rate
   table_row "worker: http action, $WORKER_THREADS threads (events/s)" worker
+  table_row "mixed db: receive-only endpoint, keep-alive c=$MIXED_CONNS, worker running" hb-mixed-ro
+  table_row "mixed db: action endpoint + worker, keep-alive c=$MIXED_CONNS" hb-mixed-orders
+  table_row "mixed db: fixed $RATE/s to the action endpoint + worker (test_load)" hb-mixed-rate
   for c in $CONNS; do table_row "webhook 2.8.0 HTTPS keep-alive c=$c" "wh-ka-c$c"; done
   table_row "webhook 2.8.0 new TLS conn/request c=$CLOSE_CONNS" "wh-close-c$CLOSE_CONNS"
   if grep -q ' row=hb-startup ' "$RAW"; then
@@ -566,9 +589,10 @@ table_row() {  # LABEL ROW [PEER_ROW]
     echo
     echo "start-up to /readyz = 200 with $MAX_PREFILL rows stored (warm page cache): **$s ms** (range $lo–$hi), peak RSS $(mb "$(med hb-startup rss_kb)") MB"
   fi
+  mixed_summary
   echo
   echo "all checks passed: after every hookinbox run each 2xx answer has its stored delivery ($VERIFY), no non-2xx answer."
   for f in "${FAILURES[@]}"; do echo "FAILED: $f"; done
   echo "whole bench: $(( $(date +%s) - T_START )) s; raw lines: $RAW"
 } | tee "$RESULTS/table.md"
-[ "${#FAILURES[@]}" = 0 ] || die "${#FAILURES[@]} worker run(s) failed their checks (above)"
+[ "${#FAILURES[@]}" = 0 ] || die "${#FAILURES[@]} check(s) of the worker or mixed rows failed (above)"

@@ -347,20 +347,25 @@ std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner, b
   *searched = *request.endpoints;
   // Not under mu_: concurrent claims share the writer's commit (group commit).
   auto claimed = queue_.ClaimDue(request);
-  std::unique_lock<std::mutex> lock(mu_);
-  --claiming_;
-  // The slot this claim held on every endpoint is free again (or taken on one
-  // only): threads that could not search an endpoint may now.
-  lock.unlock();
+  {
+    // The claim's hold on every endpoint ends and the event it took (if any)
+    // counts in flight in the same step: between the two, another thread
+    // would see the endpoint with neither and overshoot its concurrency.
+    std::lock_guard<std::mutex> lock(mu_);
+    --claiming_;
+    if (claimed.ok() && claimed->has_value()) {
+      ++in_flight_by_endpoint_[(*claimed)->endpoint];
+      ++in_flight_;
+    }
+  }
+  // The other endpoints are free of this claim's hold: threads that could not
+  // search one may now.
   wake_.notify_all();
-  lock.lock();
   if (!claimed.ok()) {
     log::Error("worker_claim_failed", {{"error", claimed.status().message()}});
     return std::nullopt;
   }
   if (!claimed->has_value()) return std::nullopt;
-  ++in_flight_by_endpoint_[(*claimed)->endpoint];
-  ++in_flight_;
   return std::move(*claimed);
 }
 
