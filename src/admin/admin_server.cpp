@@ -26,9 +26,6 @@ constexpr int kThreads = 48;
 constexpr int kListenBacklog = 256;
 constexpr int kTimeoutSeconds = 30;
 constexpr int kKeepAliveRequests = 100;
-// A body declared or sent past its route's limit is still read (and
-// dropped) up to this, so the client reads our 413 instead of a reset.
-constexpr int64_t kDrainLimit = 16 * 1024 * 1024;
 
 http::ListenerOptions AdminListenerOptions(const config::Config& config) {
   http::ListenerOptions o;
@@ -44,7 +41,7 @@ http::ListenerOptions AdminListenerOptions(const config::Config& config) {
   o.keep_alive_timeout_seconds = config.server.keep_alive_timeout_seconds;
   o.read_timeout_seconds = kTimeoutSeconds;
   o.write_timeout_seconds = kTimeoutSeconds;
-  o.payload_max_bytes = kDrainLimit;  // the routes' own caps come first (ReadCappedBody)
+  o.payload_max_bytes = kAdminDrainLimit;  // the routes' own caps come first (ReadCappedBody)
   // The server.* header bounds; no body bound: exports stream for as long as they take.
   o.guard = http::GuardLimitsFor(config.server);
   o.guard.body_timeout_ms = 0;
@@ -83,7 +80,7 @@ void AdminServer::Configure() {
   httplib::Server::HandlerWithResponse on_error = [](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty() || res.content_provider_) return httplib::Server::HandlerResponse::Unhandled;
     if (res.status == http::HttpStatusFor(Code::kTooLarge)) {
-      http::ReplyError(res, TooLarge("body is over " + std::to_string(kDrainLimit) + " bytes"));
+      http::ReplyError(res, TooLarge("body is over " + std::to_string(kAdminDrainLimit) + " bytes"));
     } else {
       http::ReplyJson(res, res.status, R"({"error":"bad request"})");
     }
@@ -104,7 +101,7 @@ void AdminServer::Route() {
                             const httplib::ContentReader& reader) {
     AdminRoute route = MatchAdminRoute(req.path);
     bool fully_read = true;
-    auto body = http::ReadCappedBody(req, reader, static_cast<int64_t>(route.max_body), &fully_read, kDrainLimit);
+    auto body = http::ReadCappedBody(req, reader, static_cast<int64_t>(route.max_body), &fully_read, kAdminDrainLimit);
     if (!body.ok()) {
       http::ReplyError(res, body.status().code() == Code::kTooLarge
                                 ? TooLarge("body is over " + std::to_string(route.max_body) + " bytes")
@@ -141,16 +138,14 @@ bool AdminServer::Gate(const httplib::Request& req, httplib::Response& res) cons
   if (decision.outcome == AuthOutcome::kOk) return false;
   ReplyRefusal(decision, res);
   // The body was not read: end the connection so its bytes are never parsed as a request.
-  if (http::DeclaresBody(req)) http::CloseAfterResponse(res);
+  if (http::DeclaresBody(req)) http::CloseAfterRequest(req, res);
   return true;
 }
 
+// Bodies arrive read with their route's cap (Route), so none is over it here.
 void AdminServer::Dispatch(const httplib::Request& req, httplib::Response& res) const {
   AdminRoute route = MatchAdminRoute(req.path);
   if (route.guard == Guard::kHandlerToken) return api_->Handle(req, res);
-  if (req.body.size() > route.max_body) {  // read, but over this route's limit
-    return http::ReplyError(res, TooLarge("body is over " + std::to_string(route.max_body) + " bytes"));
-  }
   admin_api_->Handle(route, req, res);
 }
 

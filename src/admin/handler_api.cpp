@@ -5,6 +5,7 @@
 #include "admin/api_json.h"
 #include "admin/auth.h"
 #include "admin/routes.h"
+#include "http/request_gate.h"
 #include "http/request_view.h"
 #include "http/respond.h"
 
@@ -15,18 +16,10 @@ using nlohmann::json;
 
 constexpr size_t kMaxContentTypeBytes = 255;
 constexpr const char* kDefaultStepType = "application/octet-stream";
-// Declared bodies above this are refused unread and the connection closed:
-// reading them only to say no would let one client tie up a thread.
-constexpr uint64_t kRefuseUnreadBytes = 16 * 1024 * 1024;
-
 // The answer to a refusal; a 401 also says which scheme would be accepted.
 void ReplyFailure(httplib::Response& res, const Status& st) {
   http::ReplyError(res, st);
   if (st.code() == Code::kUnauthenticated) res.set_header("WWW-Authenticate", "Bearer");
-}
-
-bool DeclaresBody(const httplib::Request& req) {
-  return req.get_header_value<uint64_t>("Content-Length") > 0 || req.has_header("Transfer-Encoding");
 }
 
 Status CheckContentType(const std::string& type) {
@@ -46,31 +39,28 @@ store::EffectEnd EndOf(const std::string& action) {
 }  // namespace
 
 bool HandlerApi::Precheck(const httplib::Request& req, httplib::Response& res) const {
+  // Each refusal here comes before the body is read: AnswerUnread ends the
+  // connection when one was declared, so its bytes are never parsed as a request.
   AdminRoute route = MatchAdminRoute(req.path);
   if (route.id == RouteId::kNone) {
-    http::ReplyError(res, NotFound("no such route"));
+    http::AnswerUnread(req, res, NotFound("no such route"));
   } else if (!MethodAllowed(route, req.method)) {
-    http::ReplyJson(res, http::HttpStatusFor(Code::kNotAllowed),
-                    json{{"error", std::string("method not allowed; use ") + route.allow}}.dump());
+    http::AnswerUnread(req, res, NotAllowed(std::string("method not allowed; use ") + route.allow));
     res.set_header("Allow", route.allow);
-  } else if (req.get_header_value<uint64_t>("Content-Length") > kRefuseUnreadBytes) {
-    http::ReplyError(res, TooLarge("body is over " + std::to_string(route.max_body) + " bytes"));
+  } else if (req.get_header_value<uint64_t>("Content-Length") > static_cast<uint64_t>(kAdminDrainLimit)) {
+    http::AnswerUnread(req, res, TooLarge("body is over " + std::to_string(route.max_body) + " bytes"));
   } else {
-    // Smaller bodies are read (or, past the library's limit, skipped with
-    // its 413) so the client reads our answer instead of a reset connection.
+    // Smaller bodies are read with the route's cap (AdminServer::Route, which
+    // drains the rest up to kAdminDrainLimit), so the client reads our answer
+    // instead of a reset connection.
     return false;
   }
-  // The body was not read: end the connection so its bytes are never parsed as a request.
-  if (DeclaresBody(req)) http::CloseAfterResponse(res);
   return true;
 }
 
+// The body was read by AdminServer with this route's cap (http::ReadCappedBody).
 void HandlerApi::Handle(const httplib::Request& req, httplib::Response& res) const {
   AdminRoute route = MatchAdminRoute(req.path);
-  if (req.body.size() > route.max_body) {  // read, but over this route's limit
-    http::ReplyError(res, TooLarge("body is over " + std::to_string(route.max_body) + " bytes"));
-    return;
-  }
   std::optional<store::HandlerGrant> grant = Authenticate(req, res);
   if (!grant) return;
   switch (route.id) {

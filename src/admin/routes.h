@@ -46,6 +46,11 @@ enum class Guard {
 inline constexpr size_t kMaxJsonBodyBytes = 64 * 1024;
 // The largest body of POST /admin/api/reconcile: a provider's export of ids.
 inline constexpr size_t kMaxReconcileBodyBytes = 1024 * 1024;
+// A body past its route's limit is still read (and dropped) up to this, so
+// the client reads our 413 instead of a reset; one declared larger is
+// refused unread and its connection closed (reading it only to say no would
+// let one client tie up a thread).
+inline constexpr int64_t kAdminDrainLimit = 16 * 1024 * 1024;
 
 struct AdminRoute {
   RouteId id = RouteId::kNone;
