@@ -136,7 +136,10 @@ TEST_CASE("writer: a storage failure stops failing CheckWritable after its windo
 TEST_CASE("writer: the readiness check queues nothing and answers at once behind a held lock; a write that could "
           "not commit fails it until a commit succeeds or its window ends",
           "[store][fault][sqlite]") {
-  constexpr int kBusyMs = 500;
+  // Long enough that the queued write's budget (counted from its enqueue)
+  // cannot run out between seeing it queued and the checks below, even on a
+  // loaded sanitizer run: at 500 ms an ASan run once saw it expire there.
+  constexpr int kBusyMs = 2000;
   TempDir dir;
   const std::string path = dir.File("data/hookinbox.db");
   auto opened = store::SqlStore::Open({path, kBusyMs, /*max_batch=*/1});
