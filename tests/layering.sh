@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Fails when a module includes a header from a peer or a higher layer
-# (STYLE.md "Dependency rule"): common <- config <- {verify, store} <- http <- cli;
-# worker sits beside store and uses verify/ only for its crypto (never store/ or http/);
-# runner (the worker loop) joins store's WorkQueue to worker's actions, and only cli wires it;
-# admin (the admin listener) serves the store's Ledger with http's answer helpers.
+# Fails when a module includes a header from a peer or a higher layer. The
+# rule (README "Where things are", STYLE.md "Dependency rule"), lowest first:
+#   common <- config <- {verify, store, action} <- {worker, http} <- admin <- cli
+# action (one attempt against a downstream) uses verify/ only for its crypto;
+# worker (the loop and its policy) joins store's WorkQueue to the actions;
+# http (the public listener) verifies and stores; admin serves the store with
+# http's listener and answers; only cli wires everything.
 set -uo pipefail
 src="$(dirname "$0")/../src"
 declare -A allowed=(
@@ -11,11 +13,11 @@ declare -A allowed=(
   [config]="common config"
   [verify]="common config verify"
   [store]="common config store"
-  [worker]="common config verify worker"
-  [runner]="common config verify store worker runner"
+  [action]="common config verify action"
+  [worker]="common config verify store action worker"
   [http]="common config verify store http"
   [admin]="common config store http admin"
-  [cli]="common config verify store worker runner http admin cli"
+  [cli]="common config verify store action worker http admin cli"
 )
 bad=0
 for module in "${!allowed[@]}"; do

@@ -51,9 +51,9 @@ Status App::Start() {
   if (!admin.ok()) return admin.status();
   admin_ = std::move(admin).value();
   if (Status st = admin_->Bind(); !st.ok()) return st;
-  worker_ = std::make_unique<runner::WorkerLoop>(config_, *store_, *clock_, runner::BuildActions(config_, *clock_),
-                                                 runner::WorkerOptions{}, admin_->HandlerApiBase());
-  runner::WorkerLoop* worker = worker_.get();
+  worker_ = std::make_unique<worker::WorkerLoop>(config_, *store_, *clock_, worker::BuildActions(config_, *clock_),
+                                                 worker::WorkerOptions{}, admin_->HandlerApiBase());
+  worker::WorkerLoop* worker = worker_.get();
   http::ServerHooks hooks{[worker](const std::string& endpoint) { worker->Notify(endpoint); },
                           [worker] { return worker->running(); }};
   auto server = http::PublicServer::Create(config_, *store_, *clock_, std::move(hooks));

@@ -18,7 +18,7 @@
 #include "store/database_clock.h"
 #include "config/config.h"
 #include "http/server.h"
-#include "runner/worker_loop.h"
+#include "worker/worker_loop.h"
 #include "store/sql_store.h"
 
 namespace hookinbox::cli {
@@ -58,7 +58,7 @@ class App {
   const Clock* clock_ = &system_clock_;  // what every component stamps and compares times with
   std::unique_ptr<store::SqlStore> store_;
   std::unique_ptr<admin::AdminServer> admin_;
-  std::unique_ptr<runner::WorkerLoop> worker_;
+  std::unique_ptr<worker::WorkerLoop> worker_;
   std::unique_ptr<http::PublicServer> server_;
   std::unique_ptr<PurgeLoop> purge_;  // only when an endpoint sets [endpoint.retention]
 };

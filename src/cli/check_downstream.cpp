@@ -18,7 +18,7 @@
 #include "cli/load_config.h"
 #include "common/clock.h"
 #include "common/secret.h"
-#include "worker/action.h"
+#include "action/action.h"
 
 namespace hookinbox::cli {
 namespace {
@@ -32,15 +32,15 @@ struct Verdict {
   std::string why;
 };
 
-std::string Describe(const worker::Outcome& o) {
+std::string Describe(const action::Outcome& o) {
   std::string text = o.http_status != 0 ? "HTTP " + std::to_string(o.http_status) : o.error;
   if (!o.result_ref.empty()) text += ", result_ref \"" + o.result_ref + "\"";
   if (o.replayed) text += ", marked as a replay";
   return text;
 }
 
-Verdict Judge(const worker::Outcome& first, const worker::Outcome& second) {
-  using worker::Verdict;
+Verdict Judge(const action::Outcome& first, const action::Outcome& second) {
+  using action::Verdict;
   if (first.verdict != Verdict::kSuccess) return {Finding::kCannotTell, "the first probe failed: " + Describe(first)};
   if (second.verdict != Verdict::kSuccess) {
     return {Finding::kCannotTell, "the second probe failed: " + Describe(second) +
@@ -60,14 +60,14 @@ Verdict Judge(const worker::Outcome& first, const worker::Outcome& second) {
 }
 
 // The probe: marked in its type, its body and a header, unique per run.
-worker::ActionInput Probe(const config::EndpointConfig& e) {
-  worker::ActionInput in;
+action::ActionInput Probe(const config::EndpointConfig& e) {
+  action::ActionInput in;
   in.event_id = "hookinbox-probe-" + RandomHex(8);
   in.event_type = "hookinbox.idempotency_probe";
   in.provider = e.provider;
   in.endpoint = e.name;
   in.tenant = e.tenant;
-  in.idempotency_key = worker::IdempotencyKey(in.provider, in.endpoint, in.tenant, in.event_id);
+  in.idempotency_key = action::IdempotencyKey(in.provider, in.endpoint, in.tenant, in.event_id);
   in.content_type = "application/json";
   in.body = json{{"hookinbox_probe", "idempotency-check"},
                  {"probe_id", in.event_id},
@@ -100,18 +100,18 @@ int RunCheckDownstream(const std::string& endpoint, const CommonOptions& common,
     return kExitUsage;
   }
   SystemClock clock;
-  auto action = worker::MakeAction(e->action, clock);
-  worker::ActionInput probe = Probe(*e);
-  const worker::Outcome first = action->Run(probe);
+  auto action = action::MakeAction(e->action, clock);
+  action::ActionInput probe = Probe(*e);
+  const action::Outcome first = action->Run(probe);
   probe.attempt = 2;
-  const worker::Outcome second = first.verdict == worker::Verdict::kSuccess ? action->Run(probe) : worker::Outcome{};
+  const action::Outcome second = first.verdict == action::Verdict::kSuccess ? action->Run(probe) : action::Outcome{};
   const Verdict verdict = Judge(first, second);
   const char* summary = verdict.finding == Finding::kDeduplicates ? "deduplicates"
                         : verdict.finding == Finding::kDoesNot    ? "does NOT deduplicate"
                                                                   : "cannot tell";
   if (common.json) {
     out << json{{"endpoint", endpoint}, {"url", e->action.url}, {"result", summary}, {"reason", verdict.why},
-                {"first", Describe(first)}, {"second", first.verdict == worker::Verdict::kSuccess
+                {"first", Describe(first)}, {"second", first.verdict == action::Verdict::kSuccess
                                                            ? json(Describe(second)) : json(nullptr)}}
                .dump()
         << "\n";

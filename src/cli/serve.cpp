@@ -124,7 +124,7 @@ int RunServe(const CommonOptions& common, std::ostream& out) {
   ::signal(SIGPIPE, SIG_IGN);
   // Under a file-size limit (RLIMIT_FSIZE) the write past it must fail with
   // EFBIG, which the store answers as 503, not end the process. exec actions
-  // get default dispositions back in the child (worker/exec_action.cpp).
+  // get default dispositions back in the child (action/exec_action.cpp).
   ::signal(SIGXFSZ, SIG_IGN);
   RaiseDescriptorLimit();
   KeepFreedMemory();

@@ -5,7 +5,7 @@
 // exec action's command first of all — must not be able to read them from
 // outside: not from a core file, not through /proc/<pid>/{environ,mem,maps,
 // root,fd} or ptrace, and not from the environment the secrets came from.
-// What the exec child may still open by path is worker/exec_action.h's concern.
+// What the exec child may still open by path is action/exec_action.h's concern.
 #pragma once
 
 #include <string>

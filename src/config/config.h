@@ -329,7 +329,7 @@ bool IsLoopbackHost(std::string_view host);
 // TOML keys), so they can be kept inside the process: every variable a *_env
 // key names, removed from the environment once read (cli/load_config.cpp),
 // and every file holding a secret or a private key, resolved, which exec
-// actions hide from their command (worker/exec_action.h).
+// actions hide from their command (action/exec_action.h).
 struct SecretOrigins {
   std::vector<std::string> env_names;
   std::vector<std::string> files;

@@ -1,4 +1,4 @@
-#include "worker/backoff.h"
+#include "worker/policy.h"
 
 #include <catch2/catch.hpp>
 

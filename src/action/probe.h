@@ -1,4 +1,4 @@
-// worker/probe.h — reconcile before retry: ask the downstream whether an
+// action/probe.h — reconcile before retry: ask the downstream whether an
 // attempt whose answer was lost took effect (SPEC §6 action.probe_url).
 //
 // A GET to action.probe_url with {idempotency_key}, {event_id} and
@@ -12,9 +12,9 @@
 #include <string>
 
 #include "config/config.h"
-#include "worker/action.h"
+#include "action/action.h"
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 
 enum class ProbeVerdict { kFound, kNotFound, kUnclear };
 
@@ -31,4 +31,4 @@ std::string ExpandProbeUrl(const std::string& template_url, const ActionInput& i
 // Asks action.probe_url (REQUIRES: not empty) about `input`'s event.
 ProbeResult Probe(const config::ActionConfig& action, const ActionInput& input);
 
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

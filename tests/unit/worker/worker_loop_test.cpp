@@ -1,6 +1,6 @@
-// Tests of runner/worker_loop: verdict → state mapping, claiming with
+// Tests of worker/worker_loop: verdict → state mapping, claiming with
 // exclusions, per-endpoint concurrency, Notify, lease loss and Stop.
-#include "runner/worker_loop.h"
+#include "worker/worker_loop.h"
 
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -10,7 +10,7 @@
 #include <mutex>
 #include <set>
 
-namespace hookinbox::runner {
+namespace hookinbox::worker {
 namespace {
 
 using namespace std::chrono_literals;
@@ -158,17 +158,17 @@ class FakeQueue final : public store::WorkQueue {
 };
 
 // An action that blocks until released, counting how many run at once.
-class GateAction final : public worker::Action {
+class GateAction final : public action::Action {
  public:
-  worker::Outcome Run(const worker::ActionInput& in) override {
+  action::Outcome Run(const action::ActionInput& in) override {
     std::unique_lock<std::mutex> lock(mu);
     keys.push_back(in.idempotency_key);
     ++running;
     max_running = std::max(max_running, running);
     cv.wait(lock, [&] { return open; });
     --running;
-    worker::Outcome o;
-    o.verdict = worker::Verdict::kSuccess;
+    action::Outcome o;
+    o.verdict = action::Verdict::kSuccess;
     o.result_ref = "ref";
     return o;
   }
@@ -213,8 +213,8 @@ store::ClaimedEvent Claimed(int attempt) {
 
 TEST_CASE("MapOutcome: success completes with its result_ref") {
   config::WorkerConfig w;
-  worker::Outcome o;
-  o.verdict = worker::Verdict::kSuccess;
+  action::Outcome o;
+  o.verdict = action::Verdict::kSuccess;
   o.result_ref = "r-1";
   o.http_status = 201;
   auto r = MapOutcome(w, Claimed(1), "me", o, 1000, 0.5);
@@ -232,8 +232,8 @@ TEST_CASE("MapOutcome: transient retries with backoff and Retry-After, dead-lett
   w.max_attempts = 3;
   w.backoff_initial_ms = 100;
   w.backoff_max_ms = 1000;
-  worker::Outcome o;
-  o.verdict = worker::Verdict::kTransient;
+  action::Outcome o;
+  o.verdict = action::Verdict::kTransient;
   o.error = "HTTP 503";
   auto r = MapOutcome(w, Claimed(2), "me", o, 1000, 0.999);
   CHECK(r.outcome == store::AttemptOutcome::kRetryableFailed);
@@ -249,8 +249,8 @@ TEST_CASE("MapOutcome: transient retries with backoff and Retry-After, dead-lett
 
 TEST_CASE("MapOutcome: permanent dead-letters, unknown stays unknown, errors are capped") {
   config::WorkerConfig w;
-  worker::Outcome o;
-  o.verdict = worker::Verdict::kPermanent;
+  action::Outcome o;
+  o.verdict = action::Verdict::kPermanent;
   o.exit_code = 1;
   o.error = std::string(2000, 'x');
   auto r = MapOutcome(w, Claimed(1), "me", o, 1, 0.5);
@@ -258,7 +258,7 @@ TEST_CASE("MapOutcome: permanent dead-letters, unknown stays unknown, errors are
   CHECK(r.exit_code == 1);
   CHECK(!r.http_status.has_value());
   CHECK(r.error.size() == store::kMaxErrorBytes);
-  o.verdict = worker::Verdict::kUnknown;
+  o.verdict = action::Verdict::kUnknown;
   CHECK(MapOutcome(w, Claimed(1), "me", o, 1, 0.5).outcome == store::AttemptOutcome::kUnknown);
 }
 
@@ -267,44 +267,44 @@ TEST_CASE("ApplyProbe: found completes, not found retries (or dead-letters at th
   w.max_attempts = 2;
   w.backoff_initial_ms = 100;
   w.backoff_max_ms = 1000;
-  worker::Outcome lost;
-  lost.verdict = worker::Verdict::kUnknown;
+  action::Outcome lost;
+  lost.verdict = action::Verdict::kUnknown;
   lost.error = "no answer: Read";
-  auto probed = [&](worker::ProbeVerdict verdict, int attempt) {
+  auto probed = [&](action::ProbeVerdict verdict, int attempt) {
     store::AttemptResult r = MapOutcome(w, Claimed(attempt), "me", lost, 5000, 0.5);
-    worker::ProbeResult p;
+    action::ProbeResult p;
     p.verdict = verdict;
-    p.http_status = verdict == worker::ProbeVerdict::kFound ? 200 : 404;
+    p.http_status = verdict == action::ProbeVerdict::kFound ? 200 : 404;
     p.result_ref = "ord_1";
     p.error = "probe: x";
     ApplyProbe(w, Claimed(attempt), p, 4900, 0.5, &r);
     return r;
   };
-  auto found = probed(worker::ProbeVerdict::kFound, 1);
+  auto found = probed(action::ProbeVerdict::kFound, 1);
   CHECK(found.outcome == store::AttemptOutcome::kCompleted);
   CHECK(found.result_ref == "ord_1");
   REQUIRE(found.probe.has_value());
   CHECK(found.probe->started_at_ms == 4900);
   CHECK(found.probe->http_status == 200);
   CHECK(found.error == "no answer: Read; probe: x");
-  auto not_found = probed(worker::ProbeVerdict::kNotFound, 1);
+  auto not_found = probed(action::ProbeVerdict::kNotFound, 1);
   CHECK(not_found.outcome == store::AttemptOutcome::kRetryableFailed);
   CHECK(not_found.next_attempt_at_ms >= 5000);
   CHECK(not_found.next_attempt_at_ms <= 5100);
-  CHECK(probed(worker::ProbeVerdict::kNotFound, 2).outcome == store::AttemptOutcome::kDeadLettered);
-  auto unclear = probed(worker::ProbeVerdict::kUnclear, 1);
+  CHECK(probed(action::ProbeVerdict::kNotFound, 2).outcome == store::AttemptOutcome::kDeadLettered);
+  auto unclear = probed(action::ProbeVerdict::kUnclear, 1);
   CHECK(unclear.outcome == store::AttemptOutcome::kUnknown);
   CHECK(unclear.probe.has_value());
 }
 
 TEST_CASE("probe URL: placeholders are filled in, percent-encoded") {
-  worker::ActionInput in;
+  action::ActionInput in;
   in.idempotency_key = "abc123";
   in.event_id = "evt 1/ü?&";
   in.event_type = "order.created";
-  CHECK(worker::ExpandProbeUrl("http://h/o?k={idempotency_key}&e={event_id}&t={event_type}&k2={idempotency_key}", in) ==
+  CHECK(action::ExpandProbeUrl("http://h/o?k={idempotency_key}&e={event_id}&t={event_type}&k2={idempotency_key}", in) ==
         "http://h/o?k=abc123&e=evt%201%2F%C3%BC%3F%26&t=order.created&k2=abc123");
-  CHECK(worker::ExpandProbeUrl("http://h/static", in) == "http://h/static");
+  CHECK(action::ExpandProbeUrl("http://h/static", in) == "http://h/static");
 }
 
 TEST_CASE("WorkerLoop: only endpoints with an action are searched; owners are per thread") {
@@ -332,7 +332,7 @@ TEST_CASE("WorkerLoop: only endpoints with an action are searched; owners are pe
   CHECK(q.owners.count("test:0") == 1);
   CHECK(q.owners.count("test:1") == 1);
   CHECK(gate->keys.size() == 1);
-  CHECK(gate->keys[0] == worker::IdempotencyKey("generic", "a", "", "evt_1"));
+  CHECK(gate->keys[0] == action::IdempotencyKey("generic", "a", "", "evt_1"));
   loop.Stop(0ms);
   CHECK_FALSE(loop.running());
   CHECK(q.release_calls == 2);
@@ -395,7 +395,7 @@ TEST_CASE("WorkerLoop: each finish claims the next due event in the same call") 
   loop.Stop(0ms);
   CHECK(q.finish_and_claims == 3);  // the last one found nothing more
   REQUIRE(gate->keys.size() == 3);
-  CHECK(gate->keys[2] == worker::IdempotencyKey("generic", "a", "", "evt_3"));
+  CHECK(gate->keys[2] == action::IdempotencyKey("generic", "a", "", "evt_3"));
   std::lock_guard<std::mutex> lock(q.mu);
   for (const auto& r : q.finished) CHECK(r.outcome == store::AttemptOutcome::kCompleted);
 }
@@ -507,4 +507,4 @@ TEST_CASE("WorkerLoop: Stop before Start is a no-op and releases nothing") {
   CHECK(q.release_calls == 0);
 }
 
-}  // namespace hookinbox::runner
+}  // namespace hookinbox::worker

@@ -1,13 +1,13 @@
-// worker/action.h — the effect the worker performs for one stored event.
+// action/action.h — the effect the worker performs for one stored event.
 //
 // Owns: the input an action receives, the outcome it reports, the
 // idempotency key every attempt of an event carries, and the factory that
 // builds the configured action ([endpoint.action], SPEC §6 and §9 "Worker and
 // actions"). Knows nothing of the store or of the incoming HTTP side: the
-// worker loop (later) reads an event, runs an Action and records its Outcome.
+// worker loop reads an event, runs an Action and records its Outcome.
 //
 // The verdicts map onto SPEC §4: success → completed, transient →
-// retryable_failed (backoff.h), permanent → dead_lettered, unknown → unknown
+// retryable_failed (worker/policy.h), permanent → dead_lettered, unknown → unknown
 // (never retried automatically). `sent` says whether the downstream may have
 // acted, which is what makes a lost answer `unknown` rather than transient.
 #pragma once
@@ -23,7 +23,7 @@
 #include "common/clock.h"
 #include "config/config.h"
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 
 // What one attempt of one event hands to its action. Plain data; the caller owns it.
 struct ActionInput {
@@ -48,6 +48,16 @@ inline constexpr size_t kExecOutputCap = 64 * 1024;
 
 enum class Verdict { kSuccess, kTransient, kPermanent, kUnknown };
 
+// Why an attempt got no answer, when it got none: the worker counts retries
+// by cause, and reading that back from `error` text would break with any
+// rewording.
+enum class NoAnswer {
+  kNone,      // it answered (or the command exited)
+  kNotSent,   // never reached the downstream: connection refused, TLS failed, fork failed
+  kTimedOut,  // connecting or the command took longer than the action's timeout
+  kLost,      // sent, then the connection failed before an answer
+};
+
 // "success" | "transient" | "permanent" | "unknown".
 const char* VerdictName(Verdict v);
 
@@ -63,6 +73,7 @@ struct Outcome {
   // http: the answer said it repeats a saved result (Idempotent-Replayed:
   // true, as Stripe marks replays of an Idempotency-Key).
   bool replayed = false;
+  NoAnswer no_answer = NoAnswer::kNone;
   std::string error;         // "" on success; e.g. "HTTP 503", "exit status 1", "timed out after 10000 ms"
   // exec only: the last bytes (at most kExecOutputCap) of what the command
   // printed. May hold anything the command wrote, payload included: for
@@ -91,8 +102,8 @@ class Action {
 // The action `config` describes, or nullptr when config.type is "" (no
 // action). `clock` (outliving the action) dates webhook-timestamp and
 // Retry-After dates. Expects a validated config. `secret_files` are hidden
-// from exec commands (config::SecretOrigins::files, worker/exec_action.h).
+// from exec commands (config::SecretOrigins::files, action/exec_action.h).
 std::unique_ptr<Action> MakeAction(const config::ActionConfig& config, const Clock& clock,
                                    const std::vector<std::string>& secret_files = {});
 
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

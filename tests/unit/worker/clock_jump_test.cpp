@@ -16,11 +16,11 @@
 #include <thread>
 
 #include "common/clock.h"
-#include "runner/worker_loop.h"
+#include "worker/worker_loop.h"
 #include "store/sql_store.h"
 #include "support/temp_dir.h"
 
-namespace hookinbox::runner {
+namespace hookinbox::worker {
 namespace {
 
 using namespace std::chrono_literals;
@@ -38,15 +38,15 @@ bool Eventually(const std::function<bool()>& cond, std::chrono::milliseconds tim
 }
 
 // Counts runs per event; the event named `held` waits until Open().
-class CountingAction final : public worker::Action {
+class CountingAction final : public action::Action {
  public:
   explicit CountingAction(std::string held) : held_(std::move(held)) {}
-  worker::Outcome Run(const worker::ActionInput& in) override {
+  action::Outcome Run(const action::ActionInput& in) override {
     std::unique_lock<std::mutex> lock(mu_);
     ++runs_[in.event_id];
     cv_.wait(lock, [&] { return open_ || in.event_id != held_; });
-    worker::Outcome o;
-    o.verdict = worker::Verdict::kSuccess;
+    action::Outcome o;
+    o.verdict = action::Verdict::kSuccess;
     return o;
   }
   void Open() {
@@ -96,7 +96,7 @@ std::string Status(store::SqlStore& s, int64_t id) {
 }  // namespace
 
 TEST_CASE("WorkerLoop clock jump: a wall-clock step never runs an event twice nor stalls the claim loop",
-          "[runner][clock]") {
+          "[worker][clock]") {
   testing::TempDir dir;
   auto opened = store::SqlStore::Open({dir.File("h.db"), 2000, 64});
   REQUIRE(opened.ok());
@@ -148,4 +148,4 @@ TEST_CASE("WorkerLoop clock jump: a wall-clock step never runs an event twice no
   CHECK(action->Runs("evt_after_step_back") == 1);
 }
 
-}  // namespace hookinbox::runner
+}  // namespace hookinbox::worker

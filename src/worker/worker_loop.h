@@ -1,4 +1,4 @@
-// runner/worker_loop.h — the in-process worker: claims due events from the
+// worker/worker_loop.h — the in-process worker: claims due events from the
 // WorkQueue, runs each endpoint's action and records the outcome (SPEC §4).
 //
 // Owns: worker.threads threads, each with its own lease owner
@@ -31,35 +31,17 @@
 #include "common/clock.h"
 #include "config/config.h"
 #include "store/work_queue.h"
-#include "worker/action.h"
-#include "worker/probe.h"
+#include "action/action.h"
+#include "action/probe.h"
+#include "worker/policy.h"
 
-namespace hookinbox::runner {
+namespace hookinbox::worker {
 
 // endpoint name → its action; endpoints absent here have none.
-using ActionMap = std::map<std::string, std::shared_ptr<worker::Action>>;
+using ActionMap = std::map<std::string, std::shared_ptr<action::Action>>;
 
-// The actions `config` describes (worker::MakeAction for every endpoint with one).
+// The actions `config` describes (action::MakeAction for every endpoint with one).
 ActionMap BuildActions(const config::Config& config, const Clock& clock);
-
-// The state an attempt's outcome moves its event to, as an AttemptResult
-// (owner/id/attempt/finished_at filled from `event`). `uniform01` picks the jitter.
-store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store::ClaimedEvent& event,
-                                const std::string& owner, const worker::Outcome& outcome, int64_t now_ms,
-                                double uniform01);
-
-// Why an attempt ended retryable_failed, as the `reason` label of
-// webhook_retries_total: one of status_429, status_5xx, status_4xx (408/425/
-// 409 on an idempotent target), exit_75, timeout, connect (not sent), no_answer
-// (sent, no reply, idempotent target), probe_not_found, other. Never free text.
-const char* RetryReason(const worker::Outcome& outcome, bool probe_not_found);
-
-// Reconcile before retry: `r` (an unknown outcome from MapOutcome) after
-// the probe answered `probe`, started at `probe_started_ms`. Found →
-// completed with the probe's result_ref; not found → as a transient failure
-// (backoff, or dead_lettered at max_attempts); cannot tell → stays unknown.
-void ApplyProbe(const config::WorkerConfig& worker, const store::ClaimedEvent& event, const worker::ProbeResult& probe,
-                int64_t probe_started_ms, double uniform01, store::AttemptResult* r);
 
 struct WorkerOptions {
   // Longest sleep when nothing wakes the loop; a due retry is found at least this soon.
@@ -172,4 +154,4 @@ class WorkerLoop {
   bool renewer_stopping_ = false;       // guarded by leases_mu_
 };
 
-}  // namespace hookinbox::runner
+}  // namespace hookinbox::worker

@@ -22,7 +22,7 @@
 // Where the kernel or a sandbox refuses (systemd's RestrictNamespaces=, a
 // container's seccomp profile), the command runs uncovered and the first
 // refusal is logged as a warning.
-#include "worker/exec_action.h"
+#include "action/exec_action.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -46,13 +46,13 @@
 #include <vector>
 
 #include "common/log.h"
-#include "worker/sigpipe_guard.h"
+#include "action/sigpipe_guard.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 namespace {
 
 constexpr int kExitTransient = 75;  // EX_TEMPFAIL (sysexits.h)
@@ -215,6 +215,7 @@ void WarnUncovered(const ChildReport& r) {
 Outcome NotStarted(Verdict verdict, std::string error) {
   Outcome o;
   o.verdict = verdict;
+  o.no_answer = NoAnswer::kNotSent;
   o.error = std::move(error);
   return o;
 }
@@ -351,6 +352,7 @@ Outcome ExecAction::Run(const ActionInput& in) {
     }
     // Why not transient: the command ran and may have done its work.
     o.verdict = config_.idempotent_target ? Verdict::kTransient : Verdict::kUnknown;
+    o.no_answer = NoAnswer::kTimedOut;
     o.error = "timed out after " + std::to_string(config_.timeout_ms) + " ms; process group killed";
     return o;
   }
@@ -371,4 +373,4 @@ Outcome ExecAction::Run(const ActionInput& in) {
   return o;
 }
 
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

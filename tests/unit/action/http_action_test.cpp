@@ -1,6 +1,6 @@
 // The http action against an in-process httplib server on 127.0.0.1 (port 0)
 // and a raw socket peer that hangs or resets the connection.
-#include "worker/http_action.h"
+#include "action/http_action.h"
 
 #include <arpa/inet.h>
 #include <httplib.h>
@@ -19,7 +19,7 @@
 #include "common/clock.h"
 #include "support/openssl_hmac.h"
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 namespace {
 
 constexpr int64_t kNow = 1700000000123;  // FakeClock time: webhook-timestamp 1700000000
@@ -191,7 +191,7 @@ ActionInput Input() {
 }
 
 TEST_CASE("http action: 200 posts the body with every forward header and a Standard Webhooks signature",
-          "[worker][http]") {
+          "[action][http]") {
   Downstream down;
   FakeClock clock(kNow);
   config::ActionConfig c = HttpConfig(down.Url("/ok"));
@@ -224,7 +224,7 @@ TEST_CASE("http action: 200 posts the body with every forward header and a Stand
   CHECK(req.get_header_value("webhook-signature") == expected);
 }
 
-TEST_CASE("http action: no token, no X-Hookinbox-Token header", "[worker][http]") {
+TEST_CASE("http action: no token, no X-Hookinbox-Token header", "[action][http]") {
   Downstream down;
   FakeClock clock(kNow);
   HttpAction action(HttpConfig(down.Url("/ok")), clock);
@@ -232,7 +232,7 @@ TEST_CASE("http action: no token, no X-Hookinbox-Token header", "[worker][http]"
   CHECK_FALSE(down.last().has_header("X-Hookinbox-Token"));
 }
 
-TEST_CASE("http action: result_ref from a header, a numeric pointer, or none", "[worker][http]") {
+TEST_CASE("http action: result_ref from a header, a numeric pointer, or none", "[action][http]") {
   Downstream down;
   FakeClock clock(kNow);
   SECTION("201 with Location") {
@@ -257,7 +257,7 @@ TEST_CASE("http action: result_ref from a header, a numeric pointer, or none", "
   }
 }
 
-TEST_CASE("http action: other 4xx and 3xx are permanent; redirects are not followed", "[worker][http]") {
+TEST_CASE("http action: other 4xx and 3xx are permanent; redirects are not followed", "[action][http]") {
   Downstream down;
   FakeClock clock(kNow);
   for (int status : {400, 404, 422}) {
@@ -274,7 +274,7 @@ TEST_CASE("http action: other 4xx and 3xx are permanent; redirects are not follo
   CHECK(down.calls() == before + 1);  // /ok was not called
 }
 
-TEST_CASE("http action: 408, 425, 429 and 5xx are transient, honouring Retry-After", "[worker][http]") {
+TEST_CASE("http action: 408, 425, 429 and 5xx are transient, honouring Retry-After", "[action][http]") {
   Downstream down;
   FakeClock clock(kNow);
   for (int status : {408, 425, 500, 503}) {
@@ -302,7 +302,7 @@ TEST_CASE("http action: 408, 425, 429 and 5xx are transient, honouring Retry-Aft
   }
 }
 
-TEST_CASE("http action: 409 is transient only from a target that honours Idempotency-Key", "[worker][http]") {
+TEST_CASE("http action: 409 is transient only from a target that honours Idempotency-Key", "[action][http]") {
   Downstream down;
   FakeClock clock(kNow);
   for (bool idempotent : {true, false}) {
@@ -314,7 +314,7 @@ TEST_CASE("http action: 409 is transient only from a target that honours Idempot
   }
 }
 
-TEST_CASE("http action: connection refused is transient and not sent", "[worker][http]") {
+TEST_CASE("http action: connection refused is transient and not sent", "[action][http]") {
   FakeClock clock(kNow);
   config::ActionConfig c = HttpConfig("http://127.0.0.1:" + std::to_string(ClosedPort()) + "/x");
   c.idempotent_target = false;
@@ -323,9 +323,10 @@ TEST_CASE("http action: connection refused is transient and not sent", "[worker]
   CHECK_FALSE(o.sent);
   CHECK(o.http_status == 0);
   CHECK(o.error.rfind("not sent", 0) == 0);
+  CHECK(o.no_answer == action::NoAnswer::kNotSent);
 }
 
-TEST_CASE("http action: unresolvable host is transient and not sent", "[worker][http]") {
+TEST_CASE("http action: unresolvable host is transient and not sent", "[action][http]") {
   FakeClock clock(kNow);
   const Outcome o = HttpAction(HttpConfig("http://no-such-host.invalid/x"), clock).Run(Input());
   CHECK(o.verdict == Verdict::kTransient);
@@ -333,7 +334,7 @@ TEST_CASE("http action: unresolvable host is transient and not sent", "[worker][
 }
 
 TEST_CASE("http action: no answer after sending is unknown, or transient for an idempotent target",
-          "[worker][http]") {
+          "[action][http]") {
   FakeClock clock(kNow);
   for (bool idempotent : {false, true}) {
     const Verdict expected = idempotent ? Verdict::kTransient : Verdict::kUnknown;
@@ -349,6 +350,7 @@ TEST_CASE("http action: no answer after sending is unknown, or transient for an 
       CHECK(o.verdict == expected);
       CHECK(o.sent);
       CHECK(o.http_status == 0);
+      CHECK(o.no_answer == action::NoAnswer::kLost);
       CHECK(o.error.rfind("no answer", 0) == 0);
     }
     {
@@ -363,7 +365,7 @@ TEST_CASE("http action: no answer after sending is unknown, or transient for an 
   }
 }
 
-TEST_CASE("Retry-After parsing", "[worker][http]") {
+TEST_CASE("Retry-After parsing", "[action][http]") {
   CHECK(ParseRetryAfter("0", kNow) == std::optional<int64_t>(0));
   CHECK(ParseRetryAfter(" 120 ", kNow) == std::optional<int64_t>(120000));
   CHECK(ParseRetryAfter("Tue, 14 Nov 2023 22:13:00 GMT", kNow) == std::optional<int64_t>(0));  // in the past
@@ -376,4 +378,4 @@ TEST_CASE("Retry-After parsing", "[worker][http]") {
 }
 
 }  // namespace
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

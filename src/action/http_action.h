@@ -1,4 +1,4 @@
-// worker/http_action.h — the `http` action: POST the event to a downstream URL.
+// action/http_action.h — the `http` action: POST the event to a downstream URL.
 //
 // The request carries the original body and Content-Type, Idempotency-Key,
 // X-Hookinbox-Event-Id/-Event-Type/-Attempt, X-Hookinbox-Token (when there is
@@ -25,9 +25,9 @@
 
 #include "common/clock.h"
 #include "config/config.h"
-#include "worker/action.h"
+#include "action/action.h"
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 
 class HttpAction final : public Action {
  public:
@@ -50,4 +50,4 @@ class HttpAction final : public Action {
 // the past gives 0. nullopt when `value` is neither.
 std::optional<int64_t> ParseRetryAfter(std::string_view value, int64_t now_ms);
 
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

@@ -1,4 +1,4 @@
-// worker/exec_action.h — the `exec` action: run a command for each event.
+// action/exec_action.h — the `exec` action: run a command for each event.
 //
 // The command is `action.command` as an argv, executed directly (no shell,
 // no PATH search: command[0] is an absolute path after config loading), in a
@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "config/config.h"
-#include "worker/action.h"
+#include "action/action.h"
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 
 class ExecAction final : public Action {
  public:
@@ -41,4 +41,4 @@ class ExecAction final : public Action {
   const std::vector<std::string> secret_files_;
 };
 
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

@@ -1,12 +1,12 @@
-#include "worker/probe.h"
+#include "action/probe.h"
 
 #include <nlohmann/json.hpp>
 
 #include "common/encoding.h"
-#include "worker/http_client.h"
-#include "worker/sigpipe_guard.h"
+#include "action/http_client.h"
+#include "action/sigpipe_guard.h"
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 namespace {
 
 std::string BodyResultRef(const std::string& body) {
@@ -59,4 +59,4 @@ ProbeResult Probe(const config::ActionConfig& action, const ActionInput& input) 
   return r;
 }
 
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

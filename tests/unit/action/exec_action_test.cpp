@@ -1,6 +1,6 @@
 // The exec action against small commands. The TEST's scripts use sh -c; the
 // action itself execs argv directly.
-#include "worker/exec_action.h"
+#include "action/exec_action.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -17,7 +17,7 @@
 
 #include "support/temp_dir.h"
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 namespace {
 
 config::ActionConfig Exec(std::vector<std::string> command, int64_t timeout_ms = 10000) {
@@ -65,7 +65,7 @@ bool DiesWithin(pid_t pid, std::chrono::seconds limit) {
   return false;
 }
 
-TEST_CASE("exec: the environment is exactly the documented variables", "[worker][exec]") {
+TEST_CASE("exec: the environment is exactly the documented variables", "[action][exec]") {
   ::setenv("HOOKINBOX_TEST_PARENT_ONLY", "must-not-leak", 1);
   ActionInput in = Input();
   in.token = "tok_1";
@@ -86,7 +86,7 @@ TEST_CASE("exec: the environment is exactly the documented variables", "[worker]
                                 });
 }
 
-TEST_CASE("exec: without token and API base those variables are absent", "[worker][exec]") {
+TEST_CASE("exec: without token and API base those variables are absent", "[action][exec]") {
   const Outcome o = ExecAction(Exec({"/usr/bin/env"})).Run(Input());
   REQUIRE(o.verdict == Verdict::kSuccess);
   CHECK(o.stdout_tail.find("HOOKINBOX_TOKEN") == std::string::npos);
@@ -94,7 +94,7 @@ TEST_CASE("exec: without token and API base those variables are absent", "[worke
   CHECK(Lines(o.stdout_tail).size() == 7);
 }
 
-TEST_CASE("exec: the body arrives on stdin unchanged, 1 MiB included", "[worker][exec]") {
+TEST_CASE("exec: the body arrives on stdin unchanged, 1 MiB included", "[action][exec]") {
   testing::TempDir dir;
   const std::string out = dir.File("stdin.bin");
   std::string body(1 << 20, '\0');
@@ -105,7 +105,7 @@ TEST_CASE("exec: the body arrives on stdin unchanged, 1 MiB included", "[worker]
   CHECK(ReadFile(out) == body);
 }
 
-TEST_CASE("exec: exit 0 with a JSON last line gives result_ref", "[worker][exec]") {
+TEST_CASE("exec: exit 0 with a JSON last line gives result_ref", "[action][exec]") {
   const Outcome o = ExecAction(Exec({"/bin/sh", "-c",
                                      "cat >/dev/null; echo working; echo '{\"result_ref\": \"ord_77\"}'"}))
                         .Run(Input());
@@ -115,13 +115,13 @@ TEST_CASE("exec: exit 0 with a JSON last line gives result_ref", "[worker][exec]
   CHECK(o.error.empty());
 }
 
-TEST_CASE("exec: a last line that is not JSON gives no result_ref", "[worker][exec]") {
+TEST_CASE("exec: a last line that is not JSON gives no result_ref", "[action][exec]") {
   const Outcome o = ExecAction(Exec({"/bin/sh", "-c", "echo '{\"result_ref\": \"x\"}'; echo done"})).Run(Input());
   CHECK(o.verdict == Verdict::kSuccess);
   CHECK(o.result_ref.empty());
 }
 
-TEST_CASE("exec: exit 75 is transient, other exits and signals permanent", "[worker][exec]") {
+TEST_CASE("exec: exit 75 is transient, other exits and signals permanent", "[action][exec]") {
   const Outcome retry = ExecAction(Exec({"/bin/sh", "-c", "echo busy >&2; exit 75"})).Run(Input());
   CHECK(retry.verdict == Verdict::kTransient);
   CHECK(retry.sent);
@@ -140,7 +140,7 @@ TEST_CASE("exec: exit 75 is transient, other exits and signals permanent", "[wor
   CHECK(killed.error == "killed by signal 15");
 }
 
-TEST_CASE("exec: a timeout kills the whole process group, grandchild included", "[worker][exec]") {
+TEST_CASE("exec: a timeout kills the whole process group, grandchild included", "[action][exec]") {
   testing::TempDir dir;
   const std::string pidfile = dir.File("grandchild.pid");
   for (bool idempotent : {false, true}) {
@@ -153,13 +153,14 @@ TEST_CASE("exec: a timeout kills the whole process group, grandchild included", 
     CHECK(o.sent);
     CHECK_FALSE(o.exit_code.has_value());
     CHECK(o.error == "timed out after 500 ms; process group killed");
+    CHECK(o.no_answer == action::NoAnswer::kTimedOut);
     const std::string pid_text = ReadFile(pidfile);
     REQUIRE_FALSE(pid_text.empty());
     CHECK(DiesWithin(static_cast<pid_t>(std::stol(pid_text)), std::chrono::seconds(5)));
   }
 }
 
-TEST_CASE("exec: a background child left running does not hold the action open", "[worker][exec]") {
+TEST_CASE("exec: a background child left running does not hold the action open", "[action][exec]") {
   testing::TempDir dir;
   const std::string pidfile = dir.File("bg.pid");
   const auto start = std::chrono::steady_clock::now();
@@ -170,7 +171,7 @@ TEST_CASE("exec: a background child left running does not hold the action open",
 }
 
 TEST_CASE("exec: a command that never reads stdin gets a 1 MiB body without SIGPIPE or deadlock",
-          "[worker][exec]") {
+          "[action][exec]") {
   // The default disposition: if SIGPIPE reached this process it would die.
   struct sigaction dfl = {}, old = {};
   dfl.sa_handler = SIG_DFL;
@@ -191,7 +192,7 @@ TEST_CASE("exec: a command that never reads stdin gets a 1 MiB body without SIGP
   ::sigaction(SIGPIPE, &old, nullptr);
 }
 
-TEST_CASE("exec: stdout is kept up to the cap, the tail end", "[worker][exec]") {
+TEST_CASE("exec: stdout is kept up to the cap, the tail end", "[action][exec]") {
   const Outcome o = ExecAction(Exec({"/bin/sh", "-c", "head -c 300000 /dev/zero | tr '\\0' a; echo; echo END"}))
                         .Run(Input());
   CHECK(o.verdict == Verdict::kSuccess);
@@ -199,14 +200,14 @@ TEST_CASE("exec: stdout is kept up to the cap, the tail end", "[worker][exec]") 
   CHECK(o.stdout_tail.substr(o.stdout_tail.size() - 4) == "END\n");
 }
 
-TEST_CASE("exec: a program that cannot run is permanent and not sent", "[worker][exec]") {
+TEST_CASE("exec: a program that cannot run is permanent and not sent", "[action][exec]") {
   const Outcome o = ExecAction(Exec({"/nonexistent/handler", "--flag"})).Run(Input());
   CHECK(o.verdict == Verdict::kPermanent);
   CHECK_FALSE(o.sent);
   CHECK(o.error == "cannot run /nonexistent/handler: No such file or directory");
 }
 
-TEST_CASE("exec: descriptors of hookinbox (even without O_CLOEXEC) do not reach the command", "[worker][exec]") {
+TEST_CASE("exec: descriptors of hookinbox (even without O_CLOEXEC) do not reach the command", "[action][exec]") {
   const int leaky = ::open("/dev/null", O_RDONLY);  // deliberately without O_CLOEXEC
   REQUIRE(leaky > 2);
   const std::string path = "/proc/self/fd/" + std::to_string(leaky);
@@ -217,7 +218,7 @@ TEST_CASE("exec: descriptors of hookinbox (even without O_CLOEXEC) do not reach 
   ::close(leaky);
 }
 
-TEST_CASE("exec: secret files read as empty for the command, and stay readable here", "[worker][exec]") {
+TEST_CASE("exec: secret files read as empty for the command, and stay readable here", "[action][exec]") {
   testing::TempDir dir;
   const std::string secret = dir.Write("demo.secret", "s3cr3t-bytes\n");
   const std::string other = dir.Write("other.txt", "not a secret\n");
@@ -239,4 +240,4 @@ TEST_CASE("exec: secret files read as empty for the command, and stay readable h
 }
 
 }  // namespace
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

@@ -1,10 +1,10 @@
-#include "worker/http_client.h"
+#include "action/http_client.h"
 
 #include <time.h>
 
 #include <nlohmann/json.hpp>
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 
 OutgoingClient ClientFor(const config::ActionConfig& action, const std::string& url) {
   const size_t scheme_end = url.find("://");
@@ -40,4 +40,4 @@ std::string ResultRefOf(const config::ActionConfig& action, const httplib::Respo
   return "";
 }
 
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

@@ -1,5 +1,5 @@
-// The http action: one POST per attempt through worker/http_client.h.
-#include "worker/http_action.h"
+// The http action: one POST per attempt through action/http_client.h.
+#include "action/http_action.h"
 
 #include <httplib.h>
 #include <openssl/x509.h>
@@ -10,10 +10,10 @@
 
 #include "common/encoding.h"
 #include "verify/crypto.h"
-#include "worker/http_client.h"
-#include "worker/sigpipe_guard.h"
+#include "action/http_client.h"
+#include "action/sigpipe_guard.h"
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 namespace {
 
 // Errors raised before a byte of the request left: the downstream cannot
@@ -60,6 +60,7 @@ Outcome Lost(const config::ActionConfig& c, std::string error) {
   // Why: a request that arrived may have had its effect. Only a target that
   // deduplicates by Idempotency-Key makes sending it again harmless.
   o.verdict = c.idempotent_target ? Verdict::kTransient : Verdict::kUnknown;
+  o.no_answer = NoAnswer::kLost;
   o.error = std::move(error);
   return o;
 }
@@ -102,6 +103,7 @@ Outcome HttpAction::Run(const ActionInput& in) {
     if (FailedBeforeSending(e)) {
       Outcome o;
       o.verdict = Verdict::kTransient;
+      o.no_answer = e == httplib::Error::ConnectionTimeout ? NoAnswer::kTimedOut : NoAnswer::kNotSent;
       o.error = "not sent: " + FailureReason(e, verify);
       return o;
     }
@@ -149,4 +151,4 @@ std::optional<int64_t> ParseRetryAfter(std::string_view value, int64_t now_ms) {
   return at_ms > now_ms ? at_ms - now_ms : 0;
 }
 
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

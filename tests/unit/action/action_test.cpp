@@ -1,4 +1,4 @@
-#include "worker/action.h"
+#include "action/action.h"
 
 #include <openssl/sha.h>
 
@@ -6,7 +6,7 @@
 
 #include "common/clock.h"
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 namespace {
 
 std::string Hex(const unsigned char* p, size_t n) {
@@ -19,14 +19,14 @@ std::string Hex(const unsigned char* p, size_t n) {
   return out;
 }
 
-TEST_CASE("idempotency key: hex SHA-256 of the documented length-prefixed encoding", "[worker]") {
+TEST_CASE("idempotency key: hex SHA-256 of the documented length-prefixed encoding", "[action]") {
   const std::string joined = "hookinbox-idempotency-v1\n6:stripe\n8:payments\n7:default\n9:evt_12345";
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(joined.data()), joined.size(), digest);
   CHECK(IdempotencyKey("stripe", "payments", "default", "evt_12345") == Hex(digest, sizeof digest));
 }
 
-TEST_CASE("idempotency key: stable, header-safe, and distinct for every part", "[worker]") {
+TEST_CASE("idempotency key: stable, header-safe, and distinct for every part", "[action]") {
   const std::string key = IdempotencyKey("stripe", "payments", "default", "evt_1");
   CHECK(key.size() == 64);
   CHECK(key.find_first_not_of("0123456789abcdef") == std::string::npos);
@@ -39,14 +39,14 @@ TEST_CASE("idempotency key: stable, header-safe, and distinct for every part", "
   CHECK(IdempotencyKey("ab", "c", "d", "e") != IdempotencyKey("a", "bc", "d", "e"));
 }
 
-TEST_CASE("verdict names are the words the audit rows store", "[worker]") {
+TEST_CASE("verdict names are the words the audit rows store", "[action]") {
   CHECK(std::string(VerdictName(Verdict::kSuccess)) == "success");
   CHECK(std::string(VerdictName(Verdict::kTransient)) == "transient");
   CHECK(std::string(VerdictName(Verdict::kPermanent)) == "permanent");
   CHECK(std::string(VerdictName(Verdict::kUnknown)) == "unknown");
 }
 
-TEST_CASE("MakeAction: no type is no action; http and exec build their action", "[worker]") {
+TEST_CASE("MakeAction: no type is no action; http and exec build their action", "[action]") {
   FakeClock clock(0);
   config::ActionConfig c;
   CHECK(MakeAction(c, clock) == nullptr);
@@ -61,4 +61,4 @@ TEST_CASE("MakeAction: no type is no action; http and exec build their action", 
 }
 
 }  // namespace
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

@@ -1,11 +1,11 @@
-#include "worker/action.h"
+#include "action/action.h"
 
 #include "common/encoding.h"
 #include "verify/crypto.h"
-#include "worker/exec_action.h"
-#include "worker/http_action.h"
+#include "action/exec_action.h"
+#include "action/http_action.h"
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 
 const char* VerdictName(Verdict v) {
   switch (v) {
@@ -36,4 +36,4 @@ std::unique_ptr<Action> MakeAction(const config::ActionConfig& config, const Clo
   return nullptr;
 }
 
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

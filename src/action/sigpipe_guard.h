@@ -1,6 +1,6 @@
-// worker/sigpipe_guard.h — keeps SIGPIPE from killing the process during an action.
+// action/sigpipe_guard.h — keeps SIGPIPE from killing the process during an action.
 //
-// Internal to worker/. Writing to a pipe whose reader is gone (a command that
+// Internal to action/. Writing to a pipe whose reader is gone (a command that
 // never reads stdin) or to a reset TLS socket (OpenSSL writes with write(2))
 // raises SIGPIPE. `serve` ignores it process-wide; the actions do not rely on
 // that, so they stay safe in any host process and in tests.
@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <time.h>
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 
 // Blocks SIGPIPE in this thread for the object's lifetime, then consumes a
 // SIGPIPE our writes raised, so a write to a closed pipe or socket does not
@@ -42,4 +42,4 @@ class SigpipeGuard {
   bool was_pending_ = false;
 };
 
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

@@ -1,5 +1,5 @@
-// worker/http_client.h — the outgoing HTTP client the http action and the
-// reconciliation probe share (internal to worker/).
+// action/http_client.h — the outgoing HTTP client the http action and the
+// reconciliation probe share (internal to action/).
 //
 // One client per request: no connection is reused, so a request never
 // inherits a half-dead keep-alive socket. The action's timeout bounds each
@@ -14,7 +14,7 @@
 
 #include "config/config.h"
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 
 struct OutgoingClient {
   std::unique_ptr<httplib::Client> client;
@@ -28,4 +28,4 @@ OutgoingClient ClientFor(const config::ActionConfig& action, const std::string& 
 // into a JSON answer; "" when neither is set or the answer has none.
 std::string ResultRefOf(const config::ActionConfig& action, const httplib::Response& res);
 
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action

@@ -1,5 +1,5 @@
-// runner/worker_loop.cpp — see worker_loop.h.
-#include "runner/worker_loop.h"
+// worker/worker_loop.cpp — see worker_loop.h.
+#include "worker/worker_loop.h"
 
 #include <unistd.h>
 
@@ -8,9 +8,8 @@
 
 #include "common/log.h"
 #include "common/metrics.h"
-#include "worker/backoff.h"
 
-namespace hookinbox::runner {
+namespace hookinbox::worker {
 namespace {
 
 double Uniform01() {
@@ -24,11 +23,11 @@ std::string DefaultOwnerPrefix() {
   return std::string(host[0] ? host : "host") + ":" + std::to_string(::getpid());
 }
 
-worker::ActionInput InputOf(const store::ClaimedEvent& e, const std::string& api_base) {
-  worker::ActionInput in;
+action::ActionInput InputOf(const store::ClaimedEvent& e, const std::string& api_base) {
+  action::ActionInput in;
   in.event_id = e.event_id;
   in.event_type = e.event_type;
-  in.idempotency_key = worker::IdempotencyKey(e.provider, e.endpoint, e.tenant_id, e.event_id);
+  in.idempotency_key = action::IdempotencyKey(e.provider, e.endpoint, e.tenant_id, e.event_id);
   in.attempt = e.attempt;
   in.content_type = e.content_type;
   in.body = e.body;
@@ -44,13 +43,14 @@ worker::ActionInput InputOf(const store::ClaimedEvent& e, const std::string& api
 }
 
 // Counts a recorded attempt: by outcome, and a retry by its cause.
-void CountAttempt(const store::ClaimedEvent& event, const worker::Outcome& outcome,
-                  const std::optional<worker::ProbeResult>& probe, const store::AttemptResult& result) {
+void CountAttempt(const store::ClaimedEvent& event, const action::Outcome& outcome,
+                  const std::optional<action::ProbeResult>& probe, const store::AttemptResult& result) {
   auto& registry = metrics::Registry::Default();
   registry.Add(metrics::kAttemptsTotal, {event.endpoint, event.provider, store::AttemptOutcomeName(result.outcome)});
   if (result.outcome != store::AttemptOutcome::kRetryableFailed) return;
-  const bool probe_not_found = probe && probe->verdict == worker::ProbeVerdict::kNotFound;
-  registry.Add(metrics::kRetriesTotal, {event.endpoint, event.provider, RetryReason(outcome, probe_not_found)});
+  const bool probe_not_found = probe && probe->verdict == action::ProbeVerdict::kNotFound;
+  const RetryReason reason = RetryReasonOf(outcome, probe_not_found);
+  registry.Add(metrics::kRetriesTotal, {event.endpoint, event.provider, RetryReasonLabel(reason)});
 }
 
 // How soon a failed lease renewal is tried again.
@@ -88,85 +88,10 @@ ActionMap BuildActions(const config::Config& config, const Clock& clock) {
   ActionMap out;
   for (const auto& e : config.endpoints) {
     if (e.action.type.empty()) continue;
-    std::unique_ptr<worker::Action> action = worker::MakeAction(e.action, clock, config.secret_origins.files);
+    std::unique_ptr<action::Action> action = action::MakeAction(e.action, clock, config.secret_origins.files);
     if (action) out[e.name] = std::move(action);
   }
   return out;
-}
-
-store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store::ClaimedEvent& event,
-                                const std::string& owner, const worker::Outcome& outcome, int64_t now_ms,
-                                double uniform01) {
-  store::AttemptResult r;
-  r.id = event.id;
-  r.owner = owner;
-  r.attempt = event.attempt;
-  r.finished_at_ms = now_ms;
-  r.error = outcome.error.substr(0, store::kMaxErrorBytes);
-  if (outcome.http_status > 0) r.http_status = outcome.http_status;
-  r.exit_code = outcome.exit_code;
-  switch (outcome.verdict) {
-    case worker::Verdict::kSuccess:
-      r.outcome = store::AttemptOutcome::kCompleted;
-      r.result_ref = outcome.result_ref;
-      break;
-    case worker::Verdict::kTransient:
-      if (event.attempt >= worker.max_attempts) {
-        r.outcome = store::AttemptOutcome::kDeadLettered;
-        r.error = ("attempts exhausted: " + outcome.error).substr(0, store::kMaxErrorBytes);
-      } else {
-        r.outcome = store::AttemptOutcome::kRetryableFailed;
-        r.next_attempt_at_ms = worker::NextAttemptAt(now_ms, event.attempt, outcome.retry_after_ms,
-                                                     worker.backoff_initial_ms, worker.backoff_max_ms, uniform01);
-      }
-      break;
-    case worker::Verdict::kPermanent:
-      r.outcome = store::AttemptOutcome::kDeadLettered;
-      break;
-    case worker::Verdict::kUnknown:
-      r.outcome = store::AttemptOutcome::kUnknown;
-      break;
-  }
-  return r;
-}
-
-const char* RetryReason(const worker::Outcome& outcome, bool probe_not_found) {
-  if (probe_not_found) return "probe_not_found";
-  const int status = outcome.http_status;
-  if (status == 429) return "status_429";
-  if (status >= 500) return "status_5xx";
-  if (status >= 400) return "status_4xx";
-  if (outcome.exit_code && *outcome.exit_code == 75) return "exit_75";
-  const std::string& e = outcome.error;
-  if (e.find("timed out") != std::string::npos || e.find("Timeout") != std::string::npos) return "timeout";
-  if (e.rfind("not sent", 0) == 0 || e.rfind("cannot ", 0) == 0) return "connect";
-  if (e.rfind("no answer", 0) == 0) return "no_answer";
-  return "other";
-}
-
-void ApplyProbe(const config::WorkerConfig& worker, const store::ClaimedEvent& event, const worker::ProbeResult& probe,
-                int64_t probe_started_ms, double uniform01, store::AttemptResult* r) {
-  r->probe = store::AttemptResult::Probe{probe_started_ms, std::nullopt, probe.error};
-  if (probe.http_status > 0) r->probe->http_status = probe.http_status;
-  r->error = (r->error + "; " + probe.error).substr(0, store::kMaxErrorBytes);
-  switch (probe.verdict) {
-    case worker::ProbeVerdict::kFound:
-      r->outcome = store::AttemptOutcome::kCompleted;
-      r->result_ref = probe.result_ref;
-      break;
-    case worker::ProbeVerdict::kNotFound:
-      if (event.attempt >= worker.max_attempts) {
-        r->outcome = store::AttemptOutcome::kDeadLettered;
-        r->error = ("attempts exhausted: " + r->error).substr(0, store::kMaxErrorBytes);
-      } else {
-        r->outcome = store::AttemptOutcome::kRetryableFailed;
-        r->next_attempt_at_ms = worker::NextAttemptAt(r->finished_at_ms, event.attempt, std::nullopt,
-                                                      worker.backoff_initial_ms, worker.backoff_max_ms, uniform01);
-      }
-      break;
-    case worker::ProbeVerdict::kUnclear:
-      break;  // stays unknown, for a person
-  }
 }
 
 WorkerLoop::WorkerLoop(const config::Config& config, store::WorkQueue& queue, const Clock& clock, ActionMap actions,
@@ -381,11 +306,11 @@ std::optional<store::ClaimedEvent> WorkerLoop::RunOne(const std::string& owner, 
   bool claimed_next = false;  // a NextClaim was made (its claiming_ count is ours to undo)
   HoldLease(*event, owner);
 
-  std::shared_ptr<worker::Action> action;
+  std::shared_ptr<action::Action> action;
   if (auto it = actions_.find(event->endpoint); it != actions_.end()) action = it->second;
 
-  worker::Outcome outcome;
-  std::optional<worker::ProbeResult> probe;
+  action::Outcome outcome;
+  std::optional<action::ProbeResult> probe;
   int64_t probe_started_ms = 0;
   const auto attempt_started = std::chrono::steady_clock::now();
   bool released;
@@ -394,17 +319,17 @@ std::optional<store::ClaimedEvent> WorkerLoop::RunOne(const std::string& owner, 
     released = released_;  // Stop released the leases before this event started: leave it to the next run
   }
   if (action && !released) {
-    const worker::ActionInput input = InputOf(*event, handler_api_base_);
+    const action::ActionInput input = InputOf(*event, handler_api_base_);
     outcome = action->Run(input);
     // Reconcile before anyone retries: still under the lease, so no other
     // worker runs the event while the probe is out.
     const config::EndpointConfig* endpoint = config_.FindEndpoint(event->endpoint);
-    if (outcome.verdict == worker::Verdict::kUnknown && endpoint != nullptr && !endpoint->action.probe_url.empty()) {
+    if (outcome.verdict == action::Verdict::kUnknown && endpoint != nullptr && !endpoint->action.probe_url.empty()) {
       probe_started_ms = clock_.NowMs();
-      probe = worker::Probe(endpoint->action, input);
+      probe = action::Probe(endpoint->action, input);
     }
   } else {  // the config changed under a claimed event: nothing to run it with
-    outcome.verdict = worker::Verdict::kPermanent;
+    outcome.verdict = action::Verdict::kPermanent;
     outcome.error = "endpoint has no action";
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt_started).count();
@@ -540,4 +465,4 @@ std::chrono::steady_clock::time_point WorkerLoop::RenewDue() {
   return next;
 }
 
-}  // namespace hookinbox::runner
+}  // namespace hookinbox::worker

@@ -13,9 +13,9 @@
 
 #include "common/clock.h"
 #include "support/temp_dir.h"
-#include "worker/http_action.h"
+#include "action/http_action.h"
 
-namespace hookinbox::worker {
+namespace hookinbox::action {
 namespace {
 
 // Writes a self-signed EC certificate whose SAN is `san` (e.g.
@@ -87,7 +87,7 @@ ActionInput Input() {
 }
 
 TEST_CASE("https action: verified against ca_file; unknown CA or wrong host is transient and not sent",
-          "[worker][http][tls]") {
+          "[action][http][tls]") {
   testing::TempDir dir;
   MakeSelfSigned(dir.File("cert.pem"), dir.File("key.pem"), "IP:127.0.0.1");
   MakeSelfSigned(dir.File("other.pem"), dir.File("other-key.pem"), "DNS:other.example");
@@ -129,4 +129,4 @@ TEST_CASE("https action: verified against ca_file; unknown CA or wrong host is t
 }
 
 }  // namespace
-}  // namespace hookinbox::worker
+}  // namespace hookinbox::action
