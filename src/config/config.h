@@ -310,6 +310,8 @@ struct EndpointConfig {
 
   // The tenant with this id, or nullptr.
   const TenantConfig* FindTenant(std::string_view id) const;
+  // Whether a worker processes this endpoint's events (the others keep theirs as received).
+  bool HasAction() const { return !action.type.empty(); }
 };
 
 // A validated listen address split into host (brackets of an IPv6 literal
@@ -359,7 +361,7 @@ struct Config {
   std::vector<std::string> EndpointsWithAction() const {
     std::vector<std::string> out;
     for (const auto& e : endpoints) {
-      if (!e.action.type.empty()) out.push_back(e.name);
+      if (e.HasAction()) out.push_back(e.name);
     }
     return out;
   }

@@ -87,7 +87,7 @@ class WorkerLoop::RenewFailureLog {
 ActionMap BuildActions(const config::Config& config, const Clock& clock) {
   ActionMap out;
   for (const auto& e : config.endpoints) {
-    if (e.action.type.empty()) continue;
+    if (!e.HasAction()) continue;
     std::unique_ptr<action::Action> action = action::MakeAction(e.action, clock, config.secret_origins.files);
     if (action) out[e.name] = std::move(action);
   }
