@@ -1,5 +1,5 @@
 // cli/commands.h — one Run function per subcommand, callable from tests
-// without spawning a process. Each returns an exit code (cli.h).
+// without spawning a process. Each returns an exit code (cli/exit_code.h).
 #pragma once
 
 #include <cstdint>
