@@ -7,31 +7,25 @@
 #include <chrono>
 #include <filesystem>
 
-#include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/load_config.h"
-#include "cli/open_store.h"
+#include "cli/exit_code.h"
+#include "cli/open_command.h"
 #include "store/snapshot.h"
 
 namespace hookinbox::cli {
 
 int RunBackup(const BackupOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err) {
-  const std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
-  CheckedConfig checked = LoadAndCheck(path);
-  if (!checked.loaded.ok()) {
-    PrintProblems(checked, path, err);
-    err << "hookinbox backup: cannot use " << path << " (see `hookinbox check-config`)\n";
-    return kExitFailure;
-  }
+  auto opened = OpenForCommand(common, {.verb = "backup"}, err);
+  if (!opened) return kExitFailure;
   const auto started = std::chrono::steady_clock::now();
   store::SnapshotOptions snapshot;
   snapshot.with_payloads = !options.without_payloads;
-  const config::StorageConfig& storage = checked.loaded.config.storage;
+  const config::StorageConfig& storage = opened->config.storage;
   Status st = Status::Ok();
   if (storage.backend == "postgres") {
     // The same SQLite audit file, copied row by row from one snapshot of the database.
-    auto opened = OpenConfiguredStore(storage);
-    st = opened.ok() ? (*opened)->Snapshot(options.out_path, snapshot) : opened.status();
+    if (!opened->OpenStore(err)) return kExitFailure;
+    st = opened->store->Snapshot(options.out_path, snapshot);
   } else {
     // The file directly: no writer, no migration, whatever version wrote it.
     st = store::WriteSnapshot(storage.path, options.out_path, snapshot);

@@ -1,8 +1,9 @@
 #include <nlohmann/json.hpp>
 
-#include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/exit_code.h"
 #include "cli/load_config.h"
+#include "cli/open_command.h"
 
 namespace hookinbox::cli {
 namespace {
@@ -16,7 +17,8 @@ nlohmann::json ToJson(const std::vector<config::Problem>& problems) {
 }  // namespace
 
 int RunCheckConfig(const CommonOptions& common, std::ostream& out, std::ostream& err) {
-  std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
+  // Not OpenForCommand: this verb reports every problem instead of refusing.
+  const std::string path = ConfigPath(common);
   CheckedConfig checked = LoadAndCheck(path, /*tls_pairs=*/true);
   const auto& errors = checked.errors;
   const auto& loaded = checked.loaded;

@@ -13,9 +13,9 @@
 // idempotent_target = true.
 #include <nlohmann/json.hpp>
 
-#include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/load_config.h"
+#include "cli/exit_code.h"
+#include "cli/open_command.h"
 #include "common/clock.h"
 #include "common/secret.h"
 #include "action/action.h"
@@ -82,16 +82,15 @@ action::ActionInput Probe(const config::EndpointConfig& e) {
 
 int RunCheckDownstream(const std::string& endpoint, const CommonOptions& common, std::ostream& out,
                        std::ostream& err) {
-  const std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
-  CheckedConfig checked = LoadAndCheck(path);
-  if (!checked.ok()) {
-    PrintProblems(checked, path, err);
-    err << "hookinbox check-downstream: cannot use " << path << " (see `hookinbox check-config`)\n";
-    return kExitUsage;
-  }
-  const config::EndpointConfig* e = checked.loaded.config.FindEndpoint(endpoint);
+  // kComplete: the probe goes through the endpoint's own action (its ca_file
+  // must be readable). An unusable config exits kExitUsage here, not
+  // kExitFailure as elsewhere: 1 means "does not deduplicate or cannot tell".
+  auto opened = OpenForCommand(common, {.verb = "check-downstream", .check = ConfigCheck::kComplete}, err);
+  if (!opened) return kExitUsage;
+  const config::EndpointConfig* e = opened->config.FindEndpoint(endpoint);
   if (e == nullptr) {
-    err << "hookinbox check-downstream: no endpoint named \"" << endpoint << "\" in " << path << "\n";
+    err << "hookinbox check-downstream: no endpoint named \"" << endpoint << "\" in " << opened->config_path
+        << "\n";
     return kExitUsage;
   }
   if (e->action.type != "http") {

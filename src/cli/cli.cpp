@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/exit_code.h"
 #include "common/process_secrets.h"
 
 namespace hookinbox::cli {

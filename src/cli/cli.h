@@ -1,17 +1,12 @@
 // cli/cli.h — the command line: `hookinbox <verb> …` (SPEC §7).
 //
-// Owns: parsing (CLI11 is used nowhere else), dispatch to one file per
-// subcommand, and the one mapping to exit codes: 0 ok, 1 failure, 2 usage.
+// Owns: parsing (CLI11 is used nowhere else) and dispatch to one file per
+// subcommand. The exit codes and the Status map are cli/exit_code.h.
 #pragma once
-
-#include <ostream>
 
 namespace hookinbox::cli {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;
-inline constexpr int kExitUsage = 2;
-
+// Parses argv, runs the verb and returns its exit code (cli/exit_code.h).
 int Main(int argc, char** argv);
 
 }  // namespace hookinbox::cli

@@ -1,5 +1,5 @@
 // cli/commands.h — one Run function per subcommand, callable from tests
-// without spawning a process. Each returns an exit code (cli.h).
+// without spawning a process. Each returns an exit code (cli/exit_code.h).
 #pragma once
 
 #include <cstdint>
@@ -27,8 +27,9 @@ int RunCheckConfig(const CommonOptions& common, std::ostream& out, std::ostream&
 // default in the current directory when no config exists and none was named.
 int RunServe(const CommonOptions& common, std::ostream& out);  // errors go to the log (stderr)
 
-// `hookinbox send-test ENDPOINT`: signs a sample delivery as the endpoint's
-// provider would and sends it to the running server, printing each response.
+// `hookinbox send-test ENDPOINT` (send_test_delivery.cpp): signs a sample
+// delivery as the endpoint's provider would and sends it to the running
+// server, printing each response.
 struct SendTestOptions {
   std::string endpoint;    // ENDPOINT: the endpoint's name
   std::string tenant;      // --tenant: required for an endpoint with tenants

@@ -14,10 +14,9 @@
 #include <memory>
 
 #include "admin/api_json.h"
-#include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/load_config.h"
-#include "cli/open_store.h"
+#include "cli/exit_code.h"
+#include "cli/open_command.h"
 #include "common/clock.h"
 #include "store/sql_store.h"
 
@@ -35,20 +34,8 @@ std::string Actor() {
 
 // Opens the config's database; nullptr (with the reason on err) on failure.
 std::unique_ptr<store::SqlStore> OpenStore(const CommonOptions& common, std::ostream& err) {
-  std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
-  CheckedConfig checked = LoadAndCheck(path);
-  if (!checked.loaded.ok()) {
-    PrintProblems(checked, path, err);
-    err << "hookinbox events: cannot use " << path << " (see `hookinbox check-config`)\n";
-    return nullptr;
-  }
-  const auto& storage = checked.loaded.config.storage;
-  auto opened = OpenConfiguredStore(storage);
-  if (!opened.ok()) {
-    err << "hookinbox events: " << opened.status().message() << "\n";
-    return nullptr;
-  }
-  return std::move(opened).value();
+  auto opened = OpenForCommand(common, {.verb = "events", .open_store = true}, err);
+  return opened ? std::move(opened->store) : nullptr;
 }
 
 // The admin API's shapes (admin/api_json.h), so one reader understands both;
@@ -97,9 +84,11 @@ void PrintDetail(const store::EventDetail& d, std::ostream& out) {
   }
 }
 
+// The store judges the ids and filters given on the command line, so its
+// kInvalidArgument is a usage error here.
 int Fail(const Status& st, std::ostream& err) {
   err << "hookinbox events: " << st.message() << "\n";
-  return st.code() == Code::kInvalidArgument ? kExitUsage : kExitFailure;
+  return ExitFor(st);
 }
 
 }  // namespace

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <string_view>
 
-#include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/exit_code.h"
 #include "common/secret.h"
 #include "http/tls.h"
 #include "store/sql_store.h"
@@ -123,6 +123,7 @@ int RunInit(const std::string& dir_arg, const CommonOptions& common, std::ostrea
       err << "hookinbox init: give either DIR or -c FILE, not both\n";
       return kExitUsage;
     }
+    // Any failure is 1, also kInvalidArgument: that blames the config file, not the command line.
     Status st = InitializeFromConfig(common.config_path, out, err);
     if (!st.ok()) err << "hookinbox init: " << st.message() << "\n";
     return st.ok() ? kExitOk : kExitFailure;
@@ -130,13 +131,13 @@ int RunInit(const std::string& dir_arg, const CommonOptions& common, std::ostrea
   const std::string dir = dir_arg.empty() ? "." : dir_arg;
   if (Status st = Initialize(dir); !st.ok()) {
     err << "hookinbox init: " << st.message() << "\n";
-    return 1;
+    return kExitFailure;
   }
   std::error_code ec;
   std::string abs = fs::weakly_canonical(fs::absolute(dir), ec).string();
   out << Tour(abs, "https://127.0.0.1:8443")
       << "\nStart it with: hookinbox serve -c " << abs << "/hookinbox.toml\n";
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace hookinbox::cli

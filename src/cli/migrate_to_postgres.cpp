@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <memory>
 
-#include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/exit_code.h"
 #include "common/process_secrets.h"
 #include "store/audit_chain.h"
 #include "store/copy.h"
@@ -54,7 +54,7 @@ int RunMigrateToPostgres(const MigrateToPostgresOptions& o, const CommonOptions&
   auto url = TargetUrl(o);
   if (!url.ok()) {
     err << prefix << url.status().message() << "\n";
-    return kExitUsage;
+    return ExitFor(url.status());  // --to/--to-env missing or unset: a usage error
   }
   for (Status st : {Migrate("source " + o.from, store::SqlStore::Open({o.from, 5000, 1})),
                     Migrate("target", store::SqlStore::OpenPostgres({*url, 5000, 1, 2}))}) {

@@ -9,10 +9,9 @@
 
 #include <algorithm>
 
-#include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/load_config.h"
-#include "cli/open_store.h"
+#include "cli/exit_code.h"
+#include "cli/open_command.h"
 #include "common/log.h"
 
 namespace hookinbox::cli {
@@ -104,22 +103,14 @@ void PurgeLoop::Run() {
 }
 
 int RunPurge(bool dry_run, const CommonOptions& common, std::ostream& out, std::ostream& err) {
-  std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
-  CheckedConfig checked = LoadAndCheck(path);
-  if (!checked.ok()) {
-    PrintProblems(checked, path, err);
-    err << "hookinbox purge: cannot use " << path << " (see `hookinbox check-config`)\n";
-    return kExitFailure;
-  }
-  const config::Config& config = checked.loaded.config;
-  auto store = OpenConfiguredStore(config.storage);
-  if (!store.ok()) {
-    err << "hookinbox purge: " << store.status().message() << "\n";
-    return kExitFailure;
-  }
+  // kComplete, unlike the other verbs on stored events: purge has always
+  // refused a config whose named files (TLS pair, exec command) are unusable.
+  auto opened = OpenForCommand(common, {.verb = "purge", .check = ConfigCheck::kComplete, .open_store = true}, err);
+  if (!opened) return kExitFailure;
+  const config::Config& config = opened->config;
   store::PurgeOptions options = PurgeOptionsFor(config, SystemClock().NowMs());
   options.dry_run = dry_run;
-  auto report = (*store)->Purge(options);
+  auto report = opened->store->Purge(options);
   if (!report.ok()) {
     err << "hookinbox purge: " << report.status().message() << "\n";
     return kExitFailure;

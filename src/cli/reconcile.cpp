@@ -12,10 +12,9 @@
 #include <istream>
 #include <memory>
 
-#include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/load_config.h"
-#include "cli/open_store.h"
+#include "cli/exit_code.h"
+#include "cli/open_command.h"
 #include "store/sql_store.h"
 
 namespace hookinbox::cli {
@@ -141,17 +140,11 @@ void Print(const ReconcileOptions& options, const std::string& tenant, size_t id
 
 int RunReconcile(const ReconcileOptions& options, const CommonOptions& common, std::ostream& out,
                  std::ostream& err) {
-  const std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
-  CheckedConfig checked = LoadAndCheck(path);
-  if (!checked.loaded.ok()) {
-    PrintProblems(checked, path, err);
-    err << "hookinbox reconcile: cannot use " << path << " (see `hookinbox check-config`)\n";
-    return kExitFailure;
-  }
-  const auto& config = checked.loaded.config;
-  const auto* endpoint = config.FindEndpoint(options.endpoint);
+  auto opened = OpenForCommand(common, {.verb = "reconcile"}, err);
+  if (!opened) return kExitFailure;
+  const auto* endpoint = opened->config.FindEndpoint(options.endpoint);
   if (endpoint == nullptr) {
-    err << "hookinbox reconcile: no endpoint " << options.endpoint << " in " << path << "\n";
+    err << "hookinbox reconcile: no endpoint " << options.endpoint << " in " << opened->config_path << "\n";
     return kExitUsage;
   }
   std::string tenant;
@@ -169,12 +162,9 @@ int RunReconcile(const ReconcileOptions& options, const CommonOptions& common, s
     if (!ReadIds(file, options.ids_file, ids, err)) return kExitUsage;
   }
 
-  auto opened = OpenConfiguredStore(config.storage);
-  if (!opened.ok()) {
-    err << "hookinbox reconcile: " << opened.status().message() << "\n";
-    return kExitFailure;
-  }
-  auto report = (*opened)->Reconcile(endpoint->name, tenant, ids);
+  // Opened only now: a usage error must not create or migrate the database.
+  if (!opened->OpenStore(err)) return kExitFailure;
+  auto report = opened->store->Reconcile(endpoint->name, tenant, ids);
   if (!report.ok()) {
     err << "hookinbox reconcile: " << report.status().message() << "\n";
     return kExitFailure;

@@ -13,20 +13,19 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <thread>
 
 #include "cli/app.h"
-#include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/exit_code.h"
 #include "cli/init.h"
-#include "common/log.h"
-#include "cli/load_config.h"
+#include "cli/open_command.h"
 #include "cli/open_store.h"
+#include "common/log.h"
 
 namespace hookinbox::cli {
 namespace {
-
-constexpr const char* kDefaultConfig = "hookinbox.toml";
 
 sigset_t ServeSignals() {
   sigset_t set;
@@ -63,7 +62,7 @@ std::thread StartSignalThread(App& app, const std::atomic<bool>& run_finished) {
 // after every burst. glibc's defaults trim an arena's top as soon as 128 KiB
 // are free and map larger blocks one by one; with dozens of connection
 // threads that meant a madvise or munmap, and page faults to get the memory
-// back, on most requests (a tenth of the server's CPU, issue 9 profile). The
+// back, on most requests (a tenth of the server's CPU when profiled). The
 // cost is that RSS stays at its peak, which is bounded by the connection
 // threads and the body limit, not by traffic.
 void KeepFreedMemory() {
@@ -79,22 +78,8 @@ bool PrepareDefault(std::string* path, std::ostream& out) {
     log::Error("init_failed", {{"detail", "cannot create the default installation: " + st.message()}});
     return false;
   }
-  out << "No " << kDefaultConfig << " here: created the default installation in "
+  out << "No " << kDefaultConfigPath << " here: created the default installation in "
       << std::filesystem::current_path(ec).string() << "\n";
-  return true;
-}
-
-// A server's stderr is its log: problems go there as JSON lines like every
-// other line, so a log shipper never meets a plain-text one.
-bool LoadValid(const std::string& path, config::Config* config) {
-  CheckedConfig checked = LoadAndCheck(path, /*tls_pairs=*/true);
-  for (const auto& w : checked.loaded.warnings) log::Warn("config_warning", {{"detail", config::Describe(w, path)}});
-  for (const auto& e : checked.errors) log::Error("config_error", {{"detail", config::Describe(e, path)}});
-  if (!checked.ok()) {
-    log::Error("refusing_to_start", {{"detail", "refusing to start with an invalid config (see `hookinbox check-config`)"}});
-    return false;
-  }
-  *config = std::move(checked.loaded.config);
   return true;
 }
 
@@ -132,15 +117,17 @@ int RunServe(const CommonOptions& common, std::ostream& out) {
   // (`systemctl reload`) that arrives while it loads must not end the process.
   sigset_t signals = ServeSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::string path = common.config_path.empty() ? kDefaultConfig : common.config_path;
+  std::string path = ConfigPath(common);
   bool fresh_default = common.config_path.empty() && !std::filesystem::exists(path);
   if (common.config_path.empty() && !PrepareDefault(&path, out)) return kExitFailure;
-  config::Config config;
-  if (!LoadValid(path, &config)) return kExitFailure;
-  log::SetRedactedFields(config.log.redact);  // before the first line
-  WarnInsecure(config);
+  // The App opens the store itself (cli/app.h).
+  auto opened = OpenForCommand(common, {.verb = "serve", .check = ConfigCheck::kServable, .report_to_log = true},
+                               std::cerr);
+  if (!opened) return kExitFailure;
+  log::SetRedactedFields(opened->config.log.redact);  // before the first line
+  WarnInsecure(opened->config);
 
-  App app(std::move(config));
+  App app(std::move(opened->config));
   if (Status st = app.Start(); !st.ok()) {
     log::Error("start_failed", {{"detail", st.message()}});
     return kExitFailure;

@@ -9,10 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/metrics.h"
-#include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/load_config.h"
-#include "cli/open_store.h"
+#include "cli/exit_code.h"
+#include "cli/open_command.h"
 #include "common/clock.h"
 #include "store/sql_store.h"
 
@@ -59,21 +58,11 @@ void PrintTable(const nlohmann::json& stats, const config::Config& config, std::
 }  // namespace
 
 int RunStats(const CommonOptions& common, std::ostream& out, std::ostream& err) {
-  std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
-  CheckedConfig checked = LoadAndCheck(path);
-  if (!checked.loaded.ok()) {
-    PrintProblems(checked, path, err);
-    err << "hookinbox stats: cannot use " << path << " (see `hookinbox check-config`)\n";
-    return kExitFailure;
-  }
-  const config::Config& config = checked.loaded.config;
-  auto opened = OpenConfiguredStore(config.storage);
-  if (!opened.ok()) {
-    err << "hookinbox stats: " << opened.status().message() << "\n";
-    return kExitFailure;
-  }
-  auto body = admin::RenderStatsJson(**opened, SystemClock().NowMs(), config.EndpointsWithAction());
-  (*opened)->Close();
+  auto opened = OpenForCommand(common, {.verb = "stats", .open_store = true}, err);
+  if (!opened) return kExitFailure;
+  const config::Config& config = opened->config;
+  auto body = admin::RenderStatsJson(*opened->store, SystemClock().NowMs(), config.EndpointsWithAction());
+  opened->store->Close();
   if (!body.ok()) {
     err << "hookinbox stats: " << body.status().message() << "\n";
     return kExitFailure;

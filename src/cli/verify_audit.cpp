@@ -9,8 +9,8 @@
 
 #include <filesystem>
 
-#include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/exit_code.h"
 #include "store/audit_chain.h"
 #include "store/sql/sqlite_connection.h"
 

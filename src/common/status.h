@@ -4,7 +4,7 @@
 // Every public function below the CLI returns one of these; exceptions from
 // third-party libraries are caught at the module edge and turned into a Status
 // with context ("claim: database is locked"). Mapping a Status to an HTTP code
-// lives only in http/respond.cpp, to an exit code only in cli/cli.cpp.
+// lives only in http/respond.cpp, to an exit code only in cli/exit_code.cpp.
 #pragma once
 
 #include <cassert>

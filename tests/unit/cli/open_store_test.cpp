@@ -1,5 +1,5 @@
 // cli/open_store.h: the configured store is opened by backend, and where it
-// lives is shown without a password (issue 10).
+// lives is shown without a password.
 #include <catch2/catch.hpp>
 
 #include <filesystem>

@@ -17,9 +17,9 @@
 #include <sstream>
 #include <thread>
 
-#include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/load_config.h"
+#include "cli/exit_code.h"
+#include "cli/open_command.h"
 #include "verify/public_key.h"
 #include "verify/sign.h"
 
@@ -181,18 +181,17 @@ void Print(const std::vector<Response>& responses, bool json, std::ostream& out,
 }  // namespace
 
 int RunSendTest(const SendTestOptions& opt, const CommonOptions& common, std::ostream& out, std::ostream& err) {
-  const std::string path = common.config_path.empty() ? "hookinbox.toml" : common.config_path;
-  CheckedConfig checked = LoadAndCheck(path);
-  if (!checked.ok()) {
-    PrintProblems(checked, path, err);
-    return kExitFailure;
-  }
-  const config::Config& cfg = checked.loaded.config;
+  // kComplete: it signs as the endpoint's verifier checks, and trusts the
+  // server's own certificate.
+  auto opened = OpenForCommand(
+      common, {.verb = "send-test", .check = ConfigCheck::kComplete, .point_to_check_config = false}, err);
+  if (!opened) return kExitFailure;
+  const config::Config& cfg = opened->config;
   const config::EndpointConfig* e = cfg.FindEndpoint(opt.endpoint);
   if (e == nullptr) {
     std::vector<std::string> names;
     for (const auto& ep : cfg.endpoints) names.push_back(ep.name);
-    err << "hookinbox send-test: no endpoint named \"" << opt.endpoint << "\" in " << path
+    err << "hookinbox send-test: no endpoint named \"" << opt.endpoint << "\" in " << opened->config_path
         << "; endpoints: " << Join(names) << "\n";
     return kExitUsage;
   }
@@ -251,7 +250,7 @@ int RunSendTest(const SendTestOptions& opt, const CommonOptions& common, std::os
   Result<Target> target = ParseTarget(base, hooks_path);
   if (!target.ok()) {
     err << "hookinbox send-test: " << target.status().message() << "\n";
-    return kExitUsage;
+    return ExitFor(target.status());  // --url is malformed: a usage error
   }
 
   const int64_t now_ms =
