@@ -28,7 +28,7 @@ void PrintTable(const nlohmann::json& stats, const config::Config& config, std::
       rows[e.name + "\t" + e.provider] = {{"endpoint", e.name}, {"provider", e.provider}, {"received", 0},
                                           {"duplicates", 0}, {"conflicts", 0}, {"rejected", 0}, {"backlog", 0},
                                           {"oldest_pending_age_seconds", 0}, {"dead_lettered", 0}, {"unknown", 0},
-                                          {"completed", 0}, {"has_action", !e.action.type.empty()}};
+                                          {"completed", 0}, {"has_action", e.HasAction()}};
     }
   }
   const char* columns[] = {"received", "duplicates", "conflicts", "rejected", "backlog",
