@@ -48,8 +48,8 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
   static Result<std::unique_ptr<SqlStore>> OpenPostgres(const PostgresOptions& options);
   ~SqlStore() override;
 
-  Result<ClaimResult> Claim(const NewEvent& event, DeliveryRecord delivery) override;
-  Result<std::vector<ClaimResult>> ClaimBatch(const std::vector<NewEvent>& events,
+  Result<KeyAdmission> Claim(const NewEvent& event, DeliveryRecord delivery) override;
+  Result<std::vector<KeyAdmission>> ClaimBatch(const std::vector<NewEvent>& events,
                                               DeliveryRecord delivery) override;
   Status RecordRejected(DeliveryRecord delivery) override;
   Status RecordIgnored(DeliveryRecord delivery) override;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "store/event_status.h"
 
 namespace hookinbox::store {
 
@@ -46,7 +47,8 @@ std::string NewHandlerToken();
 
 // How an attempt ended; each names the state the event moves to.
 enum class AttemptOutcome { kCompleted, kRetryableFailed, kDeadLettered, kUnknown };
-const char* AttemptOutcomeName(AttemptOutcome o);  // "completed", "retryable_failed", …
+EventStatus StatusAfter(AttemptOutcome o);
+const char* AttemptOutcomeName(AttemptOutcome o);  // ToSql(StatusAfter(o)): "completed", "retryable_failed", …
 
 struct AttemptResult {
   int64_t id = 0;                 // the event

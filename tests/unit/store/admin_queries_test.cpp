@@ -96,12 +96,12 @@ TEST_CASE("admin queries: conflicts of single and batch deliveries, newest first
   REQUIRE(original.ok());
   auto single = f.store->Claim(SampleEvent("evt_1", "h2", R"({"v":2})"), SampleDelivery());
   REQUIRE(single.ok());
-  REQUIRE(single->outcome == store::ClaimOutcome::kConflict);
+  REQUIRE(single->outcome == store::DeliveryOutcome::kConflict);
   REQUIRE(f.store->Claim(SampleEvent("evt_2", "h1"), SampleDelivery()).ok());
   // A batch: one new event and a conflict on evt_2 — the delivery row says 'accepted'.
   auto batch = f.store->ClaimBatch({SampleEvent("evt_3", "h3"), SampleEvent("evt_2", "h9")}, SampleDelivery());
   REQUIRE(batch.ok());
-  REQUIRE((*batch)[1].outcome == store::ClaimOutcome::kConflict);
+  REQUIRE((*batch)[1].outcome == store::DeliveryOutcome::kConflict);
 
   store::ConflictFilter filter;
   auto page = f.store->ListConflicts(filter);

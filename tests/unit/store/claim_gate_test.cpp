@@ -25,7 +25,7 @@ struct GateFixture : StoreFixture {
     e.object_version = version;
     auto r = store->Claim(e, SampleDelivery());
     REQUIRE(r.ok());
-    REQUIRE(r->outcome == store::ClaimOutcome::kAccepted);
+    REQUIRE(r->outcome == store::DeliveryOutcome::kAccepted);
     return r->inbox_id;
   }
   std::optional<store::ClaimedEvent> Claim(int64_t now) {

@@ -11,15 +11,16 @@
 
 using namespace hookinbox;
 using namespace hookinbox::testing;
-using store::ClaimOutcome;
+using store::DeliveryOutcome;
+using store::EventStatus;
 
 TEST_CASE("inbox: a new key is accepted and stored with its payload and one delivery row", "[store]") {
   StoreFixture f;
   auto r = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
   REQUIRE(r.ok());
-  CHECK(r->outcome == ClaimOutcome::kAccepted);
+  CHECK(r->outcome == DeliveryOutcome::kAccepted);
   CHECK(r->inbox_id > 0);
-  CHECK(r->status == "received");
+  CHECK(r->status == EventStatus::kReceived);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 1);
   CHECK(f.Text("SELECT status FROM webhook_inbox") == "received");
   CHECK(f.Count("SELECT count(*) FROM webhook_payloads WHERE kind = 'original'") == 1);
@@ -35,9 +36,9 @@ TEST_CASE("inbox: the same key and payload hash is a duplicate of the original r
   auto second = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
   REQUIRE(first.ok());
   REQUIRE(second.ok());
-  CHECK(second->outcome == ClaimOutcome::kDuplicate);
+  CHECK(second->outcome == DeliveryOutcome::kDuplicate);
   CHECK(second->inbox_id == first->inbox_id);
-  CHECK(second->status == "received");
+  CHECK(second->status == EventStatus::kReceived);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 1);
   CHECK(f.Count("SELECT count(*) FROM webhook_payloads") == 1);
   CHECK(f.Count("SELECT count(*) FROM webhook_deliveries WHERE outcome = 'duplicate'") == 1);
@@ -48,7 +49,7 @@ TEST_CASE("inbox: same key, different payload is a conflict; original untouched,
   auto first = f.store->Claim(SampleEvent("evt_1", "h1", R"({"amount":1})"), SampleDelivery());
   auto other = f.store->Claim(SampleEvent("evt_1", "h2", R"({"amount":2})"), SampleDelivery());
   REQUIRE(other.ok());
-  CHECK(other->outcome == ClaimOutcome::kConflict);
+  CHECK(other->outcome == DeliveryOutcome::kConflict);
   CHECK(other->inbox_id == first->inbox_id);
   CHECK(f.Text("SELECT payload_hash FROM webhook_inbox") == "h1");
   CHECK(f.Text("SELECT body FROM webhook_payloads WHERE kind = 'original'") == R"({"amount":1})");
@@ -63,9 +64,9 @@ TEST_CASE("inbox: the key is (provider, endpoint, tenant, event id)", "[store]")
   b.tenant_id = "acme";
   auto c = a;
   c.endpoint = "orders";
-  CHECK(f.store->Claim(a, SampleDelivery())->outcome == ClaimOutcome::kAccepted);
-  CHECK(f.store->Claim(b, SampleDelivery())->outcome == ClaimOutcome::kAccepted);
-  CHECK(f.store->Claim(c, SampleDelivery())->outcome == ClaimOutcome::kAccepted);
+  CHECK(f.store->Claim(a, SampleDelivery())->outcome == DeliveryOutcome::kAccepted);
+  CHECK(f.store->Claim(b, SampleDelivery())->outcome == DeliveryOutcome::kAccepted);
+  CHECK(f.store->Claim(c, SampleDelivery())->outcome == DeliveryOutcome::kAccepted);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 3);
 }
 
@@ -80,9 +81,9 @@ TEST_CASE("inbox: 20 threads claiming one key give exactly one claim and 19 dupl
       auto r = f.store->Claim(SampleEvent("evt_race"), SampleDelivery());
       if (!r.ok()) {
         ++other;
-      } else if (r->outcome == ClaimOutcome::kAccepted) {
+      } else if (r->outcome == DeliveryOutcome::kAccepted) {
         ++accepted;
-      } else if (r->outcome == ClaimOutcome::kDuplicate) {
+      } else if (r->outcome == DeliveryOutcome::kDuplicate) {
         ++duplicates;
       } else {
         ++other;

@@ -106,7 +106,7 @@ TEST_CASE("statement cache: the writer's statements survive across transactions"
   REQUIRE(f.store->Claim(hookinbox::testing::SampleEvent("evt_b"), hookinbox::testing::SampleDelivery()).ok());
   auto dup = f.store->Claim(hookinbox::testing::SampleEvent("evt_a"), hookinbox::testing::SampleDelivery());
   REQUIRE(dup.ok());
-  CHECK(dup->outcome == store::ClaimOutcome::kDuplicate);
+  CHECK(dup->outcome == store::DeliveryOutcome::kDuplicate);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 2);
   CHECK(f.Count("SELECT count(*) FROM webhook_deliveries") == 3);
 }

@@ -23,7 +23,7 @@ TEST_CASE("writer: a failing commit writes nothing and the store recovers", "[st
   f.store->writer().SetCommitHookForTest(nullptr);
   auto again = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
   REQUIRE(again.ok());
-  CHECK(again->outcome == store::ClaimOutcome::kAccepted);
+  CHECK(again->outcome == store::DeliveryOutcome::kAccepted);
 }
 
 TEST_CASE("writer: one throwing operation fails alone; the rest of its batch commits", "[store]") {
