@@ -106,7 +106,7 @@ Status CheckEventType(const config::EndpointConfig& endpoint, const std::string&
 }
 
 // SPEC §9: {"status":"accepted","events":[{"id":N,"event_id":"…","status":"…"},…]}.
-std::string BatchReply(const std::vector<store::NewEvent>& events, const std::vector<store::KeyAdmission>& claims) {
+std::string BatchReply(const std::vector<store::NewEvent>& events, const std::vector<store::RecordedEvent>& claims) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (size_t i = 0; i < claims.size(); ++i) {
     list.push_back({{"id", claims[i].inbox_id},
@@ -116,7 +116,7 @@ std::string BatchReply(const std::vector<store::NewEvent>& events, const std::ve
   return nlohmann::ordered_json{{"status", "accepted"}, {"events", std::move(list)}}.dump();
 }
 
-std::string ClaimReply(const store::KeyAdmission& claim) {
+std::string ClaimReply(const store::RecordedEvent& claim) {
   nlohmann::ordered_json body{{"status", std::string(store::ToSql(claim.outcome))}, {"id", claim.inbox_id}};
   if (claim.outcome == store::DeliveryOutcome::kDuplicate) {
     body["state"] = std::string(store::ToSql(claim.status));
@@ -304,14 +304,14 @@ void Delivery::ClaimFailed(const Status& status) {
 }
 
 void Delivery::AcceptBatch(const std::vector<store::NewEvent>& events) {
-  auto claims = store_.ClaimBatch(events, audit_);
+  auto claims = store_.RecordBatch(events, audit_);
   if (!claims.ok()) {
     ClaimFailed(claims.status());
     return;
   }
   ReplyJson(res_, 200, BatchReply(events, *claims));
   audit_.outcome = store::BatchOutcome(*claims);
-  for (const store::KeyAdmission& c : *claims) {
+  for (const store::RecordedEvent& c : *claims) {
     if (c.outcome == store::DeliveryOutcome::kAccepted && on_accepted_) on_accepted_(audit_.endpoint);  // one wake per event
   }
   audit_.http_status = 200;
@@ -320,7 +320,7 @@ void Delivery::AcceptBatch(const std::vector<store::NewEvent>& events) {
 }
 
 void Delivery::Accept(const store::NewEvent& event) {
-  auto claim = store_.Claim(event, audit_);
+  auto claim = store_.RecordEvent(event, audit_);
   if (!claim.ok()) {
     ClaimFailed(claim.status());
     return;

@@ -83,8 +83,8 @@ std::string SqlList(const std::array<EventStatus, N>& set) {
   return out + ")";
 }
 
-// webhook_deliveries.outcome: what became of one HTTP delivery. Admitting
-// an idempotency key yields one of the first three (also the per-event
+// webhook_deliveries.outcome: what became of one HTTP delivery. Recording
+// an event's idempotency key yields one of the first three (also the per-event
 // outcome of a batch, webhook_delivery_events.outcome); rejected and ignored
 // deliveries never reach a key.
 enum class DeliveryOutcome { kAccepted, kDuplicate, kConflict, kRejected, kIgnored };

@@ -117,8 +117,8 @@ Existing ReadExisting(sql::Connection& db, const NewEvent& e) {
   return out;
 }
 
-// Decides the admission of one key; writes the inbox row when the key is new, nothing else.
-KeyAdmission AdmitKey(sql::Connection& db, const NewEvent& e) {
+// Decides what becomes of one key; writes the inbox row when the key is new, nothing else.
+RecordedEvent DecideKey(sql::Connection& db, const NewEvent& e) {
   if (int64_t id = InsertIfAbsent(db, e); id > 0) return {DeliveryOutcome::kAccepted, id, EventStatus::kReceived, "", 0};
   Existing old = ReadExisting(db, e);
   if (old.id == 0) throw sql::Error(sql::Failure::kOther, 0, "claim: key vanished between insert and read");
@@ -126,16 +126,16 @@ KeyAdmission AdmitKey(sql::Connection& db, const NewEvent& e) {
   return {same ? DeliveryOutcome::kDuplicate : DeliveryOutcome::kConflict, old.id, old.status, old.result_ref, 0};
 }
 
-// Keeps the body an admission needs: a new event's original, and a conflict's body
+// Keeps the body a recorded event needs: a new event's original, and a conflict's body
 // whole for investigation; a duplicate's body is the original's.
-void KeepPayload(sql::Connection& db, const NewEvent& e, const KeyAdmission& r, int64_t delivery_id) {
+void KeepPayload(sql::Connection& db, const NewEvent& e, const RecordedEvent& r, int64_t delivery_id) {
   if (r.outcome == DeliveryOutcome::kDuplicate) return;
   InsertPayload(db, e, r.inbox_id, delivery_id, r.outcome == DeliveryOutcome::kAccepted ? "original" : "conflict");
 }
 
-// One delivery of one event: its key's admission, its delivery row and its body.
-KeyAdmission AdmitDeliveryInTransaction(sql::Connection& db, const NewEvent& e, DeliveryRecord d) {
-  KeyAdmission r = AdmitKey(db, e);
+// One delivery of one event: its key decided, its delivery row and its body.
+RecordedEvent RecordEventInTransaction(sql::Connection& db, const NewEvent& e, DeliveryRecord d) {
+  RecordedEvent r = DecideKey(db, e);
   d.http_status = 200;
   d.outcome = r.outcome;
   r.delivery_id = InsertDelivery(db, d, r.inbox_id);
@@ -144,7 +144,7 @@ KeyAdmission AdmitDeliveryInTransaction(sql::Connection& db, const NewEvent& e, 
 }
 
 void InsertDeliveryEvent(sql::Connection& db, int64_t delivery_id, size_t position, const NewEvent& e,
-                         const KeyAdmission& r) {
+                         const RecordedEvent& r) {
   Prepared st(db,
               "INSERT INTO webhook_delivery_events (delivery_id, position, inbox_id, event_id, outcome)"
               " VALUES (?,?,?,?,?)");
@@ -156,11 +156,11 @@ void InsertDeliveryEvent(sql::Connection& db, int64_t delivery_id, size_t positi
   st->exec();
 }
 
-std::vector<KeyAdmission> AdmitBatchInTransaction(sql::Connection& db, const std::vector<NewEvent>& events,
-                                                 DeliveryRecord d) {
-  std::vector<KeyAdmission> results;
+std::vector<RecordedEvent> RecordBatchInTransaction(sql::Connection& db, const std::vector<NewEvent>& events,
+                                                    DeliveryRecord d) {
+  std::vector<RecordedEvent> results;
   results.reserve(events.size());
-  for (const NewEvent& e : events) results.push_back(AdmitKey(db, e));
+  for (const NewEvent& e : events) results.push_back(DecideKey(db, e));
   d.http_status = 200;
   d.outcome = BatchOutcome(results);
   int64_t delivery_id = InsertDelivery(db, d, 0);  // one row for the request; its events are listed apart
@@ -375,20 +375,20 @@ Result<int64_t> SqlStore::DatabaseBytes() {
   }
 }
 
-Result<KeyAdmission> SqlStore::Claim(const NewEvent& event, DeliveryRecord delivery) {
-  KeyAdmission result;
+Result<RecordedEvent> SqlStore::RecordEvent(const NewEvent& event, DeliveryRecord delivery) {
+  RecordedEvent result;
   Status st = writer_->Submit(
-      [&](sql::Connection& db) { result = AdmitDeliveryInTransaction(db, event, delivery); });
+      [&](sql::Connection& db) { result = RecordEventInTransaction(db, event, delivery); });
   if (!st.ok()) return Status(st.code(), "claim: " + st.message());
   return result;
 }
 
-Result<std::vector<KeyAdmission>> SqlStore::ClaimBatch(const std::vector<NewEvent>& events,
+Result<std::vector<RecordedEvent>> SqlStore::RecordBatch(const std::vector<NewEvent>& events,
                                                          DeliveryRecord delivery) {
   if (events.empty()) return InvalidArgument("claim: a batch needs at least one event");
-  std::vector<KeyAdmission> results;
+  std::vector<RecordedEvent> results;
   Status st = writer_->Submit(
-      [&](sql::Connection& db) { results = AdmitBatchInTransaction(db, events, delivery); });
+      [&](sql::Connection& db) { results = RecordBatchInTransaction(db, events, delivery); });
   if (!st.ok()) return Status(st.code(), "claim: " + st.message());
   return results;
 }

@@ -90,7 +90,7 @@ void CloseOpenAttempts(sql::Connection& db, int64_t inbox_id, const char* outcom
   st->exec();
 }
 
-void OpenAttempt(sql::Connection& db, const ClaimedEvent& e, const std::string& owner, int64_t now_ms) {
+void OpenAttempt(sql::Connection& db, const LeasedEvent& e, const std::string& owner, int64_t now_ms) {
   Prepared st(db, "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at) VALUES (?,?,?,?)");
   st->bind(1, static_cast<int64_t>(e.id));
   st->bind(2, e.attempt);
@@ -99,7 +99,7 @@ void OpenAttempt(sql::Connection& db, const ClaimedEvent& e, const std::string& 
   st->exec();
 }
 
-void ReadOriginalPayload(sql::Connection& db, ClaimedEvent& e) {
+void ReadOriginalPayload(sql::Connection& db, LeasedEvent& e) {
   Prepared st(db, "SELECT content_type, body FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
   st->bind(1, static_cast<int64_t>(e.id));
   if (!st->executeStep()) return;
@@ -108,8 +108,8 @@ void ReadOriginalPayload(sql::Connection& db, ClaimedEvent& e) {
   e.body = body.getString();
 }
 
-std::optional<ClaimedEvent> ClaimEvent(sql::Connection& db, const DueEvent& due, const std::string& owner,
-                                       int64_t now_ms, int64_t lease_ms) {
+std::optional<LeasedEvent> LeaseEvent(sql::Connection& db, const DueEvent& due, const std::string& owner,
+                                      int64_t now_ms, int64_t lease_ms) {
   Prepared st(db, LeaseSql());
   st->bind(1, owner);
   st->bind(2, static_cast<int64_t>(now_ms + lease_ms));
@@ -119,7 +119,7 @@ std::optional<ClaimedEvent> ClaimEvent(sql::Connection& db, const DueEvent& due,
   st->bind(4, Sha256Hex(token));
   st->bind(5, static_cast<int64_t>(due.id));
   if (!st->executeStep()) return std::nullopt;
-  ClaimedEvent e;
+  LeasedEvent e;
   e.token = std::move(token);
   e.id = st->getColumn(0).getInt64();
   e.provider = st->getColumn(1).getString();
@@ -162,13 +162,13 @@ Candidate* Oldest(std::vector<Candidate>& candidates) {
 // waiting on the way are written in the same transaction. Each searched
 // endpoint costs one index seek (store/due_search.h), so the claim's cost
 // follows the number of endpoints it may take, not the rows others hold.
-// The caller's running events are left out by id (see WorkQueue::ClaimDue).
+// The caller's running events are left out by id (see WorkQueue::LeaseDue).
 // Ids, not the lease owner's "<host>:<pid>" prefix: a worker stopped and
 // started again in one process (tests, a future reload) must still take
 // back the leases it released. Claims of several replicas never run at
 // once: each holds the database's write lock (sql::TxnMode::kWrite).
-std::optional<ClaimedEvent> ClaimInTransaction(sql::Connection& db, const WorkQueue::ClaimRequest& r,
-                                               const std::vector<int64_t>& running) {
+std::optional<LeasedEvent> LeaseOldestDueInTransaction(sql::Connection& db, const WorkQueue::LeaseRequest& r,
+                                                       const std::vector<int64_t>& running) {
   std::vector<Candidate> candidates;
   for (std::string& endpoint : SearchedEndpoints(db, r.endpoints, r.excluded_endpoints)) {
     std::optional<DueEvent> due = OldestDue(db, endpoint, r.now_ms, running);
@@ -180,7 +180,7 @@ std::optional<ClaimedEvent> ClaimInTransaction(sql::Connection& db, const WorkQu
     const DueEvent& due = *next->due;
     std::optional<GateDecision> held = RunningHoldsObject(db, due, running, r.now_ms, r.lease_ms);
     const GateDecision decision = held ? *held : Gate(db, due, r.now_ms, r.lease_ms);
-    if (decision.verdict == GateVerdict::kProceed) return ClaimEvent(db, due, r.owner, r.now_ms, r.lease_ms);
+    if (decision.verdict == GateVerdict::kProceed) return LeaseEvent(db, due, r.owner, r.now_ms, r.lease_ms);
     // A 'processing' event here lost its lease (its worker died): that attempt ends as lost.
     CloseOpenAttempts(db, due.id, "lost", r.now_ms, "lease expired; event reclaimed");
     ApplyGate(db, due, decision, r.owner, r.now_ms);
@@ -303,10 +303,10 @@ EventStatus StatusAfter(AttemptOutcome o) {
 // ToSql's views are string literals, so their data() ends in NUL.
 const char* AttemptOutcomeName(AttemptOutcome o) { return ToSql(StatusAfter(o)).data(); }
 
-Result<std::optional<ClaimedEvent>> SqlStore::ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
-                                                          const std::vector<std::string>& excluded_endpoints,
+Result<std::optional<LeasedEvent>> SqlStore::LeaseDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
+                                                      const std::vector<std::string>& excluded_endpoints,
                                                           const std::vector<int64_t>& running_ids) {
-  return ClaimDue(ClaimRequest{owner, now_ms, lease_ms, excluded_endpoints, running_ids, nullptr, std::nullopt});
+  return LeaseDue(LeaseRequest{owner, now_ms, lease_ms, excluded_endpoints, running_ids, nullptr, std::nullopt});
 }
 
 Status SqlStore::RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) {
@@ -368,17 +368,17 @@ Status SqlStore::Finish(const AttemptResult& r) {
 
 namespace {
 
-// One claim of a ClaimRequest inside the writer's transaction. With a
+// One claim of a LeaseRequest inside the writer's transaction. With a
 // RunningSet, its ids are read here, when the claim runs, and the claimed id
 // added here, so the next claim in the same batch leaves it out; Undo()
 // takes it back out when the transaction did not commit (or is rerun).
-class LiveClaim {
+class LiveLease {
  public:
-  explicit LiveClaim(const WorkQueue::ClaimRequest& r) : r_(r) {}
-  std::optional<ClaimedEvent> Run(sql::Connection& db) {
+  explicit LiveLease(const WorkQueue::LeaseRequest& r) : r_(r) {}
+  std::optional<LeasedEvent> Run(sql::Connection& db) {
     Undo();  // a rerun after a rolled-back batch starts over
-    std::optional<ClaimedEvent> e =
-        ClaimInTransaction(db, r_, r_.running != nullptr ? r_.running->Snapshot() : r_.running_ids);
+    std::optional<LeasedEvent> e =
+        LeaseOldestDueInTransaction(db, r_, r_.running != nullptr ? r_.running->Snapshot() : r_.running_ids);
     if (e && r_.running != nullptr) {
       r_.running->Add(e->id);
       added_ = e->id;
@@ -391,21 +391,21 @@ class LiveClaim {
   }
 
  private:
-  const WorkQueue::ClaimRequest& r_;
+  const WorkQueue::LeaseRequest& r_;
   int64_t added_ = 0;
 };
 
-Status CheckClaim(const WorkQueue::ClaimRequest& r) {
+Status CheckLeaseRequest(const WorkQueue::LeaseRequest& r) {
   if (r.owner.empty() || r.lease_ms <= 0) return InvalidArgument("claim due: owner and a positive lease are required");
   return Status::Ok();
 }
 
 }  // namespace
 
-Result<std::optional<ClaimedEvent>> SqlStore::ClaimDue(const ClaimRequest& request) {
-  if (Status ok = CheckClaim(request); !ok.ok()) return ok;
-  LiveClaim claim(request);
-  std::optional<ClaimedEvent> taken;
+Result<std::optional<LeasedEvent>> SqlStore::LeaseDue(const LeaseRequest& request) {
+  if (Status ok = CheckLeaseRequest(request); !ok.ok()) return ok;
+  LiveLease claim(request);
+  std::optional<LeasedEvent> taken;
   Status st = writer_->Submit([&](sql::Connection& db) { taken = claim.Run(db); });
   if (!st.ok()) {
     claim.Undo();
@@ -414,14 +414,14 @@ Result<std::optional<ClaimedEvent>> SqlStore::ClaimDue(const ClaimRequest& reque
   return taken;
 }
 
-Status SqlStore::FinishAndClaim(const AttemptResult& r, const ClaimRequest& next,
-                                   std::optional<ClaimedEvent>* claimed) {
+Status SqlStore::FinishAndLease(const AttemptResult& r, const LeaseRequest& next,
+                                std::optional<LeasedEvent>* claimed) {
   claimed->reset();
   if (Status ok = CheckResult(r); !ok.ok()) return ok;
-  if (Status ok = CheckClaim(next); !ok.ok()) return ok;
-  LiveClaim claim(next);
+  if (Status ok = CheckLeaseRequest(next); !ok.ok()) return ok;
+  LiveLease claim(next);
   bool moved = false;
-  std::optional<ClaimedEvent> taken;
+  std::optional<LeasedEvent> taken;
   Status st = writer_->Submit([&](sql::Connection& db) {
     taken.reset();
     moved = FinishInTransaction(db, r);

@@ -6,9 +6,9 @@
 
 namespace hookinbox::store {
 
-DeliveryOutcome BatchOutcome(const std::vector<KeyAdmission>& admissions) {
+DeliveryOutcome BatchOutcome(const std::vector<RecordedEvent>& events) {
   auto any = [&](DeliveryOutcome o) {
-    return std::any_of(admissions.begin(), admissions.end(), [o](const KeyAdmission& a) { return a.outcome == o; });
+    return std::any_of(events.begin(), events.end(), [o](const RecordedEvent& e) { return e.outcome == o; });
   };
   if (any(DeliveryOutcome::kAccepted)) return DeliveryOutcome::kAccepted;
   return any(DeliveryOutcome::kConflict) ? DeliveryOutcome::kConflict : DeliveryOutcome::kDuplicate;

@@ -39,20 +39,20 @@ class FakeStore final : public store::Store {
     keys_.clear();
   }
 
-  Result<store::KeyAdmission> Claim(const store::NewEvent& event, store::DeliveryRecord delivery) override {
+  Result<store::RecordedEvent> RecordEvent(const store::NewEvent& event, store::DeliveryRecord delivery) override {
     ++calls.claim;
     if (fail_with_unavailable) return Unavailable("fake: database is full");
     deliveries.push_back(std::move(delivery));
-    return AdmitOne(event);
+    return RecordOne(event);
   }
 
-  Result<std::vector<store::KeyAdmission>> ClaimBatch(const std::vector<store::NewEvent>& events,
-                                                     store::DeliveryRecord delivery) override {
+  Result<std::vector<store::RecordedEvent>> RecordBatch(const std::vector<store::NewEvent>& events,
+                                                        store::DeliveryRecord delivery) override {
     ++calls.claim_batch;
     if (fail_with_unavailable) return Unavailable("fake: database is full");
     deliveries.push_back(std::move(delivery));
-    std::vector<store::KeyAdmission> out;
-    for (const auto& e : events) out.push_back(AdmitOne(e));
+    std::vector<store::RecordedEvent> out;
+    for (const auto& e : events) out.push_back(RecordOne(e));
     return out;
   }
 
@@ -69,9 +69,9 @@ class FakeStore final : public store::Store {
     std::string payload_hash;
   };
 
-  store::KeyAdmission AdmitOne(const store::NewEvent& e) {
+  store::RecordedEvent RecordOne(const store::NewEvent& e) {
     Key key{e.provider, e.endpoint, e.tenant_id, e.event_id};
-    store::KeyAdmission r;
+    store::RecordedEvent r;
     auto it = keys_.find(key);
     if (it == keys_.end()) {
       int64_t id = static_cast<int64_t>(keys_.size()) + 1;
