@@ -158,7 +158,7 @@ Candidate* Oldest(std::vector<Candidate>& candidates) {
   return best;
 }
 
-// The oldest due event the gate lets run, claimed; those it skips or sets
+// The oldest due event the gate lets run, leased; those it skips or sets
 // waiting on the way are written in the same transaction. Each searched
 // endpoint costs one index seek (store/due_search.h), so the claim's cost
 // follows the number of endpoints it may take, not the rows others hold.
