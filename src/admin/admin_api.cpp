@@ -8,9 +8,9 @@ namespace hookinbox::admin {
 
 void AdminApi::Handle(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const {
   switch (route.id) {
-    case RouteId::kEvents: return ListEvents(req, res, nullptr);
-    case RouteId::kDeadLetters: return ListEvents(req, res, "dead_lettered");
-    case RouteId::kUnknownQueue: return ListEvents(req, res, "unknown");
+    case RouteId::kEvents: return ListEvents(req, res, std::nullopt);
+    case RouteId::kDeadLetters: return ListEvents(req, res, store::EventStatus::kDeadLettered);
+    case RouteId::kUnknownQueue: return ListEvents(req, res, store::EventStatus::kUnknown);
     case RouteId::kEvent: return ShowEvent(route, req, res);
     case RouteId::kEventReplay: return ReplayEvent(route, req, res);
     case RouteId::kEventResolve: return ResolveEvent(route, req, res);

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "admin/routes.h"
@@ -41,7 +42,8 @@ class AdminApi {
 
  private:
   // api_events.cpp
-  void ListEvents(const httplib::Request& req, httplib::Response& res, const char* fixed_status) const;
+  void ListEvents(const httplib::Request& req, httplib::Response& res,
+                  std::optional<store::EventStatus> fixed_status) const;
   void ShowEvent(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
   void ReplayEvent(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
   void ResolveEvent(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;

@@ -68,10 +68,11 @@ Status CheckNote(const std::string& note) {
 
 std::string AdminActor(const httplib::Request& req) { return "admin:" + req.remote_addr; }
 
-void AdminApi::ListEvents(const httplib::Request& req, httplib::Response& res, const char* fixed_status) const {
+void AdminApi::ListEvents(const httplib::Request& req, httplib::Response& res,
+                          std::optional<store::EventStatus> fixed_status) const {
   auto filter = ParseEventQuery(req.params, fixed_status ? QueueParams() : EventQueryParams());
   if (!filter.ok()) return http::ReplyError(res, filter.status());
-  if (fixed_status) filter->status = fixed_status;
+  if (fixed_status) filter->status = store::ToSql(*fixed_status);
   auto page = store_.ListEvents(*filter);
   if (!page.ok()) return http::ReplyError(res, page.status());
   json events = json::array();
@@ -98,7 +99,7 @@ void AdminApi::ReplayEvent(const AdminRoute& route, const httplib::Request& req,
   if (Status st = CheckNote(*note); !st.ok()) return http::ReplyError(res, st);
   const int64_t id = EventIdOf(route);
   if (Status st = store_.Replay(id, AdminActor(req), *note, clock_.NowMs()); !st.ok()) return http::ReplyError(res, st);
-  http::ReplyJson(res, 200, json{{"id", id}, {"status", "received"}}.dump());
+  http::ReplyJson(res, 200, json{{"id", id}, {"status", std::string(store::ToSql(store::EventStatus::kReceived))}}.dump());
 }
 
 void AdminApi::ResolveEvent(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const {
@@ -106,7 +107,8 @@ void AdminApi::ResolveEvent(const AdminRoute& route, const httplib::Request& req
   if (!body.ok()) return http::ReplyError(res, body.status());
   auto as = StringMember(*body, "as", true);
   if (!as.ok()) return http::ReplyError(res, as.status());
-  if (*as != "completed" && *as != "dead_lettered") {
+  const std::optional<store::EventStatus> to = store::EventStatusFromSql(*as);
+  if (to != store::EventStatus::kCompleted && to != store::EventStatus::kDeadLettered) {
     return http::ReplyError(res, InvalidArgument("as must be \"completed\" or \"dead_lettered\""));
   }
   auto result_ref = StringMember(*body, "result_ref", false);

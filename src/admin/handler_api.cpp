@@ -64,7 +64,7 @@ void HandlerApi::Handle(const httplib::Request& req, httplib::Response& res) con
   std::optional<store::HandlerGrant> grant = Authenticate(req, res);
   if (!grant) return;
   switch (route.id) {
-    case RouteId::kEffectClaim: Claim(req, res, *grant); break;
+    case RouteId::kEffectClaim: ClaimEffect(req, res, *grant); break;
     case RouteId::kEffectEnd: EndEffect(req, res, *grant, route.param, route.action); break;
     case RouteId::kStep:
       if (req.method == "PUT") {
@@ -92,7 +92,7 @@ std::optional<store::HandlerGrant> HandlerApi::Authenticate(const httplib::Reque
   return std::nullopt;
 }
 
-void HandlerApi::Claim(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant) const {
+void HandlerApi::ClaimEffect(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant) const {
   auto body = ParseJsonObject(req.body, false);
   if (!body.ok()) return http::ReplyError(res, body.status());
   auto key = StringMember(*body, "key", true);

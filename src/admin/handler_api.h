@@ -35,7 +35,7 @@ class HandlerApi {
   void Handle(const httplib::Request& req, httplib::Response& res) const;
 
  private:
-  void Claim(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant) const;
+  void ClaimEffect(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant) const;
   void EndEffect(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant,
                  const std::string& key, const std::string& action) const;
   void PutStep(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant,

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "common/encoding.h"
+#include "store/event_status.h"
 
 namespace hookinbox::admin {
 namespace {
@@ -110,13 +111,7 @@ Result<int> ParseLimit(const std::optional<std::string>& text) {
   return static_cast<int>(*v);
 }
 
-bool KnownStatus(std::string_view s) {
-  for (std::string_view known : {"received", "processing", "completed", "retryable_failed", "dead_lettered",
-                                 "unknown", "skipped"}) {
-    if (s == known) return true;
-  }
-  return false;
-}
+bool KnownStatus(std::string_view s) { return store::EventStatusFromSql(s).has_value(); }
 
 // Text parameters of the event filter: where each goes and whether it may be empty.
 // The "limit" and "cursor" every paged list takes, checked in that order;

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/exit_code.h"
 #include "common/process_secrets.h"
+#include "store/event_status.h"
 
 namespace hookinbox::cli {
 
@@ -62,7 +63,8 @@ int Main(int argc, char** argv) {
   ev_resolve->add_option("ID", ev.ids, "event id")->required()->expected(1);
   ev_resolve->add_option("--as", ev.as, "completed or dead_lettered")
       ->required()
-      ->check(CLI::IsMember({"completed", "dead_lettered"}));
+      ->check(CLI::IsMember({std::string(store::ToSql(store::EventStatus::kCompleted)),
+                             std::string(store::ToSql(store::EventStatus::kDeadLettered))}));
   ev_resolve->add_option("--result-ref", ev.result_ref, "the downstream's reference (for completed)");
   ev_resolve->add_option("--note", ev.note, "why (kept in the audit row)");
   std::string check_endpoint;

@@ -106,20 +106,20 @@ Status CheckEventType(const config::EndpointConfig& endpoint, const std::string&
 }
 
 // SPEC §9: {"status":"accepted","events":[{"id":N,"event_id":"…","status":"…"},…]}.
-std::string BatchReply(const std::vector<store::NewEvent>& events, const std::vector<store::ClaimResult>& claims) {
+std::string BatchReply(const std::vector<store::NewEvent>& events, const std::vector<store::RecordedEvent>& claims) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (size_t i = 0; i < claims.size(); ++i) {
     list.push_back({{"id", claims[i].inbox_id},
                     {"event_id", events[i].event_id},
-                    {"status", store::ClaimOutcomeName(claims[i].outcome)}});
+                    {"status", std::string(store::ToSql(claims[i].outcome))}});
   }
   return nlohmann::ordered_json{{"status", "accepted"}, {"events", std::move(list)}}.dump();
 }
 
-std::string ClaimReply(const store::ClaimResult& claim) {
-  nlohmann::ordered_json body{{"status", store::ClaimOutcomeName(claim.outcome)}, {"id", claim.inbox_id}};
-  if (claim.outcome == store::ClaimOutcome::kDuplicate) {
-    body["state"] = claim.status;
+std::string ClaimReply(const store::RecordedEvent& claim) {
+  nlohmann::ordered_json body{{"status", std::string(store::ToSql(claim.outcome))}, {"id", claim.inbox_id}};
+  if (claim.outcome == store::DeliveryOutcome::kDuplicate) {
+    body["state"] = std::string(store::ToSql(claim.status));
     if (!claim.result_ref.empty()) body["result_ref"] = claim.result_ref;
   }
   return body.dump();
@@ -148,7 +148,7 @@ void LogDelivery(const store::DeliveryRecord& d, int64_t inbox_id, int64_t elaps
                          {"provider", d.provider},
                          {"tenant", d.tenant_id},
                          {"event_id", d.event_id},
-                         {"outcome", d.outcome},
+                         {"outcome", std::string(store::ToSql(d.outcome))},
                          {"status", d.http_status},
                          {"reason", d.reason},
                          {"inbox_id", inbox_id},
@@ -163,25 +163,15 @@ void LogDelivery(const store::DeliveryRecord& d, int64_t inbox_id, int64_t elaps
 // endpoint counts with empty labels instead of creating a series per path.
 void CountDelivery(const store::DeliveryRecord& d, std::string_view reject_reason = {}) {
   auto& registry = metrics::Registry::Default();
-  if (d.outcome == "rejected") {
+  using store::DeliveryOutcome;
+  if (d.outcome == DeliveryOutcome::kRejected) {
     registry.Add(metrics::kRejectedTotal, {d.endpoint, d.provider, std::string(reject_reason)});
     return;
   }
-  if (d.outcome != "accepted" && d.outcome != "duplicate" && d.outcome != "conflict") return;  // ignored
+  if (d.outcome == DeliveryOutcome::kIgnored) return;
   registry.Add(metrics::kReceivedTotal, {d.endpoint, d.provider});
-  if (d.outcome == "duplicate") registry.Add(metrics::kDuplicateTotal, {d.endpoint, d.provider});
-  if (d.outcome == "conflict") registry.Add(metrics::kConflictTotal, {d.endpoint, d.provider});
-}
-
-// The outcome the store records for a batch's delivery row (see
-// store/sql_store.cpp BatchOutcome): any new event makes it accepted,
-// else a conflict, else a duplicate.
-const char* BatchOutcome(const std::vector<store::ClaimResult>& claims) {
-  auto any = [&](store::ClaimOutcome o) {
-    return std::any_of(claims.begin(), claims.end(), [o](const store::ClaimResult& c) { return c.outcome == o; });
-  };
-  if (any(store::ClaimOutcome::kAccepted)) return "accepted";
-  return any(store::ClaimOutcome::kConflict) ? "conflict" : "duplicate";
+  if (d.outcome == DeliveryOutcome::kDuplicate) registry.Add(metrics::kDuplicateTotal, {d.endpoint, d.provider});
+  if (d.outcome == DeliveryOutcome::kConflict) registry.Add(metrics::kConflictTotal, {d.endpoint, d.provider});
 }
 
 void DescribeTarget(const Target& target, store::DeliveryRecord* audit) {
@@ -306,7 +296,7 @@ void Delivery::ClaimFailed(const Status& status) {
     Reject(status, Body::kConsumed);
   } else {
     ReplyError(res_, status);
-    audit_.outcome = "rejected";  // for the count and the log line only: no row was written
+    audit_.outcome = store::DeliveryOutcome::kRejected;  // for the count and the log line only: no row was written
     audit_.http_status = res_.status;
     CountDelivery(audit_, CodeName(status.code()));
     LogDelivery(audit_, 0, ElapsedUs(), request_id_);
@@ -314,15 +304,15 @@ void Delivery::ClaimFailed(const Status& status) {
 }
 
 void Delivery::AcceptBatch(const std::vector<store::NewEvent>& events) {
-  auto claims = store_.ClaimBatch(events, audit_);
+  auto claims = store_.RecordBatch(events, audit_);
   if (!claims.ok()) {
     ClaimFailed(claims.status());
     return;
   }
   ReplyJson(res_, 200, BatchReply(events, *claims));
-  audit_.outcome = BatchOutcome(*claims);
-  for (const store::ClaimResult& c : *claims) {
-    if (c.outcome == store::ClaimOutcome::kAccepted && on_accepted_) on_accepted_(audit_.endpoint);  // one wake per event
+  audit_.outcome = store::BatchOutcome(*claims);
+  for (const store::RecordedEvent& c : *claims) {
+    if (c.outcome == store::DeliveryOutcome::kAccepted && on_accepted_) on_accepted_(audit_.endpoint);  // one wake per event
   }
   audit_.http_status = 200;
   CountDelivery(audit_);
@@ -330,14 +320,14 @@ void Delivery::AcceptBatch(const std::vector<store::NewEvent>& events) {
 }
 
 void Delivery::Accept(const store::NewEvent& event) {
-  auto claim = store_.Claim(event, audit_);
+  auto claim = store_.RecordEvent(event, audit_);
   if (!claim.ok()) {
     ClaimFailed(claim.status());
     return;
   }
   ReplyJson(res_, 200, ClaimReply(*claim));
-  if (claim->outcome == store::ClaimOutcome::kAccepted && on_accepted_) on_accepted_(audit_.endpoint);
-  audit_.outcome = store::ClaimOutcomeName(claim->outcome);
+  if (claim->outcome == store::DeliveryOutcome::kAccepted && on_accepted_) on_accepted_(audit_.endpoint);
+  audit_.outcome = claim->outcome;
   audit_.http_status = 200;
   CountDelivery(audit_);
   LogDelivery(audit_, claim->inbox_id, ElapsedUs(), request_id_);
@@ -359,7 +349,7 @@ void Delivery::ReceiveOtherMethod() {
 }
 
 void Delivery::Reject(const Status& status, Body body, const httplib::ContentReader* reader) {
-  audit_.outcome = "rejected";
+  audit_.outcome = store::DeliveryOutcome::kRejected;
   audit_.http_status = HttpStatusFor(status.code());
   audit_.reason = std::string(CodeName(status.code())) + ": " + status.message();
   if (Status st = store_.RecordRejected(audit_); !st.ok()) {
@@ -378,10 +368,10 @@ void Delivery::Answer(const verify::HandshakeAnswer& answer, bool authenticated)
   audit_.reason = "handshake: " + answer.what;
   Status recorded;
   if (answer.http_status < 300) {
-    audit_.outcome = "ignored";
+    audit_.outcome = store::DeliveryOutcome::kIgnored;
     recorded = authenticated ? store_.RecordIgnored(audit_) : store_.RecordUnverifiedAnswer(audit_);
   } else {
-    audit_.outcome = "rejected";
+    audit_.outcome = store::DeliveryOutcome::kRejected;
     recorded = store_.RecordRejected(audit_);
   }
   if (!recorded.ok() && answer.http_status < 300) {
@@ -395,7 +385,7 @@ void Delivery::Answer(const verify::HandshakeAnswer& answer, bool authenticated)
 }
 
 void Delivery::Ignore() {
-  audit_.outcome = "ignored";
+  audit_.outcome = store::DeliveryOutcome::kIgnored;
   audit_.http_status = 200;
   audit_.reason = "event type not in the endpoint's event_types";
   if (Status st = store_.RecordIgnored(audit_); !st.ok()) {
@@ -423,7 +413,7 @@ void Receiver::AuditIfUnrecorded(const httplib::Request& req, const httplib::Res
   if (audited || !IsHooksPath(req.path)) return;
   store::DeliveryRecord audit = DescribeRequest(req, clock_.NowMs());
   if (auto target = Route(config_, req.path); target.ok()) DescribeTarget(*target, &audit);
-  audit.outcome = "rejected";
+  audit.outcome = store::DeliveryOutcome::kRejected;
   audit.http_status = res.status;
   audit.reason = "http: answered " + std::to_string(res.status) + " by the HTTP layer";
   if (Status st = store_.RecordRejected(audit); !st.ok()) log::Warn("audit_write_failed", {{"error", st.message()}});

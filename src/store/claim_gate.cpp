@@ -22,7 +22,8 @@ GateDecision Wait(int64_t holder, int64_t until_ms, std::string error) {
 std::optional<GateDecision> ObjectBusy(sql::Connection& db, const DueEvent& e, int64_t now_ms) {
   Prepared st(db,
               "SELECT id, lease_until FROM webhook_inbox WHERE endpoint = ? AND tenant_id = ?"
-              " AND object_key = ? AND status = 'processing' AND lease_until >= ? AND id <> ? LIMIT 1");
+              " AND object_key = ? AND status = " + SqlLiteral(EventStatus::kProcessing) +
+                  " AND lease_until >= ? AND id <> ? LIMIT 1");
   st->bind(1, e.endpoint);
   st->bind(2, e.tenant_id);
   st->bind(3, e.object_key);
@@ -66,22 +67,25 @@ std::optional<GateDecision> BusinessKeyHeld(sql::Connection& db, const DueEvent&
   if (!st->executeStep()) return std::nullopt;
   const int64_t holder = st->getColumn(0).getInt64();
   const std::string key_status = st->getColumn(1).getString();
-  const std::string holder_status = st->getColumn(2).getString();
-  if (holder == e.id || holder_status == "dead_lettered" || holder_status == "skipped") return std::nullopt;
-  if (key_status == "applied" || holder_status == "completed") {
+  const std::optional<EventStatus> holder_status = EventStatusFromSql(st->getColumn(2).getString());
+  if (holder == e.id || holder_status == EventStatus::kDeadLettered || holder_status == EventStatus::kSkipped) {
+    return std::nullopt;
+  }
+  if (key_status == "applied" || holder_status == EventStatus::kCompleted) {
     return Skip("duplicate_business_key", holder,
                 "duplicate_business_key: " + e.business_key_hint + " already applied by " + Event(holder));
   }
   // Still in flight: look again when its lease ends or its retry is due (its
   // finish wakes us sooner); an unknown holder waits for a person.
-  int64_t until = holder_status == "processing" ? st->getColumn(3).getInt64() + 1 : st->getColumn(4).getInt64() + 1;
-  if (holder_status == "unknown") until = now_ms + lease_ms;
+  int64_t until = holder_status == EventStatus::kProcessing ? st->getColumn(3).getInt64() + 1
+                                                           : st->getColumn(4).getInt64() + 1;
+  if (holder_status == EventStatus::kUnknown) until = now_ms + lease_ms;
   return Wait(holder, std::max(until, now_ms + 1),
               "waiting for " + Event(holder) + " (same business key " + e.business_key_hint + ")");
 }
 
 // Closes an attempt row that began and ended now, for a skip or a conflict.
-void RecordDecision(sql::Connection& db, int64_t id, const std::string& owner, int64_t now_ms, const char* outcome,
+void RecordDecision(sql::Connection& db, int64_t id, const std::string& owner, int64_t now_ms, EventStatus outcome,
                     const std::string& error) {
   Prepared st(db,
               "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at, finished_at, outcome,"
@@ -89,7 +93,7 @@ void RecordDecision(sql::Connection& db, int64_t id, const std::string& owner, i
   st->bind(1, owner);
   st->bind(2, static_cast<int64_t>(now_ms));
   st->bind(3, static_cast<int64_t>(now_ms));
-  st->bind(4, outcome);
+  st->bind(4, std::string(ToSql(outcome)));
   st->bind(5, error);
   st->bind(6, static_cast<int64_t>(id));
   st->exec();
@@ -113,7 +117,8 @@ void ApplyGate(sql::Connection& db, const DueEvent& e, const GateDecision& d, co
   if (d.verdict == GateVerdict::kWait) {
     Prepared st(db,
                 "UPDATE webhook_inbox SET next_attempt_at = ?, waiting_for = ?, last_error = ?,"
-                " status = CASE WHEN status = 'processing' THEN 'retryable_failed' ELSE status END,"
+                " status = CASE WHEN status = " + SqlLiteral(EventStatus::kProcessing) + " THEN " +
+                    SqlLiteral(EventStatus::kRetryableFailed) + " ELSE status END,"
                 " lease_owner = NULL, lease_until = NULL WHERE id = ?");
     st->bind(1, static_cast<int64_t>(d.until_ms));
     st->bind(2, static_cast<int64_t>(d.other_id));
@@ -123,19 +128,20 @@ void ApplyGate(sql::Connection& db, const DueEvent& e, const GateDecision& d, co
     return;
   }
   const bool skip = d.verdict == GateVerdict::kSkip;
+  const EventStatus ended = skip ? EventStatus::kSkipped : EventStatus::kDeadLettered;
   Prepared st(db,
               "UPDATE webhook_inbox SET status = ?, skip_reason = ?, skipped_for = ?, last_error = ?,"
               " attempt_count = attempt_count + 1, lease_owner = NULL, lease_until = NULL,"
               " next_attempt_at = NULL, waiting_for = NULL, token_hash = NULL WHERE id = ?");
-  st->bind(1, skip ? "skipped" : "dead_lettered");
+  st->bind(1, std::string(ToSql(ended)));
   BindText(*st, 2, skip ? d.reason : std::string());
   st->bind(3, static_cast<int64_t>(d.other_id));
   st->bind(4, d.error);
   st->bind(5, static_cast<int64_t>(e.id));
   st->exec();
-  RecordDecision(db, e.id, owner, now_ms, skip ? "skipped" : "dead_lettered", d.error);
+  RecordDecision(db, e.id, owner, now_ms, ended, d.error);
   // Whoever waited for this event looks again now.
-  AfterFinish(db, e.id, skip ? "skipped" : "dead_lettered", now_ms);
+  AfterFinish(db, e.id, ended, now_ms);
 }
 
 void HoldBusinessKey(sql::Connection& db, const DueEvent& e, int64_t now_ms) {
@@ -155,8 +161,8 @@ void HoldBusinessKey(sql::Connection& db, const DueEvent& e, int64_t now_ms) {
   st->exec();
 }
 
-void AfterFinish(sql::Connection& db, int64_t id, const std::string& status, int64_t now_ms) {
-  if (status == "completed") {
+void AfterFinish(sql::Connection& db, int64_t id, EventStatus status, int64_t now_ms) {
+  if (status == EventStatus::kCompleted) {
     Prepared key(db,
                  "UPDATE business_keys SET status = 'applied', applied_at = ? WHERE inbox_id = ?"
                  " AND status = 'claimed'");
@@ -173,14 +179,15 @@ void AfterFinish(sql::Connection& db, int64_t id, const std::string& status, int
     version->bind(1, static_cast<int64_t>(now_ms));
     version->bind(2, static_cast<int64_t>(id));
     version->exec();
-  } else if (status == "dead_lettered") {
+  } else if (status == EventStatus::kDeadLettered) {
     Prepared key(db, "DELETE FROM business_keys WHERE inbox_id = ? AND status = 'claimed'");
     key->bind(1, static_cast<int64_t>(id));
     key->exec();
   }
   Prepared wake(db,
                 "UPDATE webhook_inbox SET next_attempt_at = ?, waiting_for = NULL"
-                " WHERE waiting_for = ? AND status IN ('received', 'retryable_failed')");
+                " WHERE waiting_for = ? AND status IN " +
+                    SqlList(std::array{EventStatus::kReceived, EventStatus::kRetryableFailed}));
   wake->bind(1, static_cast<int64_t>(now_ms));
   wake->bind(2, static_cast<int64_t>(id));
   wake->exec();

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 
+#include "store/event_status.h"
 #include "store/work_queue.h"
 
 namespace hookinbox::store {
@@ -23,7 +24,8 @@ namespace hookinbox::store {
 // The fields of a due event the gate reads.
 struct DueEvent {
   int64_t id = 0;
-  std::string status, endpoint, tenant_id, payload_hash;
+  EventStatus status = EventStatus::kReceived;
+  std::string endpoint, tenant_id, payload_hash;
   std::string business_key, business_key_hint, object_key;  // "" = none
   int64_t object_version = 0;
   int64_t next_attempt_at_ms = 0;  // where it sits in the due order (with id)
@@ -56,6 +58,6 @@ void HoldBusinessKey(sql::Connection& db, const DueEvent& e, int64_t now_ms);
 // After event `id` moved to `status` (completed, retryable_failed,
 // dead_lettered, unknown): its business key becomes applied or free, a
 // completed object version is recorded, and events waiting for it are due now.
-void AfterFinish(sql::Connection& db, int64_t id, const std::string& status, int64_t now_ms);
+void AfterFinish(sql::Connection& db, int64_t id, EventStatus status, int64_t now_ms);
 
 }  // namespace hookinbox::store

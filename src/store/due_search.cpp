@@ -15,8 +15,8 @@ std::string due_sql::OldestDue(size_t running) {
   std::string sql =
       "SELECT id, status, endpoint, tenant_id, payload_hash, coalesce(business_key, ''),"
       " coalesce(business_key_hint, ''), coalesce(object_key, ''), coalesce(object_version, 0), next_attempt_at"
-      " FROM webhook_inbox WHERE endpoint = ?1 AND status IN ('received', 'retryable_failed', 'processing')"
-      " AND next_attempt_at <= ?2 AND (status <> 'processing' OR lease_until < ?2)";
+      " FROM webhook_inbox WHERE endpoint = ?1 AND status IN " + SqlList(kLeasableStatuses) +
+      " AND next_attempt_at <= ?2 AND (status <> " + SqlLiteral(EventStatus::kProcessing) + " OR lease_until < ?2)";
   if (running > 0) sql += " AND id NOT IN (" + Placeholders(3, running) + ")";
   return sql + " ORDER BY next_attempt_at, id LIMIT 1";
 }
@@ -30,7 +30,7 @@ std::optional<DueEvent> OldestDue(sql::Connection& db, const std::string& endpoi
   if (!st->executeStep()) return std::nullopt;
   DueEvent e;
   e.id = st->getColumn(0).getInt64();
-  e.status = st->getColumn(1).getString();
+  e.status = EventStatusFromSql(st->getColumn(1).getString()).value_or(EventStatus::kUnknown);
   e.endpoint = st->getColumn(2).getString();
   e.tenant_id = st->getColumn(3).getString();
   e.payload_hash = st->getColumn(4).getString();

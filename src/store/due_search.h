@@ -23,22 +23,25 @@
 #include <vector>
 
 #include "store/claim_gate.h"
+#include "store/event_status.h"
 
 namespace hookinbox::store {
 
 // The statements, exposed for the plan tests. ?1 is the endpoint, ?2 now (ms).
+// Their status IN-lists are webhook_inbox_due_by_endpoint's predicate,
+// spelled as literals so the planner can match the partial index.
 namespace due_sql {
 // The oldest due event of one endpoint; `running` ids (?3…) are left out.
 std::string OldestDue(size_t running);
 // The earliest next_attempt_at of one endpoint's claimable rows (due or not).
-inline constexpr const char* kEarliest =
+inline const std::string kEarliest =
     "SELECT next_attempt_at FROM webhook_inbox WHERE endpoint = ?1"
-    " AND status IN ('received', 'retryable_failed', 'processing') AND next_attempt_at IS NOT NULL"
+    " AND status IN " + SqlList(kLeasableStatuses) + " AND next_attempt_at IS NOT NULL"
     " ORDER BY next_attempt_at LIMIT 1";
 // The next endpoint after ?1 that holds a claimable row: a loose index scan,
 // one seek per endpoint.
-inline constexpr const char* kNextPendingEndpoint =
-    "SELECT endpoint FROM webhook_inbox WHERE status IN ('received', 'retryable_failed', 'processing')"
+inline const std::string kNextPendingEndpoint =
+    "SELECT endpoint FROM webhook_inbox WHERE status IN " + SqlList(kLeasableStatuses) +
     " AND endpoint > ?1 ORDER BY endpoint LIMIT 1";
 }  // namespace due_sql
 

@@ -2,7 +2,7 @@
 // handler API (SPEC §9 "Handler API"; tables `effects`, `step_results`).
 //
 // A handler proves which event it works for with the token of that event's
-// current attempt (ClaimedEvent::token). Only the token's SHA-256 is stored
+// current attempt (LeasedEvent::token). Only the token's SHA-256 is stored
 // (webhook_inbox.token_hash), so the token is looked up by its digest and
 // the lookup leaks nothing usable about it. A token is valid exactly while
 // its attempt runs: the event is 'processing', its lease has not expired and

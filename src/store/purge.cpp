@@ -5,6 +5,7 @@
 
 
 #include "store/audit_chain.h"
+#include "store/event_status.h"
 #include "store/sql_reader.h"
 #include "store/sql_store.h"
 #include "store/statement_cache.h"
@@ -17,8 +18,8 @@ constexpr int64_t kDayMs = 86400000;
 // A terminal event of endpoint ?1 with no activity since ?2. Its deliveries,
 // batch deliveries, attempts and actions all count as activity: a provider
 // still retrying an event keeps its key alive.
-constexpr const char* kExpiredEvent =
-    " FROM webhook_inbox i WHERE i.endpoint = ?1 AND i.status IN ('completed', 'dead_lettered', 'skipped')"
+const std::string kExpiredEvent =
+    " FROM webhook_inbox i WHERE i.endpoint = ?1 AND i.status IN " + SqlList(kFinishedStatuses) +
     " AND i.received_at < ?2 AND coalesce(i.completed_at, 0) < ?2"
     " AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.inbox_id = i.id AND d.received_at >= ?2)"
     " AND NOT EXISTS (SELECT 1 FROM webhook_delivery_events de JOIN webhook_deliveries d ON d.id = de.delivery_id"
@@ -34,12 +35,12 @@ constexpr const char* kGuarded =
     " OR EXISTS (SELECT 1 FROM effects e WHERE e.inbox_id = i.id AND e.status <> 'failed'))";
 
 // Bodies of terminal events of endpoint ?1 older than ?2.
-constexpr const char* kOldPayloads =
+const std::string kOldPayloads =
     " FROM webhook_payloads p JOIN webhook_inbox i ON i.id = p.inbox_id WHERE i.endpoint = ?1"
-    " AND i.status IN ('completed', 'dead_lettered', 'skipped') AND p.created_at < ?2";
-constexpr const char* kOldSteps =
+    " AND i.status IN " + SqlList(kFinishedStatuses) + " AND p.created_at < ?2";
+const std::string kOldSteps =
     " FROM step_results s JOIN webhook_inbox i ON i.id = s.inbox_id WHERE i.endpoint = ?1"
-    " AND i.status IN ('completed', 'dead_lettered', 'skipped') AND s.stored_at < ?2";
+    " AND i.status IN " + SqlList(kFinishedStatuses) + " AND s.stored_at < ?2";
 
 int64_t Cutoff(int64_t now_ms, int days) { return now_ms - static_cast<int64_t>(days) * kDayMs; }
 

@@ -87,9 +87,12 @@ ReconcileReport Classify(const std::vector<std::string>& ids, const std::unorder
     auto it = found.find(event_id);
     if (it == found.end()) {
       report.never_received.push_back({event_id, 0, ""});
-    } else if (it->second.status == "completed" || it->second.status == "skipped") {
+      continue;
+    }
+    const std::optional<EventStatus> status = EventStatusFromSql(it->second.status);
+    if (status == EventStatus::kCompleted || status == EventStatus::kSkipped) {
       ++report.completed;  // skipped: deliberately not acted on (duplicate business key, stale version) — done
-    } else if (it->second.status == "unknown") {
+    } else if (status == EventStatus::kUnknown) {
       report.unknown.push_back({event_id, it->second.id, it->second.status});
     } else {
       report.not_completed.push_back({event_id, it->second.id, it->second.status});

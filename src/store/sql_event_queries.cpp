@@ -148,13 +148,7 @@ void ReadPayload(sql::Connection& db, EventDetail& d) {
   d.payload = body.getString();
 }
 
-bool KnownStatus(const std::string& s) {
-  for (const char* known : {"received", "processing", "completed", "retryable_failed", "dead_lettered", "unknown",
-                            "skipped"}) {
-    if (s == known) return true;
-  }
-  return false;
-}
+bool KnownStatus(const std::string& s) { return EventStatusFromSql(s).has_value(); }
 
 }  // namespace
 

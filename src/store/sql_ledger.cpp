@@ -38,8 +38,8 @@ bool WellFormedToken(std::string_view token) {
 // current one, the event is processing and the lease runs past now.
 bool GrantLive(sql::Connection& db, const HandlerGrant& g, int64_t now_ms) {
   Prepared st(db,
-              "SELECT 1 FROM webhook_inbox WHERE id = ? AND token_hash = ? AND status = 'processing'"
-              " AND lease_until > ?");
+              "SELECT 1 FROM webhook_inbox WHERE id = ? AND token_hash = ? AND status = " +
+                  SqlLiteral(EventStatus::kProcessing) + " AND lease_until > ?");
   st->bind(1, static_cast<int64_t>(g.inbox_id));
   st->bind(2, g.token_hash);
   st->bind(3, static_cast<int64_t>(now_ms));
@@ -61,7 +61,7 @@ bool TakeEffect(sql::Connection& db, const HandlerGrant& g, const std::string& k
               " WHERE effects.status = 'failed'"
               "  OR (effects.status = 'claimed' AND (effects.inbox_id = excluded.inbox_id"
               "   OR NOT EXISTS (SELECT 1 FROM webhook_inbox h WHERE h.id = effects.inbox_id"
-              "    AND h.status = 'processing' AND h.lease_until > ?5)))"
+              "    AND h.status = " + SqlLiteral(EventStatus::kProcessing) + " AND h.lease_until > ?5)))"
               " RETURNING status");
   st->bind(1, g.tenant_id);
   st->bind(2, key);
@@ -248,7 +248,8 @@ Result<HandlerGrant> SqlStore::Authenticate(std::string_view token, int64_t now_
     g.tenant_id = st->getColumn(1).getString();
     g.attempt = st->getColumn(2).getInt();
     g.lease_until_ms = st->getColumn(4).isNull() ? 0 : st->getColumn(4).getInt64();
-    if (st->getColumn(3).getString() != "processing" || g.lease_until_ms <= now_ms) return Expired();
+    const bool processing = EventStatusFromSql(st->getColumn(3).getString()) == EventStatus::kProcessing;
+    if (!processing || g.lease_until_ms <= now_ms) return Expired();
     return g;
   });
 }

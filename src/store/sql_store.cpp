@@ -36,7 +36,7 @@ int64_t InsertDelivery(sql::Connection& db, const DeliveryRecord& d, int64_t inb
   } else {
     st->bind(10);
   }
-  st->bind(11, d.outcome);
+  st->bind(11, std::string(ToSql(d.outcome)));
   st->bind(12, d.http_status);
   BindText(*st, 13, d.reason);
   BindText(*st, 14, d.payload_hash);
@@ -98,7 +98,8 @@ int64_t InsertIfAbsent(sql::Connection& db, const NewEvent& e) {
 
 struct Existing {
   int64_t id = 0;
-  std::string status, payload_hash, result_ref;
+  EventStatus status = EventStatus::kReceived;
+  std::string payload_hash, result_ref;
 };
 
 Existing ReadExisting(sql::Connection& db, const NewEvent& e) {
@@ -109,50 +110,41 @@ Existing ReadExisting(sql::Connection& db, const NewEvent& e) {
   Existing out;
   if (st->executeStep()) {
     out.id = st->getColumn(0).getInt64();
-    out.status = st->getColumn(1).getString();
+    out.status = EventStatusFromSql(st->getColumn(1).getString()).value_or(EventStatus::kUnknown);
     out.payload_hash = st->getColumn(2).getString();
     out.result_ref = st->getColumn(3).getString();
   }
   return out;
 }
 
-// Decides the claim of one key; writes the inbox row when the key is new, nothing else.
-ClaimResult ClaimKey(sql::Connection& db, const NewEvent& e) {
-  if (int64_t id = InsertIfAbsent(db, e); id > 0) return {ClaimOutcome::kAccepted, id, "received", "", 0};
+// Decides what becomes of one key; writes the inbox row when the key is new, nothing else.
+RecordedEvent DecideKey(sql::Connection& db, const NewEvent& e) {
+  if (int64_t id = InsertIfAbsent(db, e); id > 0) return {DeliveryOutcome::kAccepted, id, EventStatus::kReceived, "", 0};
   Existing old = ReadExisting(db, e);
   if (old.id == 0) throw sql::Error(sql::Failure::kOther, 0, "claim: key vanished between insert and read");
   bool same = old.payload_hash == e.payload_hash;
-  return {same ? ClaimOutcome::kDuplicate : ClaimOutcome::kConflict, old.id, old.status, old.result_ref, 0};
+  return {same ? DeliveryOutcome::kDuplicate : DeliveryOutcome::kConflict, old.id, old.status, old.result_ref, 0};
 }
 
-// Keeps the body a claim needs: a new event's original, and a conflict's body
+// Keeps the body a recorded event needs: a new event's original, and a conflict's body
 // whole for investigation; a duplicate's body is the original's.
-void KeepPayload(sql::Connection& db, const NewEvent& e, const ClaimResult& r, int64_t delivery_id) {
-  if (r.outcome == ClaimOutcome::kDuplicate) return;
-  InsertPayload(db, e, r.inbox_id, delivery_id, r.outcome == ClaimOutcome::kAccepted ? "original" : "conflict");
+void KeepPayload(sql::Connection& db, const NewEvent& e, const RecordedEvent& r, int64_t delivery_id) {
+  if (r.outcome == DeliveryOutcome::kDuplicate) return;
+  InsertPayload(db, e, r.inbox_id, delivery_id, r.outcome == DeliveryOutcome::kAccepted ? "original" : "conflict");
 }
 
-ClaimResult ClaimInTransaction(sql::Connection& db, const NewEvent& e, DeliveryRecord d) {
-  ClaimResult r = ClaimKey(db, e);
+// One delivery of one event: its key decided, its delivery row and its body.
+RecordedEvent RecordEventInTransaction(sql::Connection& db, const NewEvent& e, DeliveryRecord d) {
+  RecordedEvent r = DecideKey(db, e);
   d.http_status = 200;
-  d.outcome = ClaimOutcomeName(r.outcome);
+  d.outcome = r.outcome;
   r.delivery_id = InsertDelivery(db, d, r.inbox_id);
   KeepPayload(db, e, r, r.delivery_id);
   return r;
 }
 
-// The delivery's outcome summarises its events: anything new makes it
-// accepted; otherwise a conflict is what an auditor must see first.
-ClaimOutcome BatchOutcome(const std::vector<ClaimResult>& results) {
-  auto any = [&](ClaimOutcome o) {
-    return std::any_of(results.begin(), results.end(), [o](const ClaimResult& r) { return r.outcome == o; });
-  };
-  if (any(ClaimOutcome::kAccepted)) return ClaimOutcome::kAccepted;
-  return any(ClaimOutcome::kConflict) ? ClaimOutcome::kConflict : ClaimOutcome::kDuplicate;
-}
-
 void InsertDeliveryEvent(sql::Connection& db, int64_t delivery_id, size_t position, const NewEvent& e,
-                         const ClaimResult& r) {
+                         const RecordedEvent& r) {
   Prepared st(db,
               "INSERT INTO webhook_delivery_events (delivery_id, position, inbox_id, event_id, outcome)"
               " VALUES (?,?,?,?,?)");
@@ -160,17 +152,17 @@ void InsertDeliveryEvent(sql::Connection& db, int64_t delivery_id, size_t positi
   st->bind(2, static_cast<int64_t>(position));
   st->bind(3, static_cast<int64_t>(r.inbox_id));
   st->bind(4, e.event_id);
-  st->bind(5, ClaimOutcomeName(r.outcome));
+  st->bind(5, std::string(ToSql(r.outcome)));
   st->exec();
 }
 
-std::vector<ClaimResult> ClaimBatchInTransaction(sql::Connection& db, const std::vector<NewEvent>& events,
-                                                 DeliveryRecord d) {
-  std::vector<ClaimResult> results;
+std::vector<RecordedEvent> RecordBatchInTransaction(sql::Connection& db, const std::vector<NewEvent>& events,
+                                                    DeliveryRecord d) {
+  std::vector<RecordedEvent> results;
   results.reserve(events.size());
-  for (const NewEvent& e : events) results.push_back(ClaimKey(db, e));
+  for (const NewEvent& e : events) results.push_back(DecideKey(db, e));
   d.http_status = 200;
-  d.outcome = ClaimOutcomeName(BatchOutcome(results));
+  d.outcome = BatchOutcome(results);
   int64_t delivery_id = InsertDelivery(db, d, 0);  // one row for the request; its events are listed apart
   for (size_t i = 0; i < events.size(); ++i) {
     results[i].delivery_id = delivery_id;
@@ -191,14 +183,14 @@ struct MinuteRows {
 // On SQLite each text prefix is a range of the (remote_addr, received_at)
 // index; PostgreSQL compares text by the database's collation, in which a
 // range is not a prefix, so there it is LIKE.
-MinuteRows CountMinuteOfSlash64(sql::Connection& db, const char* outcome, const DeliveryRecord& d,
+MinuteRows CountMinuteOfSlash64(sql::Connection& db, DeliveryOutcome outcome, const DeliveryRecord& d,
                                 const Slash64& net) {
   const int64_t minute_start = d.received_at_ms - d.received_at_ms % 60000;
   const std::vector<std::string> prefixes = Slash64Prefixes(net);
   const bool postgres = db.backend() == sql::Backend::kPostgres;
   // Parameters ?3 on, one per prefix on PostgreSQL, two (its range) on SQLite.
   std::vector<std::string> values;
-  std::string sql = std::string("SELECT remote_addr, id, reason FROM webhook_deliveries WHERE outcome = '") + outcome +
+  std::string sql = std::string("SELECT remote_addr, id, reason FROM webhook_deliveries WHERE outcome = '") + std::string(ToSql(outcome)) +
                     "' AND received_at >= ?1 AND received_at < ?2 AND (";
   for (size_t i = 0; i < prefixes.size(); ++i) {
     if (i > 0) sql += " OR ";
@@ -233,13 +225,13 @@ MinuteRows CountMinuteOfSlash64(sql::Connection& db, const char* outcome, const 
 // outcome is a literal so SQLite can use that outcome's partial index; the
 // address is compared with = (or IS NULL when there is none) so both
 // databases use the (remote_addr, received_at) index — PostgreSQL has no `IS ?`.
-MinuteRows CountMinute(sql::Connection& db, const char* outcome, const DeliveryRecord& d) {
+MinuteRows CountMinute(sql::Connection& db, DeliveryOutcome outcome, const DeliveryRecord& d) {
   if (auto net = Slash64Of(d.remote_addr)) return CountMinuteOfSlash64(db, outcome, d, *net);
   const int64_t minute_start = d.received_at_ms - d.received_at_ms % 60000;
   const bool has_addr = !d.remote_addr.empty();
   Prepared rows(db, std::string("SELECT count(*), max(CASE WHEN reason = ?1 THEN id END) FROM webhook_deliveries"
                                 " WHERE outcome = '") +
-                        outcome + "' AND received_at >= ?2 AND received_at < ?3 AND remote_addr " +
+                        std::string(ToSql(outcome)) + "' AND received_at >= ?2 AND received_at < ?3 AND remote_addr " +
                         (has_addr ? "= ?4" : "IS NULL"));
   rows->bind(1, kFloodReason);
   rows->bind(2, static_cast<int64_t>(minute_start));
@@ -266,9 +258,9 @@ bool BumpFold(sql::Connection& db, int64_t fold_id) {
 // address's rejections and pings of the minute (it is as cheap to send as
 // junk); a rejection counts rejections only, so pings never hide one.
 void RecordOrFold(sql::Connection& db, DeliveryRecord d) {
-  MinuteRows rows = CountMinute(db, "rejected", d);
-  if (d.outcome == "ignored") {
-    MinuteRows ignored = CountMinute(db, "ignored", d);
+  MinuteRows rows = CountMinute(db, DeliveryOutcome::kRejected, d);
+  if (d.outcome == DeliveryOutcome::kIgnored) {
+    MinuteRows ignored = CountMinute(db, DeliveryOutcome::kIgnored, d);
     rows.count += ignored.count;
     if (rows.fold_id == 0) rows.fold_id = ignored.fold_id;
   }
@@ -383,36 +375,36 @@ Result<int64_t> SqlStore::DatabaseBytes() {
   }
 }
 
-Result<ClaimResult> SqlStore::Claim(const NewEvent& event, DeliveryRecord delivery) {
-  ClaimResult result;
+Result<RecordedEvent> SqlStore::RecordEvent(const NewEvent& event, DeliveryRecord delivery) {
+  RecordedEvent result;
   Status st = writer_->Submit(
-      [&](sql::Connection& db) { result = ClaimInTransaction(db, event, delivery); });
+      [&](sql::Connection& db) { result = RecordEventInTransaction(db, event, delivery); });
   if (!st.ok()) return Status(st.code(), "claim: " + st.message());
   return result;
 }
 
-Result<std::vector<ClaimResult>> SqlStore::ClaimBatch(const std::vector<NewEvent>& events,
+Result<std::vector<RecordedEvent>> SqlStore::RecordBatch(const std::vector<NewEvent>& events,
                                                          DeliveryRecord delivery) {
   if (events.empty()) return InvalidArgument("claim: a batch needs at least one event");
-  std::vector<ClaimResult> results;
+  std::vector<RecordedEvent> results;
   Status st = writer_->Submit(
-      [&](sql::Connection& db) { results = ClaimBatchInTransaction(db, events, delivery); });
+      [&](sql::Connection& db) { results = RecordBatchInTransaction(db, events, delivery); });
   if (!st.ok()) return Status(st.code(), "claim: " + st.message());
   return results;
 }
 
 Status SqlStore::RecordRejected(DeliveryRecord d) {
-  d.outcome = "rejected";
+  d.outcome = DeliveryOutcome::kRejected;
   return writer_->Submit([&d](sql::Connection& db) { RecordOrFold(db, d); });
 }
 
 Status SqlStore::RecordUnverifiedAnswer(DeliveryRecord d) {
-  d.outcome = "ignored";
+  d.outcome = DeliveryOutcome::kIgnored;
   return writer_->Submit([&d](sql::Connection& db) { RecordOrFold(db, d); });
 }
 
 Status SqlStore::RecordIgnored(DeliveryRecord d) {
-  d.outcome = "ignored";
+  d.outcome = DeliveryOutcome::kIgnored;
   return writer_->Submit([&d](sql::Connection& db) { InsertDelivery(db, d, 0); });
 }
 

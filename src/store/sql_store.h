@@ -48,9 +48,9 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
   static Result<std::unique_ptr<SqlStore>> OpenPostgres(const PostgresOptions& options);
   ~SqlStore() override;
 
-  Result<ClaimResult> Claim(const NewEvent& event, DeliveryRecord delivery) override;
-  Result<std::vector<ClaimResult>> ClaimBatch(const std::vector<NewEvent>& events,
-                                              DeliveryRecord delivery) override;
+  Result<RecordedEvent> RecordEvent(const NewEvent& event, DeliveryRecord delivery) override;
+  Result<std::vector<RecordedEvent>> RecordBatch(const std::vector<NewEvent>& events,
+                                                 DeliveryRecord delivery) override;
   Status RecordRejected(DeliveryRecord delivery) override;
   Status RecordIgnored(DeliveryRecord delivery) override;
   Status RecordUnverifiedAnswer(DeliveryRecord delivery) override;
@@ -58,15 +58,15 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
   void Close() override;
 
   // WorkQueue (sql_work_queue.cpp, sql_event_queries.cpp).
-  using WorkQueue::ClaimDue;  // the overload without running ids
-  Result<std::optional<ClaimedEvent>> ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
-                                               const std::vector<std::string>& excluded_endpoints,
+  using WorkQueue::LeaseDue;  // the overload without running ids
+  Result<std::optional<LeasedEvent>> LeaseDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
+                                              const std::vector<std::string>& excluded_endpoints,
                                                const std::vector<int64_t>& running_ids) override;
-  Result<std::optional<ClaimedEvent>> ClaimDue(const ClaimRequest& request) override;
+  Result<std::optional<LeasedEvent>> LeaseDue(const LeaseRequest& request) override;
   Status RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) override;
   Status Finish(const AttemptResult& result) override;
-  Status FinishAndClaim(const AttemptResult& result, const ClaimRequest& next,
-                        std::optional<ClaimedEvent>* claimed) override;
+  Status FinishAndLease(const AttemptResult& result, const LeaseRequest& next,
+                        std::optional<LeasedEvent>* claimed) override;
   Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms) override;
   Result<std::optional<int64_t>> NextDueAt(const std::vector<std::string>& endpoints) override;
   Result<std::optional<int64_t>> NextDueAt() override;

@@ -46,7 +46,8 @@ std::optional<GateDecision> RunningHoldsObject(sql::Connection& db, const DueEve
   if (e.object_key.empty() || running.empty()) return std::nullopt;
   Prepared st(db,
               "SELECT id FROM webhook_inbox WHERE endpoint = ?1 AND tenant_id = ?2 AND object_key = ?3"
-              " AND status = 'processing' AND id IN (" + Placeholders(4, running.size()) + ") LIMIT 1");
+              " AND status = " + SqlLiteral(EventStatus::kProcessing) + " AND id IN (" +
+                  Placeholders(4, running.size()) + ") LIMIT 1");
   st->bind(1, e.endpoint);
   st->bind(2, e.tenant_id);
   st->bind(3, e.object_key);
@@ -61,12 +62,16 @@ std::optional<GateDecision> RunningHoldsObject(sql::Connection& db, const DueEve
 // The claim of a due event: one conditional UPDATE (still due, as read under
 // the same write lock) that leases it, counts the attempt and sets a fresh
 // handler token.
-constexpr const char* kClaimSql =
-    "UPDATE webhook_inbox SET status = 'processing', lease_owner = ?1, lease_until = ?2, next_attempt_at = ?2,"
-    " attempt_count = attempt_count + 1, token_hash = ?4, waiting_for = NULL"
-    " WHERE id = ?5 AND status IN ('received', 'retryable_failed', 'processing') AND next_attempt_at <= ?3"
-    " AND (status <> 'processing' OR lease_until < ?3)"
-    " RETURNING id, provider, endpoint, tenant_id, event_id, event_type, payload_hash, attempt_count, received_at";
+const std::string& LeaseSql() {
+  static const std::string sql =
+      "UPDATE webhook_inbox SET status = " + SqlLiteral(EventStatus::kProcessing) +
+      ", lease_owner = ?1, lease_until = ?2, next_attempt_at = ?2,"
+      " attempt_count = attempt_count + 1, token_hash = ?4, waiting_for = NULL"
+      " WHERE id = ?5 AND status IN " + SqlList(kLeasableStatuses) + " AND next_attempt_at <= ?3"
+      " AND (status <> " + SqlLiteral(EventStatus::kProcessing) + " OR lease_until < ?3)"
+      " RETURNING id, provider, endpoint, tenant_id, event_id, event_type, payload_hash, attempt_count, received_at";
+  return sql;
+}
 
 // How many due events one claim may skip or set waiting before it gives up
 // for now (each such step is progress: the event leaves the due range).
@@ -85,7 +90,7 @@ void CloseOpenAttempts(sql::Connection& db, int64_t inbox_id, const char* outcom
   st->exec();
 }
 
-void OpenAttempt(sql::Connection& db, const ClaimedEvent& e, const std::string& owner, int64_t now_ms) {
+void OpenAttempt(sql::Connection& db, const LeasedEvent& e, const std::string& owner, int64_t now_ms) {
   Prepared st(db, "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at) VALUES (?,?,?,?)");
   st->bind(1, static_cast<int64_t>(e.id));
   st->bind(2, e.attempt);
@@ -94,7 +99,7 @@ void OpenAttempt(sql::Connection& db, const ClaimedEvent& e, const std::string& 
   st->exec();
 }
 
-void ReadOriginalPayload(sql::Connection& db, ClaimedEvent& e) {
+void ReadOriginalPayload(sql::Connection& db, LeasedEvent& e) {
   Prepared st(db, "SELECT content_type, body FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
   st->bind(1, static_cast<int64_t>(e.id));
   if (!st->executeStep()) return;
@@ -103,9 +108,9 @@ void ReadOriginalPayload(sql::Connection& db, ClaimedEvent& e) {
   e.body = body.getString();
 }
 
-std::optional<ClaimedEvent> ClaimEvent(sql::Connection& db, const DueEvent& due, const std::string& owner,
-                                       int64_t now_ms, int64_t lease_ms) {
-  Prepared st(db, kClaimSql);
+std::optional<LeasedEvent> LeaseEvent(sql::Connection& db, const DueEvent& due, const std::string& owner,
+                                      int64_t now_ms, int64_t lease_ms) {
+  Prepared st(db, LeaseSql());
   st->bind(1, owner);
   st->bind(2, static_cast<int64_t>(now_ms + lease_ms));
   st->bind(3, static_cast<int64_t>(now_ms));
@@ -114,7 +119,7 @@ std::optional<ClaimedEvent> ClaimEvent(sql::Connection& db, const DueEvent& due,
   st->bind(4, Sha256Hex(token));
   st->bind(5, static_cast<int64_t>(due.id));
   if (!st->executeStep()) return std::nullopt;
-  ClaimedEvent e;
+  LeasedEvent e;
   e.token = std::move(token);
   e.id = st->getColumn(0).getInt64();
   e.provider = st->getColumn(1).getString();
@@ -153,17 +158,17 @@ Candidate* Oldest(std::vector<Candidate>& candidates) {
   return best;
 }
 
-// The oldest due event the gate lets run, claimed; those it skips or sets
+// The oldest due event the gate lets run, leased; those it skips or sets
 // waiting on the way are written in the same transaction. Each searched
 // endpoint costs one index seek (store/due_search.h), so the claim's cost
 // follows the number of endpoints it may take, not the rows others hold.
-// The caller's running events are left out by id (see WorkQueue::ClaimDue).
+// The caller's running events are left out by id (see WorkQueue::LeaseDue).
 // Ids, not the lease owner's "<host>:<pid>" prefix: a worker stopped and
 // started again in one process (tests, a future reload) must still take
 // back the leases it released. Claims of several replicas never run at
 // once: each holds the database's write lock (sql::TxnMode::kWrite).
-std::optional<ClaimedEvent> ClaimInTransaction(sql::Connection& db, const WorkQueue::ClaimRequest& r,
-                                               const std::vector<int64_t>& running) {
+std::optional<LeasedEvent> LeaseOldestDueInTransaction(sql::Connection& db, const WorkQueue::LeaseRequest& r,
+                                                       const std::vector<int64_t>& running) {
   std::vector<Candidate> candidates;
   for (std::string& endpoint : SearchedEndpoints(db, r.endpoints, r.excluded_endpoints)) {
     std::optional<DueEvent> due = OldestDue(db, endpoint, r.now_ms, running);
@@ -175,7 +180,7 @@ std::optional<ClaimedEvent> ClaimInTransaction(sql::Connection& db, const WorkQu
     const DueEvent& due = *next->due;
     std::optional<GateDecision> held = RunningHoldsObject(db, due, running, r.now_ms, r.lease_ms);
     const GateDecision decision = held ? *held : Gate(db, due, r.now_ms, r.lease_ms);
-    if (decision.verdict == GateVerdict::kProceed) return ClaimEvent(db, due, r.owner, r.now_ms, r.lease_ms);
+    if (decision.verdict == GateVerdict::kProceed) return LeaseEvent(db, due, r.owner, r.now_ms, r.lease_ms);
     // A 'processing' event here lost its lease (its worker died): that attempt ends as lost.
     CloseOpenAttempts(db, due.id, "lost", r.now_ms, "lease expired; event reclaimed");
     ApplyGate(db, due, decision, r.owner, r.now_ms);
@@ -189,9 +194,10 @@ bool MoveEvent(sql::Connection& db, const AttemptResult& r) {
   Prepared st(db,
               "UPDATE webhook_inbox SET status = ?1, lease_owner = NULL, lease_until = NULL,"
               " next_attempt_at = ?2, completed_at = ?3,"
-              " result_ref = CASE WHEN ?1 = 'completed' THEN ?4 ELSE result_ref END,"
-              " last_error = CASE WHEN ?1 = 'completed' THEN last_error ELSE ?5 END"
-              " WHERE id = ?6 AND lease_owner = ?7 AND status = 'processing' AND attempt_count = ?8");
+              " result_ref = CASE WHEN ?1 = " + SqlLiteral(EventStatus::kCompleted) + " THEN ?4 ELSE result_ref END,"
+              " last_error = CASE WHEN ?1 = " + SqlLiteral(EventStatus::kCompleted) + " THEN last_error ELSE ?5 END"
+              " WHERE id = ?6 AND lease_owner = ?7 AND status = " + SqlLiteral(EventStatus::kProcessing) +
+                  " AND attempt_count = ?8");
   st->bind(1, AttemptOutcomeName(r.outcome));
   // Only a retryable event waits for a next attempt; terminal states leave the due index.
   if (r.outcome == AttemptOutcome::kRetryableFailed) {
@@ -249,13 +255,13 @@ void InsertProbe(sql::Connection& db, const AttemptResult& r) {
   st->exec();
 }
 
-// Reads the status of `id` inside the transaction; empty when there is no such event.
-std::string StatusOf(sql::Connection& db, int64_t id, std::string* result_ref) {
+// Reads the status of `id` inside the transaction; nullopt when there is no such event.
+std::optional<EventStatus> StatusOf(sql::Connection& db, int64_t id, std::string* result_ref) {
   Prepared st(db, "SELECT status, result_ref FROM webhook_inbox WHERE id = ?");
   st->bind(1, static_cast<int64_t>(id));
-  if (!st->executeStep()) return "";
+  if (!st->executeStep()) return std::nullopt;
   if (result_ref) *result_ref = st->getColumn(1).isNull() ? "" : st->getColumn(1).getString();
-  return st->getColumn(0).getString();
+  return EventStatusFromSql(st->getColumn(0).getString()).value_or(EventStatus::kUnknown);
 }
 
 struct Action {
@@ -284,20 +290,23 @@ Status Prefixed(const std::string& what, const Status& st) { return Status(st.co
 
 std::string NewHandlerToken() { return "hkt_" + RandomHex(32); }
 
-const char* AttemptOutcomeName(AttemptOutcome o) {
+EventStatus StatusAfter(AttemptOutcome o) {
   switch (o) {
-    case AttemptOutcome::kCompleted: return "completed";
-    case AttemptOutcome::kRetryableFailed: return "retryable_failed";
-    case AttemptOutcome::kDeadLettered: return "dead_lettered";
-    case AttemptOutcome::kUnknown: return "unknown";
+    case AttemptOutcome::kCompleted: return EventStatus::kCompleted;
+    case AttemptOutcome::kRetryableFailed: return EventStatus::kRetryableFailed;
+    case AttemptOutcome::kDeadLettered: return EventStatus::kDeadLettered;
+    case AttemptOutcome::kUnknown: return EventStatus::kUnknown;
   }
-  return "unknown";
+  return EventStatus::kUnknown;
 }
 
-Result<std::optional<ClaimedEvent>> SqlStore::ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
-                                                          const std::vector<std::string>& excluded_endpoints,
+// ToSql's views are string literals, so their data() ends in NUL.
+const char* AttemptOutcomeName(AttemptOutcome o) { return ToSql(StatusAfter(o)).data(); }
+
+Result<std::optional<LeasedEvent>> SqlStore::LeaseDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
+                                                      const std::vector<std::string>& excluded_endpoints,
                                                           const std::vector<int64_t>& running_ids) {
-  return ClaimDue(ClaimRequest{owner, now_ms, lease_ms, excluded_endpoints, running_ids, nullptr, std::nullopt});
+  return LeaseDue(LeaseRequest{owner, now_ms, lease_ms, excluded_endpoints, running_ids, nullptr, std::nullopt});
 }
 
 Status SqlStore::RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) {
@@ -305,7 +314,8 @@ Status SqlStore::RenewLease(int64_t id, const std::string& owner, int attempt, i
   Status st = writer_->Submit([&](sql::Connection& db) {
     Prepared up(db,
                 "UPDATE webhook_inbox SET lease_until = ?1, next_attempt_at = ?1"
-                " WHERE id = ?2 AND lease_owner = ?3 AND status = 'processing' AND attempt_count = ?4");
+                " WHERE id = ?2 AND lease_owner = ?3 AND status = " + SqlLiteral(EventStatus::kProcessing) +
+                    " AND attempt_count = ?4");
     up->bind(1, static_cast<int64_t>(until_ms));
     up->bind(2, static_cast<int64_t>(id));
     up->bind(3, owner);
@@ -329,9 +339,10 @@ Status CheckResult(const AttemptResult& r) {
 // Finish's writes; returns false (and records the attempt as lost) when the lease was lost.
 bool FinishInTransaction(sql::Connection& db, const AttemptResult& r) {
   if (MoveEvent(db, r)) {
-    CloseAttempt(db, r, r.probe ? "unknown" : AttemptOutcomeName(r.outcome), r.error);
+    CloseAttempt(db, r, r.probe ? AttemptOutcomeName(AttemptOutcome::kUnknown) : AttemptOutcomeName(r.outcome),
+                 r.error);
     if (r.probe) InsertProbe(db, r);
-    AfterFinish(db, r.id, AttemptOutcomeName(r.outcome), r.finished_at_ms);
+    AfterFinish(db, r.id, StatusAfter(r.outcome), r.finished_at_ms);
     return true;
   }
   // Someone else owns the event now (or it was released): record what we
@@ -357,17 +368,17 @@ Status SqlStore::Finish(const AttemptResult& r) {
 
 namespace {
 
-// One claim of a ClaimRequest inside the writer's transaction. With a
+// One claim of a LeaseRequest inside the writer's transaction. With a
 // RunningSet, its ids are read here, when the claim runs, and the claimed id
 // added here, so the next claim in the same batch leaves it out; Undo()
 // takes it back out when the transaction did not commit (or is rerun).
-class LiveClaim {
+class LiveLease {
  public:
-  explicit LiveClaim(const WorkQueue::ClaimRequest& r) : r_(r) {}
-  std::optional<ClaimedEvent> Run(sql::Connection& db) {
+  explicit LiveLease(const WorkQueue::LeaseRequest& r) : r_(r) {}
+  std::optional<LeasedEvent> Run(sql::Connection& db) {
     Undo();  // a rerun after a rolled-back batch starts over
-    std::optional<ClaimedEvent> e =
-        ClaimInTransaction(db, r_, r_.running != nullptr ? r_.running->Snapshot() : r_.running_ids);
+    std::optional<LeasedEvent> e =
+        LeaseOldestDueInTransaction(db, r_, r_.running != nullptr ? r_.running->Snapshot() : r_.running_ids);
     if (e && r_.running != nullptr) {
       r_.running->Add(e->id);
       added_ = e->id;
@@ -380,21 +391,21 @@ class LiveClaim {
   }
 
  private:
-  const WorkQueue::ClaimRequest& r_;
+  const WorkQueue::LeaseRequest& r_;
   int64_t added_ = 0;
 };
 
-Status CheckClaim(const WorkQueue::ClaimRequest& r) {
+Status CheckLeaseRequest(const WorkQueue::LeaseRequest& r) {
   if (r.owner.empty() || r.lease_ms <= 0) return InvalidArgument("claim due: owner and a positive lease are required");
   return Status::Ok();
 }
 
 }  // namespace
 
-Result<std::optional<ClaimedEvent>> SqlStore::ClaimDue(const ClaimRequest& request) {
-  if (Status ok = CheckClaim(request); !ok.ok()) return ok;
-  LiveClaim claim(request);
-  std::optional<ClaimedEvent> taken;
+Result<std::optional<LeasedEvent>> SqlStore::LeaseDue(const LeaseRequest& request) {
+  if (Status ok = CheckLeaseRequest(request); !ok.ok()) return ok;
+  LiveLease claim(request);
+  std::optional<LeasedEvent> taken;
   Status st = writer_->Submit([&](sql::Connection& db) { taken = claim.Run(db); });
   if (!st.ok()) {
     claim.Undo();
@@ -403,14 +414,14 @@ Result<std::optional<ClaimedEvent>> SqlStore::ClaimDue(const ClaimRequest& reque
   return taken;
 }
 
-Status SqlStore::FinishAndClaim(const AttemptResult& r, const ClaimRequest& next,
-                                   std::optional<ClaimedEvent>* claimed) {
+Status SqlStore::FinishAndLease(const AttemptResult& r, const LeaseRequest& next,
+                                std::optional<LeasedEvent>* claimed) {
   claimed->reset();
   if (Status ok = CheckResult(r); !ok.ok()) return ok;
-  if (Status ok = CheckClaim(next); !ok.ok()) return ok;
-  LiveClaim claim(next);
+  if (Status ok = CheckLeaseRequest(next); !ok.ok()) return ok;
+  LiveLease claim(next);
   bool moved = false;
-  std::optional<ClaimedEvent> taken;
+  std::optional<LeasedEvent> taken;
   Status st = writer_->Submit([&](sql::Connection& db) {
     taken.reset();
     moved = FinishInTransaction(db, r);
@@ -430,7 +441,7 @@ Result<int> SqlStore::ReleaseLeases(const std::string& owner, int64_t now_ms) {
     Prepared attempts(db,
                       "UPDATE webhook_attempts SET outcome = 'released', finished_at = ?1, error = 'shutdown'"
                       " WHERE outcome IS NULL AND worker = ?2 AND inbox_id IN (SELECT id FROM webhook_inbox"
-                      "  WHERE status = 'processing' AND lease_owner = ?2)");
+                      "  WHERE status = " + SqlLiteral(EventStatus::kProcessing) + " AND lease_owner = ?2)");
     attempts->bind(1, static_cast<int64_t>(now_ms));
     attempts->bind(2, owner);
     attempts->exec();
@@ -439,7 +450,7 @@ Result<int> SqlStore::ReleaseLeases(const std::string& owner, int64_t now_ms) {
     // takes the event at once.
     Prepared events(db,
                     "UPDATE webhook_inbox SET lease_until = ?1 - 1, next_attempt_at = ?1 - 1"
-                    " WHERE status = 'processing' AND lease_owner = ?2");
+                    " WHERE status = " + SqlLiteral(EventStatus::kProcessing) + " AND lease_owner = ?2");
     events->bind(1, static_cast<int64_t>(now_ms));
     events->bind(2, owner);
     released = events->exec();
@@ -449,12 +460,12 @@ Result<int> SqlStore::ReleaseLeases(const std::string& owner, int64_t now_ms) {
 }
 
 Status SqlStore::Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) {
-  std::string from;
+  std::optional<EventStatus> from;
   bool body_purged = false;
   Status st = writer_->Submit([&](sql::Connection& db) {
     std::string old_ref;
     from = StatusOf(db, id, &old_ref);
-    if (from != "dead_lettered" && from != "unknown" && from != "completed") return;
+    if (!from || !IsOneOf(*from, kReplayableStatuses)) return;
     // Retention (payload_days) may have removed the body: the action would
     // get an empty one, so such an event cannot be processed again.
     Prepared body(db, "SELECT 1 FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
@@ -466,20 +477,22 @@ Status SqlStore::Replay(int64_t id, const std::string& actor, const std::string&
     // result_ref and completed_at are cleared (the event is no longer
     // completed); the replaced reference is kept in the audit row.
     Prepared up(db,
-                "UPDATE webhook_inbox SET status = 'received', next_attempt_at = ?, attempt_count = 0,"
+                "UPDATE webhook_inbox SET status = " + SqlLiteral(EventStatus::kReceived) +
+                    ", next_attempt_at = ?, attempt_count = 0,"
                 " lease_owner = NULL, lease_until = NULL, completed_at = NULL, result_ref = NULL"
                 " WHERE id = ?");
     up->bind(1, static_cast<int64_t>(now_ms));
     up->bind(2, static_cast<int64_t>(id));
     up->exec();
-    InsertAction(db, {id, now_ms, actor, "replay", from, "received", old_ref, note});
+    InsertAction(db, {id, now_ms, actor, "replay", std::string(ToSql(*from)),
+                      std::string(ToSql(EventStatus::kReceived)), old_ref, note});
   });
   std::string what = "replay " + std::to_string(id);
   if (!st.ok()) return Prefixed(what, st);
-  if (from.empty()) return NotFound(what + ": no such event");
-  if (from != "dead_lettered" && from != "unknown" && from != "completed") {
-    return Status(Code::kConflict,
-                  what + ": event is " + from + "; only dead_lettered, unknown or completed events can be replayed");
+  if (!from) return NotFound(what + ": no such event");
+  if (!IsOneOf(*from, kReplayableStatuses)) {
+    return Status(Code::kConflict, what + ": event is " + std::string(ToSql(*from)) +
+                                       "; only dead_lettered, unknown or completed events can be replayed");
   }
   if (body_purged) {
     return Status(Code::kConflict, what + ": its payload was removed by retention (payload_days); it cannot be "
@@ -491,29 +504,33 @@ Status SqlStore::Replay(int64_t id, const std::string& actor, const std::string&
 Status SqlStore::Resolve(int64_t id, const std::string& as, const std::string& result_ref, const std::string& note,
                             const std::string& actor, int64_t now_ms) {
   std::string what = "resolve " + std::to_string(id);
-  if (as != "completed" && as != "dead_lettered") {
+  const std::optional<EventStatus> to = EventStatusFromSql(as);
+  if (to != EventStatus::kCompleted && to != EventStatus::kDeadLettered) {
     return InvalidArgument(what + ": --as must be completed or dead_lettered, not '" + as + "'");
   }
-  std::string from;
+  std::optional<EventStatus> from;
   Status st = writer_->Submit([&](sql::Connection& db) {
     from = StatusOf(db, id, nullptr);
-    if (from != "unknown") return;
+    if (from != EventStatus::kUnknown) return;
     Prepared up(db,
                 "UPDATE webhook_inbox SET status = ?1,"
-                " completed_at = CASE WHEN ?1 = 'completed' THEN ?2 END,"
-                " result_ref = CASE WHEN ?1 = 'completed' THEN ?3 ELSE result_ref END"
-                " WHERE id = ?4 AND status = 'unknown'");
+                " completed_at = CASE WHEN ?1 = " + SqlLiteral(EventStatus::kCompleted) + " THEN ?2 END,"
+                " result_ref = CASE WHEN ?1 = " + SqlLiteral(EventStatus::kCompleted) + " THEN ?3 ELSE result_ref END"
+                " WHERE id = ?4 AND status = " + SqlLiteral(EventStatus::kUnknown));
     up->bind(1, as);
     up->bind(2, static_cast<int64_t>(now_ms));
     BindText(*up, 3, result_ref);
     up->bind(4, static_cast<int64_t>(id));
     up->exec();
-    AfterFinish(db, id, as, now_ms);
-    InsertAction(db, {id, now_ms, actor, "resolve", from, as, result_ref, note});
+    AfterFinish(db, id, *to, now_ms);
+    InsertAction(db, {id, now_ms, actor, "resolve", std::string(ToSql(*from)), as, result_ref, note});
   });
   if (!st.ok()) return Prefixed(what, st);
-  if (from.empty()) return NotFound(what + ": no such event");
-  if (from != "unknown") return Status(Code::kConflict, what + ": event is " + from + "; only unknown events can be resolved");
+  if (!from) return NotFound(what + ": no such event");
+  if (from != EventStatus::kUnknown) {
+    return Status(Code::kConflict,
+                  what + ": event is " + std::string(ToSql(*from)) + "; only unknown events can be resolved");
+  }
   return Status::Ok();
 }
 

@@ -65,7 +65,8 @@ void ReadAttention(sql::Connection& db, Table& t) {
   Prepared q(db, stats_sql::kAttention);
   while (q->executeStep()) {
     EndpointStats& s = Row(t, q->getColumn(0).getString(), q->getColumn(1).getString());
-    (q->getColumn(2).getString() == "dead_lettered" ? s.dead_lettered : s.unknown) = q->getColumn(3).getInt64();
+    const bool dead = EventStatusFromSql(q->getColumn(2).getString()) == EventStatus::kDeadLettered;
+    (dead ? s.dead_lettered : s.unknown) = q->getColumn(3).getInt64();
   }
 }
 

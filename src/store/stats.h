@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "store/event_status.h"
 
 namespace hookinbox::store {
 
@@ -65,17 +66,18 @@ inline constexpr const char* kNextEndpoint =
     "SELECT provider, endpoint FROM webhook_inbox WHERE (provider, endpoint) > (?, ?)"
     " ORDER BY provider, endpoint LIMIT 1";
 // One endpoint's backlog (?1), per provider.
-inline constexpr const char* kBacklog =
+// The status IN-lists are the partial indexes' predicates, as literals.
+inline const std::string kBacklog =
     "SELECT provider, count(*), min(received_at) FROM webhook_inbox"
-    " WHERE endpoint = ?1 AND status IN ('received', 'retryable_failed', 'processing') GROUP BY provider";
-inline constexpr const char* kAttention =
+    " WHERE endpoint = ?1 AND status IN " + SqlList(kLeasableStatuses) + " GROUP BY provider";
+inline const std::string kAttention =
     "SELECT endpoint, provider, status, count(*) FROM webhook_inbox"
-    " WHERE status IN ('dead_lettered', 'unknown') GROUP BY endpoint, provider, status";
+    " WHERE status IN " + SqlList(kAttentionStatuses) + " GROUP BY endpoint, provider, status";
 inline constexpr const char* kDeliveryTotals =
     "SELECT coalesce(endpoint, ''), coalesce(provider, ''), outcome, sum(request_count)"
     " FROM webhook_deliveries GROUP BY 1, 2, 3";
-inline constexpr const char* kCompleted =
-    "SELECT endpoint, provider, count(*) FROM webhook_inbox WHERE status = 'completed' GROUP BY endpoint, provider";
+inline const std::string kCompleted = "SELECT endpoint, provider, count(*) FROM webhook_inbox WHERE status = " +
+                                      SqlLiteral(EventStatus::kCompleted) + " GROUP BY endpoint, provider";
 }  // namespace stats_sql
 
 // Reads the figures in one read transaction on `db`. SQLite errors propagate

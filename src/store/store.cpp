@@ -2,15 +2,16 @@
 // that code linking no database (the fuzz tree's receive path) shares them.
 #include "store/store.h"
 
+#include <algorithm>
+
 namespace hookinbox::store {
 
-const char* ClaimOutcomeName(ClaimOutcome o) {
-  switch (o) {
-    case ClaimOutcome::kAccepted: return "accepted";
-    case ClaimOutcome::kDuplicate: return "duplicate";
-    case ClaimOutcome::kConflict: return "conflict";
-  }
-  return "accepted";
+DeliveryOutcome BatchOutcome(const std::vector<RecordedEvent>& events) {
+  auto any = [&](DeliveryOutcome o) {
+    return std::any_of(events.begin(), events.end(), [o](const RecordedEvent& e) { return e.outcome == o; });
+  };
+  if (any(DeliveryOutcome::kAccepted)) return DeliveryOutcome::kAccepted;
+  return any(DeliveryOutcome::kConflict) ? DeliveryOutcome::kConflict : DeliveryOutcome::kDuplicate;
 }
 
 }  // namespace hookinbox::store

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "store/event_status.h"
 
 namespace hookinbox::store {
 
@@ -36,7 +37,7 @@ struct DeliveryRecord {
   std::string payload_hash;
   int64_t body_bytes = 0;
   int http_status = 0;       // filled by the store for claims (always 200)
-  std::string outcome;       // accepted | duplicate | conflict | rejected | ignored (set by the store for claims)
+  DeliveryOutcome outcome = DeliveryOutcome::kRejected;  // set by the store for admitted keys
   std::string reason;        // why a delivery was rejected ("unauthenticated", "too_large", …)
 };
 
@@ -56,35 +57,38 @@ struct NewEvent {
   int64_t object_version = 0;
 };
 
-enum class ClaimOutcome { kAccepted, kDuplicate, kConflict };
-const char* ClaimOutcomeName(ClaimOutcome o);  // "accepted" | "duplicate" | "conflict"
-
-struct ClaimResult {
-  ClaimOutcome outcome = ClaimOutcome::kAccepted;
+// What recording one event decided about its idempotency key.
+struct RecordedEvent {
+  DeliveryOutcome outcome = DeliveryOutcome::kAccepted;  // accepted, duplicate or conflict
   int64_t inbox_id = 0;     // the row that holds the key (the original for duplicates and conflicts)
-  std::string status;       // its current state ("received", "completed", …)
+  EventStatus status = EventStatus::kReceived;  // that row's current state
   std::string result_ref;   // set when the original completed with a reference
   int64_t delivery_id = 0;  // the webhook_deliveries row written for this delivery
 };
+
+// The outcome of a batch delivery's one row, from its events' outcomes:
+// anything new makes it accepted; otherwise a conflict, which an auditor
+// must see first; else duplicate.
+DeliveryOutcome BatchOutcome(const std::vector<RecordedEvent>& events);
 
 class Store {
  public:
   virtual ~Store() = default;
 
-  // Claims the event's key atomically and records the delivery, in one
-  // transaction: a new key stores the event and its payload (accepted); the
+  // Takes the event's idempotency key atomically (SPEC calls this the claim)
+  // and records the delivery, in one transaction: a new key stores the event and its payload (accepted); the
   // same key with the same payload hash is a duplicate; with another hash a
   // conflict, whose payload is kept for investigation and never processed.
   // Errors: Unavailable when the database is busy, full or closed (nothing
   // was written).
-  virtual Result<ClaimResult> Claim(const NewEvent& event, DeliveryRecord delivery) = 0;
+  virtual Result<RecordedEvent> RecordEvent(const NewEvent& event, DeliveryRecord delivery) = 0;
 
-  // Claims every event of one batch delivery in one transaction with one
+  // Records every event of one batch delivery in one transaction with one
   // delivery row (its outcome: accepted when any event was new, else
   // conflict when any conflicted, else duplicate). Results are in the order
-  // of `events`. Errors as for Claim; nothing is written on error.
-  virtual Result<std::vector<ClaimResult>> ClaimBatch(const std::vector<NewEvent>& events,
-                                                      DeliveryRecord delivery) = 0;
+  // of `events`. Errors as for RecordEvent; nothing is written on error.
+  virtual Result<std::vector<RecordedEvent>> RecordBatch(const std::vector<NewEvent>& events,
+                                                         DeliveryRecord delivery) = 0;
 
   // Records a rejected delivery. Rejections beyond kRejectedRowsPerMinute a
   // minute from one address are folded into one row per address and minute

@@ -23,11 +23,12 @@
 #include <vector>
 
 #include "common/status.h"
+#include "store/event_status.h"
 
 namespace hookinbox::store {
 
 // An event leased to a worker, with what its action needs.
-struct ClaimedEvent {
+struct LeasedEvent {
   int64_t id = 0;
   std::string provider, endpoint, tenant_id, event_id, event_type, payload_hash;
   int attempt = 0;            // attempt_count after this claim: 1 for the first
@@ -46,12 +47,13 @@ std::string NewHandlerToken();
 
 // How an attempt ended; each names the state the event moves to.
 enum class AttemptOutcome { kCompleted, kRetryableFailed, kDeadLettered, kUnknown };
-const char* AttemptOutcomeName(AttemptOutcome o);  // "completed", "retryable_failed", …
+EventStatus StatusAfter(AttemptOutcome o);
+const char* AttemptOutcomeName(AttemptOutcome o);  // ToSql(StatusAfter(o)): "completed", "retryable_failed", …
 
 struct AttemptResult {
   int64_t id = 0;                 // the event
   std::string owner;              // the lease owner that claimed it
-  int attempt = 0;                // ClaimedEvent::attempt
+  int attempt = 0;                // LeasedEvent::attempt
   AttemptOutcome outcome = AttemptOutcome::kCompleted;
   int64_t finished_at_ms = 0;
   int64_t next_attempt_at_ms = 0;  // kRetryableFailed: when it becomes due again
@@ -223,13 +225,13 @@ class WorkQueue {
   // run the action twice at once. Nor does an event of the same object as a
   // running one proceed (it waits for it, as for a valid lease). A dead
   // process's leases are still reclaimed: its successor runs none of them.
-  virtual Result<std::optional<ClaimedEvent>> ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
-                                                       const std::vector<std::string>& excluded_endpoints,
+  virtual Result<std::optional<LeasedEvent>> LeaseDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
+                                                      const std::vector<std::string>& excluded_endpoints,
                                                        const std::vector<int64_t>& running_ids) = 0;
   // The same for a caller that runs nothing itself (tools, tests).
-  Result<std::optional<ClaimedEvent>> ClaimDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
-                                               const std::vector<std::string>& excluded_endpoints) {
-    return ClaimDue(owner, now_ms, lease_ms, excluded_endpoints, {});
+  Result<std::optional<LeasedEvent>> LeaseDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
+                                              const std::vector<std::string>& excluded_endpoints) {
+    return LeaseDue(owner, now_ms, lease_ms, excluded_endpoints, {});
   }
 
   // Extends the lease; like Finish, it works on a lapsed lease nobody
@@ -246,14 +248,14 @@ class WorkQueue {
   // without next_attempt_at_ms).
   virtual Status Finish(const AttemptResult& result) = 0;
 
-  // What ClaimDue takes. With `running`, its ids replace running_ids, read
+  // What LeaseDue takes. With `running`, its ids replace running_ids, read
   // when the claim runs, and the claimed event is added to it then (on
   // success; a claim that fails to commit leaves it as it was).
   // `endpoints`: when set, only these endpoints' events are looked at (a
   // worker names the endpoints it may take now); otherwise every endpoint
   // holding due events. Either way `excluded_endpoints` are left out, and
   // each endpoint searched costs one index seek (store/due_search.h).
-  struct ClaimRequest {
+  struct LeaseRequest {
     std::string owner;
     int64_t now_ms = 0, lease_ms = 0;
     std::vector<std::string> excluded_endpoints;
@@ -261,27 +263,27 @@ class WorkQueue {
     RunningSet* running = nullptr;
     std::optional<std::vector<std::string>> endpoints = std::nullopt;
   };
-  // ClaimDue for a request. The default is not atomic with other claims of
+  // LeaseDue for a request. The default is not atomic with other claims of
   // the process (it reads `running` before the claim): a store whose claims
   // may run concurrently overrides it.
-  virtual Result<std::optional<ClaimedEvent>> ClaimDue(const ClaimRequest& r) {
-    auto c = ClaimDue(r.owner, r.now_ms, r.lease_ms, r.excluded_endpoints,
+  virtual Result<std::optional<LeasedEvent>> LeaseDue(const LeaseRequest& r) {
+    auto c = LeaseDue(r.owner, r.now_ms, r.lease_ms, r.excluded_endpoints,
                       r.running != nullptr ? r.running->Snapshot() : r.running_ids);
     if (c.ok() && c->has_value() && r.running != nullptr) r.running->Add((*c)->id);
     return c;
   }
-  // Finish(result), then ClaimDue(next) — in one transaction where the store
+  // Finish(result), then LeaseDue(next) — in one transaction where the store
   // can, so a worker that finished one event and takes the next waits for
   // one commit instead of two. The finish is durable before the claimed
   // event's action starts, as with the two calls. Returns Finish's status
   // (a Conflict still claims); *claimed is set only when the transaction
   // committed. This default makes the two calls.
-  virtual Status FinishAndClaim(const AttemptResult& result, const ClaimRequest& next,
-                                std::optional<ClaimedEvent>* claimed) {
+  virtual Status FinishAndLease(const AttemptResult& result, const LeaseRequest& next,
+                                std::optional<LeasedEvent>* claimed) {
     claimed->reset();
     Status st = Finish(result);
     if (!st.ok() && st.code() != Code::kConflict) return st;
-    auto c = ClaimDue(next);
+    auto c = LeaseDue(next);
     if (c.ok()) *claimed = std::move(*c);
     return st;
   }

@@ -12,7 +12,7 @@ std::string Capped(std::string text) {
 
 // A transient failure of `event`'s attempt at `failed_at_ms`: retried after a
 // backoff, or dead-lettered when it was the last attempt allowed.
-void RetryOrGiveUp(const config::WorkerConfig& worker, const store::ClaimedEvent& event, int64_t failed_at_ms,
+void RetryOrGiveUp(const config::WorkerConfig& worker, const store::LeasedEvent& event, int64_t failed_at_ms,
                    std::optional<int64_t> retry_after_ms, double uniform01, store::AttemptResult* r) {
   if (event.attempt >= worker.max_attempts) {
     r->outcome = store::AttemptOutcome::kDeadLettered;
@@ -42,7 +42,7 @@ int64_t NextAttemptAt(int64_t now_ms, int attempt, std::optional<int64_t> retry_
   return now_ms + delay;
 }
 
-store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store::ClaimedEvent& event,
+store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store::LeasedEvent& event,
                                 const std::string& owner, const action::Outcome& outcome, int64_t now_ms,
                                 double uniform01) {
   store::AttemptResult r;
@@ -67,7 +67,7 @@ store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store:
   return r;
 }
 
-void ApplyProbe(const config::WorkerConfig& worker, const store::ClaimedEvent& event, const action::ProbeResult& probe,
+void ApplyProbe(const config::WorkerConfig& worker, const store::LeasedEvent& event, const action::ProbeResult& probe,
                 int64_t probe_started_ms, double uniform01, store::AttemptResult* r) {
   r->probe = store::AttemptResult::Probe{probe_started_ms, std::nullopt, probe.error};
   if (probe.http_status > 0) r->probe->http_status = probe.http_status;

@@ -35,7 +35,7 @@ int64_t NextAttemptAt(int64_t now_ms, int attempt, std::optional<int64_t> retry_
 // transient → retryable_failed after a backoff (dead_lettered once
 // worker.max_attempts is spent), permanent → dead_lettered, unknown →
 // unknown. `uniform01` picks the jitter.
-store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store::ClaimedEvent& event,
+store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store::LeasedEvent& event,
                                 const std::string& owner, const action::Outcome& outcome, int64_t now_ms,
                                 double uniform01);
 
@@ -43,7 +43,7 @@ store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store:
 // the probe answered `probe`, started at `probe_started_ms`. Found →
 // completed with the probe's result_ref; not found → as a transient failure
 // (backoff, or dead_lettered at max_attempts); cannot tell → stays unknown.
-void ApplyProbe(const config::WorkerConfig& worker, const store::ClaimedEvent& event, const action::ProbeResult& probe,
+void ApplyProbe(const config::WorkerConfig& worker, const store::LeasedEvent& event, const action::ProbeResult& probe,
                 int64_t probe_started_ms, double uniform01, store::AttemptResult* r);
 
 // Why an attempt ended retryable_failed: the `reason` label of

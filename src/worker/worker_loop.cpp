@@ -23,7 +23,7 @@ std::string DefaultOwnerPrefix() {
   return std::string(host[0] ? host : "host") + ":" + std::to_string(::getpid());
 }
 
-action::ActionInput InputOf(const store::ClaimedEvent& e, const std::string& api_base) {
+action::ActionInput InputOf(const store::LeasedEvent& e, const std::string& api_base) {
   action::ActionInput in;
   in.event_id = e.event_id;
   in.event_type = e.event_type;
@@ -43,7 +43,7 @@ action::ActionInput InputOf(const store::ClaimedEvent& e, const std::string& api
 }
 
 // Counts a recorded attempt: by outcome, and a retry by its cause.
-void CountAttempt(const store::ClaimedEvent& event, const action::Outcome& outcome,
+void CountAttempt(const store::LeasedEvent& event, const action::Outcome& outcome,
                   const std::optional<action::ProbeResult>& probe, const store::AttemptResult& result) {
   auto& registry = metrics::Registry::Default();
   registry.Add(metrics::kAttemptsTotal, {event.endpoint, event.provider, store::AttemptOutcomeName(result.outcome)});
@@ -209,7 +209,7 @@ std::chrono::milliseconds WorkerLoop::SleepFor() {
 
 void WorkerLoop::ThreadMain(int index) {
   const std::string owner = owner_prefix_ + ":" + std::to_string(index);
-  std::optional<store::ClaimedEvent> next;  // claimed with the last finish
+  std::optional<store::LeasedEvent> next;  // claimed with the last finish
   while (true) {
     uint64_t seen;
     {
@@ -221,7 +221,7 @@ void WorkerLoop::ThreadMain(int index) {
     }
     bool at_capacity = false;
     std::vector<std::string> searched;
-    if (!next) next = Claim(owner, &at_capacity, &searched);
+    if (!next) next = LeaseNext(owner, &at_capacity, &searched);
     if (next) {
       next = RunOne(owner, std::move(*next));
       continue;
@@ -239,16 +239,16 @@ void WorkerLoop::ThreadMain(int index) {
   }
 }
 
-std::optional<store::WorkQueue::ClaimRequest> WorkerLoop::ReserveClaimLocked(const std::string& owner,
+std::optional<store::WorkQueue::LeaseRequest> WorkerLoop::ReserveClaimLocked(const std::string& owner,
                                                                              const std::string* freeing_endpoint) {
   if (stopping_) return std::nullopt;
-  // A finish ahead of the claim (FinishAndClaim) frees its event's slot.
+  // A finish ahead of the claim (FinishAndLease) frees its event's slot.
   if (freeing_endpoint != nullptr) --in_flight_by_endpoint_[*freeing_endpoint];
   std::vector<std::string> claimable = ClaimableLocked();
   if (freeing_endpoint != nullptr) ++in_flight_by_endpoint_[*freeing_endpoint];
   if (claimable.empty()) return std::nullopt;
   ++claiming_;
-  return store::WorkQueue::ClaimRequest{owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000,
+  return store::WorkQueue::LeaseRequest{owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000,
                                         {}, {}, &running_events_, std::move(claimable)};
 }
 
@@ -259,19 +259,19 @@ bool WorkerLoop::NewlyClaimableLocked(const std::vector<std::string>& searched) 
   return false;
 }
 
-std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner, bool* at_capacity,
-                                                     std::vector<std::string>* searched) {
-  std::optional<store::WorkQueue::ClaimRequest> reserved;
+std::optional<store::LeasedEvent> WorkerLoop::LeaseNext(const std::string& owner, bool* at_capacity,
+                                                        std::vector<std::string>* searched) {
+  std::optional<store::WorkQueue::LeaseRequest> reserved;
   {
     std::lock_guard<std::mutex> lock(mu_);
     reserved = ReserveClaimLocked(owner, nullptr);
     *at_capacity = !reserved && !stopping_;
   }
   if (!reserved) return std::nullopt;
-  const store::WorkQueue::ClaimRequest& request = *reserved;
+  const store::WorkQueue::LeaseRequest& request = *reserved;
   *searched = *request.endpoints;
   // Not under mu_: concurrent claims share the writer's commit (group commit).
-  auto claimed = queue_.ClaimDue(request);
+  auto claimed = queue_.LeaseDue(request);
   {
     // The claim's hold on every endpoint ends and the event it took (if any)
     // counts in flight in the same step: between the two, another thread
@@ -294,15 +294,15 @@ std::optional<store::ClaimedEvent> WorkerLoop::Claim(const std::string& owner, b
   return std::move(*claimed);
 }
 
-std::optional<store::WorkQueue::ClaimRequest> WorkerLoop::NextClaim(const std::string& owner,
+std::optional<store::WorkQueue::LeaseRequest> WorkerLoop::NextClaim(const std::string& owner,
                                                                     const std::string& finishing_endpoint) {
   std::lock_guard<std::mutex> lock(mu_);
   return ReserveClaimLocked(owner, &finishing_endpoint);
 }
 
-std::optional<store::ClaimedEvent> WorkerLoop::RunOne(const std::string& owner, store::ClaimedEvent claimed) {
-  std::optional<store::ClaimedEvent> event(std::move(claimed));
-  std::optional<store::ClaimedEvent> next;
+std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, store::LeasedEvent claimed) {
+  std::optional<store::LeasedEvent> event(std::move(claimed));
+  std::optional<store::LeasedEvent> next;
   bool claimed_next = false;  // a NextClaim was made (its claiming_ count is ours to undo)
   HoldLease(*event, owner);
 
@@ -348,9 +348,9 @@ std::optional<store::ClaimedEvent> WorkerLoop::RunOne(const std::string& owner, 
       ApplyProbe(config_.worker, *event, *probe, probe_started_ms, Uniform01(), &result);
     }
     // Finishing and taking the next event share one commit.
-    std::optional<store::WorkQueue::ClaimRequest> request = NextClaim(owner, event->endpoint);
+    std::optional<store::WorkQueue::LeaseRequest> request = NextClaim(owner, event->endpoint);
     claimed_next = request.has_value();
-    Status st = request ? queue_.FinishAndClaim(result, *request, &next) : queue_.Finish(result);
+    Status st = request ? queue_.FinishAndLease(result, *request, &next) : queue_.Finish(result);
     if (st.code() == Code::kConflict) {
       log::Info("worker_lease_lost", {{"endpoint", event->endpoint}, {"id", std::to_string(event->id)}});
     } else if (!st.ok()) {
@@ -389,7 +389,7 @@ std::optional<store::ClaimedEvent> WorkerLoop::RunOne(const std::string& owner, 
   return next;
 }
 
-void WorkerLoop::HoldLease(const store::ClaimedEvent& event, const std::string& owner) {
+void WorkerLoop::HoldLease(const store::LeasedEvent& event, const std::string& owner) {
   const auto every = std::chrono::milliseconds(std::max<int64_t>(int64_t{config_.worker.lease_seconds} * 1000 / 3, 1));
   Lease lease{owner, event.attempt, std::chrono::steady_clock::now() + every, false,
               std::make_shared<RenewFailureLog>(event.id, every)};

@@ -75,22 +75,22 @@ class WorkerLoop {
  private:
   void ThreadMain(int index);
   // Runs `event`'s action and records it; returns the next event when the
-  // record also claimed one (FinishAndClaim).
-  std::optional<store::ClaimedEvent> RunOne(const std::string& owner, store::ClaimedEvent event);
+  // record also claimed one (FinishAndLease).
+  std::optional<store::LeasedEvent> RunOne(const std::string& owner, store::LeasedEvent event);
   // Under mu_: a claim request and its slot on every endpoint (claiming_),
   // or nullopt when stopping or every endpoint is at its concurrency.
   // `freeing_endpoint`: the endpoint of an event whose finish comes first.
-  std::optional<store::WorkQueue::ClaimRequest> ReserveClaimLocked(const std::string& owner,
+  std::optional<store::WorkQueue::LeaseRequest> ReserveClaimLocked(const std::string& owner,
                                                                    const std::string* freeing_endpoint);
   // What to claim along with the finish of an event of `finishing_endpoint`
   // (counted in claiming_), or nullopt when stopping or nothing may be claimed.
-  std::optional<store::WorkQueue::ClaimRequest> NextClaim(const std::string& owner,
+  std::optional<store::WorkQueue::LeaseRequest> NextClaim(const std::string& owner,
                                                           const std::string& finishing_endpoint);
   // Claims one due event for `owner`, or nothing; counts it in flight.
   // *at_capacity: nothing was tried, every endpoint is at its concurrency.
   // *searched: the endpoints the claim looked at.
-  std::optional<store::ClaimedEvent> Claim(const std::string& owner, bool* at_capacity,
-                                           std::vector<std::string>* searched);
+  std::optional<store::LeasedEvent> LeaseNext(const std::string& owner, bool* at_capacity,
+                                              std::vector<std::string>* searched);
   // Under mu_: an endpoint outside `searched` may be claimed now.
   bool NewlyClaimableLocked(const std::vector<std::string>& searched) const;
   // Under mu_: the endpoints a claim may take now — those with an action
@@ -109,7 +109,7 @@ class WorkerLoop {
     bool lost = false;  // another owner took the event: its attempt records nothing
     std::shared_ptr<RenewFailureLog> failures;
   };
-  void HoldLease(const store::ClaimedEvent& event, const std::string& owner);
+  void HoldLease(const store::LeasedEvent& event, const std::string& owner);
   bool DropLease(int64_t id);  // true when the lease was lost meanwhile
   void RenewMain();
   // Renews the leases whose time has come; returns when the next one is due.

@@ -39,20 +39,20 @@ class FakeStore final : public store::Store {
     keys_.clear();
   }
 
-  Result<store::ClaimResult> Claim(const store::NewEvent& event, store::DeliveryRecord delivery) override {
+  Result<store::RecordedEvent> RecordEvent(const store::NewEvent& event, store::DeliveryRecord delivery) override {
     ++calls.claim;
     if (fail_with_unavailable) return Unavailable("fake: database is full");
     deliveries.push_back(std::move(delivery));
-    return ClaimOne(event);
+    return RecordOne(event);
   }
 
-  Result<std::vector<store::ClaimResult>> ClaimBatch(const std::vector<store::NewEvent>& events,
-                                                     store::DeliveryRecord delivery) override {
+  Result<std::vector<store::RecordedEvent>> RecordBatch(const std::vector<store::NewEvent>& events,
+                                                        store::DeliveryRecord delivery) override {
     ++calls.claim_batch;
     if (fail_with_unavailable) return Unavailable("fake: database is full");
     deliveries.push_back(std::move(delivery));
-    std::vector<store::ClaimResult> out;
-    for (const auto& e : events) out.push_back(ClaimOne(e));
+    std::vector<store::RecordedEvent> out;
+    for (const auto& e : events) out.push_back(RecordOne(e));
     return out;
   }
 
@@ -69,22 +69,22 @@ class FakeStore final : public store::Store {
     std::string payload_hash;
   };
 
-  store::ClaimResult ClaimOne(const store::NewEvent& e) {
+  store::RecordedEvent RecordOne(const store::NewEvent& e) {
     Key key{e.provider, e.endpoint, e.tenant_id, e.event_id};
-    store::ClaimResult r;
+    store::RecordedEvent r;
     auto it = keys_.find(key);
     if (it == keys_.end()) {
       int64_t id = static_cast<int64_t>(keys_.size()) + 1;
       keys_.emplace(key, Row{id, e.payload_hash});
       stored.push_back(e);
-      r.outcome = store::ClaimOutcome::kAccepted;
+      r.outcome = store::DeliveryOutcome::kAccepted;
       r.inbox_id = id;
     } else {
-      r.outcome = it->second.payload_hash == e.payload_hash ? store::ClaimOutcome::kDuplicate
-                                                            : store::ClaimOutcome::kConflict;
+      r.outcome = it->second.payload_hash == e.payload_hash ? store::DeliveryOutcome::kDuplicate
+                                                            : store::DeliveryOutcome::kConflict;
       r.inbox_id = it->second.id;
     }
-    r.status = "received";
+    r.status = store::EventStatus::kReceived;
     return r;
   }
 

@@ -37,7 +37,7 @@ struct Db {
     d.received_at_ms = at_ms;
     d.endpoint = endpoint;
     d.provider = "stripe";
-    auto claim = store->Claim(e, d);
+    auto claim = store->RecordEvent(e, d);
     REQUIRE(claim.ok());
     SQLite::Database db(path, SQLite::OPEN_READWRITE);
     db.exec("UPDATE webhook_inbox SET status = '" + status + "' WHERE id = " + std::to_string(claim->inbox_id));

@@ -42,7 +42,7 @@ TEST_CASE("purge loop: purges expired terminal events by itself and stops when a
     store::DeliveryRecord d;
     d.received_at_ms = kT0;
     d.endpoint = "demo";
-    REQUIRE(store.Claim(e, d).ok());
+    REQUIRE(store.RecordEvent(e, d).ok());
   }
   {
     SQLite::Database db(path, SQLite::OPEN_READWRITE);

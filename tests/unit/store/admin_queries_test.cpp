@@ -20,7 +20,7 @@ int64_t Put(StoreFixture& f, const std::string& event_id, const std::string& end
   e.tenant_id = tenant;
   e.event_type = type;
   e.received_at_ms = kT0 + offset_ms;
-  auto r = f.store->Claim(e, SampleDelivery());
+  auto r = f.store->RecordEvent(e, SampleDelivery());
   REQUIRE(r.ok());
   return r->inbox_id;
 }
@@ -66,8 +66,8 @@ TEST_CASE("admin queries: tenant, type, id substring and the time range narrow t
 TEST_CASE("admin queries: the detail lists the event's effects and describes its steps without bodies",
           "[store][admin]") {
   StoreFixture f;
-  REQUIRE(f.store->Claim(SampleEvent("evt_1"), SampleDelivery()).ok());
-  auto claimed = f.store->ClaimDue("w", kT0, 30000, {});
+  REQUIRE(f.store->RecordEvent(SampleEvent("evt_1"), SampleDelivery()).ok());
+  auto claimed = f.store->LeaseDue("w", kT0, 30000, {});
   REQUIRE(claimed.ok());
   REQUIRE(claimed->has_value());
   auto grant = f.store->Authenticate((*claimed)->token, kT0);
@@ -92,16 +92,16 @@ TEST_CASE("admin queries: the detail lists the event's effects and describes its
 TEST_CASE("admin queries: conflicts of single and batch deliveries, newest first, paged by keyset",
           "[store][admin]") {
   StoreFixture f;
-  auto original = f.store->Claim(SampleEvent("evt_1", "h1", R"({"v":1})"), SampleDelivery());
+  auto original = f.store->RecordEvent(SampleEvent("evt_1", "h1", R"({"v":1})"), SampleDelivery());
   REQUIRE(original.ok());
-  auto single = f.store->Claim(SampleEvent("evt_1", "h2", R"({"v":2})"), SampleDelivery());
+  auto single = f.store->RecordEvent(SampleEvent("evt_1", "h2", R"({"v":2})"), SampleDelivery());
   REQUIRE(single.ok());
-  REQUIRE(single->outcome == store::ClaimOutcome::kConflict);
-  REQUIRE(f.store->Claim(SampleEvent("evt_2", "h1"), SampleDelivery()).ok());
+  REQUIRE(single->outcome == store::DeliveryOutcome::kConflict);
+  REQUIRE(f.store->RecordEvent(SampleEvent("evt_2", "h1"), SampleDelivery()).ok());
   // A batch: one new event and a conflict on evt_2 — the delivery row says 'accepted'.
-  auto batch = f.store->ClaimBatch({SampleEvent("evt_3", "h3"), SampleEvent("evt_2", "h9")}, SampleDelivery());
+  auto batch = f.store->RecordBatch({SampleEvent("evt_3", "h3"), SampleEvent("evt_2", "h9")}, SampleDelivery());
   REQUIRE(batch.ok());
-  REQUIRE((*batch)[1].outcome == store::ClaimOutcome::kConflict);
+  REQUIRE((*batch)[1].outcome == store::DeliveryOutcome::kConflict);
 
   store::ConflictFilter filter;
   auto page = f.store->ListConflicts(filter);
@@ -144,7 +144,7 @@ TEST_CASE("admin queries: conflicts of single and batch deliveries, newest first
 
 TEST_CASE("admin queries: an operator closes only an unknown effect, with an audit row", "[store][admin]") {
   StoreFixture f;
-  auto r = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
+  auto r = f.store->RecordEvent(SampleEvent("evt_1"), SampleDelivery());
   REQUIRE(r.ok());
   const std::string id = std::to_string(r->inbox_id);
   f.Exec("INSERT INTO effects (tenant_id, effect_key, status, inbox_id, attempt, claimed_at, updated_at) VALUES "

@@ -45,7 +45,7 @@ struct ChainFixture : StoreFixture {
   }
   // Claims the due event and finishes it with `outcome`.
   void Process(store::AttemptOutcome outcome, int64_t now = kT0 + 1000) {
-    auto c = store->ClaimDue("w1", now, 30000, {});
+    auto c = store->LeaseDue("w1", now, 30000, {});
     REQUIRE(c.ok());
     REQUIRE(c->has_value());
     store::AttemptResult r;
@@ -98,7 +98,7 @@ TEST_CASE("audit chain: the store's own writes seal deliveries at once and attem
   CHECK(f.Joined("SELECT chain_seq FROM webhook_deliveries ORDER BY id") == "1,2,3");
   CHECK(f.Count("SELECT seq FROM audit_chain_heads WHERE table_name = 'webhook_deliveries'") == 3);
 
-  auto c = f.store->ClaimDue("w1", kT0 + 1000, 30000, {});
+  auto c = f.store->LeaseDue("w1", kT0 + 1000, 30000, {});
   REQUIRE(c.ok());
   REQUIRE(c->has_value());
   CHECK(f.Count("SELECT count(*) FROM webhook_attempts WHERE chain_seq IS NULL") == 1);  // in flight: not yet

@@ -1,4 +1,4 @@
-// ClaimBatch: one batch delivery, one transaction, one delivery row, one inbox
+// RecordBatch: one batch delivery, one transaction, one delivery row, one inbox
 // row per new event (SPEC §2), and nothing at all when the commit fails.
 #include <catch2/catch.hpp>
 
@@ -8,7 +8,7 @@
 
 using namespace hookinbox;
 using namespace hookinbox::testing;
-using store::ClaimOutcome;
+using store::DeliveryOutcome;
 
 namespace {
 
@@ -22,10 +22,10 @@ std::vector<store::NewEvent> Batch(std::initializer_list<const char*> ids, const
 
 TEST_CASE("batch: every new event gets its inbox row and payload, the request one delivery row", "[store]") {
   StoreFixture f;
-  auto r = f.store->ClaimBatch(Batch({"e1", "e2", "e3"}), SampleDelivery());
+  auto r = f.store->RecordBatch(Batch({"e1", "e2", "e3"}), SampleDelivery());
   REQUIRE(r.ok());
   REQUIRE(r->size() == 3);
-  for (const auto& c : *r) CHECK(c.outcome == ClaimOutcome::kAccepted);
+  for (const auto& c : *r) CHECK(c.outcome == DeliveryOutcome::kAccepted);
   CHECK((*r)[0].inbox_id != (*r)[1].inbox_id);
   CHECK((*r)[0].delivery_id == (*r)[2].delivery_id);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 3);
@@ -43,23 +43,23 @@ TEST_CASE("batch: every new event gets its inbox row and payload, the request on
 TEST_CASE("batch: a repeated batch is all duplicates, a partly new one mixes, a changed payload conflicts",
           "[store]") {
   StoreFixture f;
-  REQUIRE(f.store->ClaimBatch(Batch({"e1", "e2"}), SampleDelivery()).ok());
+  REQUIRE(f.store->RecordBatch(Batch({"e1", "e2"}), SampleDelivery()).ok());
 
-  auto again = f.store->ClaimBatch(Batch({"e1", "e2"}), SampleDelivery());
+  auto again = f.store->RecordBatch(Batch({"e1", "e2"}), SampleDelivery());
   REQUIRE(again.ok());
-  CHECK((*again)[0].outcome == ClaimOutcome::kDuplicate);
-  CHECK((*again)[1].outcome == ClaimOutcome::kDuplicate);
+  CHECK((*again)[0].outcome == DeliveryOutcome::kDuplicate);
+  CHECK((*again)[1].outcome == DeliveryOutcome::kDuplicate);
   CHECK(f.Text("SELECT outcome FROM webhook_deliveries ORDER BY id DESC LIMIT 1") == "duplicate");
 
-  auto mixed = f.store->ClaimBatch(Batch({"e2", "e3"}), SampleDelivery());
+  auto mixed = f.store->RecordBatch(Batch({"e2", "e3"}), SampleDelivery());
   REQUIRE(mixed.ok());
-  CHECK((*mixed)[0].outcome == ClaimOutcome::kDuplicate);
-  CHECK((*mixed)[1].outcome == ClaimOutcome::kAccepted);
+  CHECK((*mixed)[0].outcome == DeliveryOutcome::kDuplicate);
+  CHECK((*mixed)[1].outcome == DeliveryOutcome::kAccepted);
   CHECK(f.Text("SELECT outcome FROM webhook_deliveries ORDER BY id DESC LIMIT 1") == "accepted");
 
-  auto changed = f.store->ClaimBatch(Batch({"e1"}, "h2"), SampleDelivery());
+  auto changed = f.store->RecordBatch(Batch({"e1"}, "h2"), SampleDelivery());
   REQUIRE(changed.ok());
-  CHECK((*changed)[0].outcome == ClaimOutcome::kConflict);
+  CHECK((*changed)[0].outcome == DeliveryOutcome::kConflict);
   CHECK(f.Text("SELECT outcome FROM webhook_deliveries ORDER BY id DESC LIMIT 1") == "conflict");
   CHECK(f.Count("SELECT count(*) FROM webhook_payloads WHERE kind = 'conflict'") == 1);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 3);
@@ -68,10 +68,10 @@ TEST_CASE("batch: a repeated batch is all duplicates, a partly new one mixes, a 
 
 TEST_CASE("batch: the same key twice in one batch is stored once, the second is its duplicate", "[store]") {
   StoreFixture f;
-  auto r = f.store->ClaimBatch(Batch({"e1", "e1"}), SampleDelivery());
+  auto r = f.store->RecordBatch(Batch({"e1", "e1"}), SampleDelivery());
   REQUIRE(r.ok());
-  CHECK((*r)[0].outcome == ClaimOutcome::kAccepted);
-  CHECK((*r)[1].outcome == ClaimOutcome::kDuplicate);
+  CHECK((*r)[0].outcome == DeliveryOutcome::kAccepted);
+  CHECK((*r)[1].outcome == DeliveryOutcome::kDuplicate);
   CHECK((*r)[1].inbox_id == (*r)[0].inbox_id);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 1);
 }
@@ -79,21 +79,21 @@ TEST_CASE("batch: the same key twice in one batch is stored once, the second is 
 TEST_CASE("batch: a failed commit writes none of the events and no delivery row", "[store]") {
   StoreFixture f;
   f.store->writer().SetCommitHookForTest([] { return Unavailable("injected: disk full"); });
-  auto r = f.store->ClaimBatch(Batch({"e1", "e2"}), SampleDelivery());
+  auto r = f.store->RecordBatch(Batch({"e1", "e2"}), SampleDelivery());
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == Code::kUnavailable);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 0);
   CHECK(f.Count("SELECT count(*) FROM webhook_deliveries") == 0);
   CHECK(f.Count("SELECT count(*) FROM webhook_delivery_events") == 0);
   f.store->writer().SetCommitHookForTest(nullptr);
-  auto again = f.store->ClaimBatch(Batch({"e1", "e2"}), SampleDelivery());
+  auto again = f.store->RecordBatch(Batch({"e1", "e2"}), SampleDelivery());
   REQUIRE(again.ok());
-  CHECK((*again)[1].outcome == ClaimOutcome::kAccepted);
+  CHECK((*again)[1].outcome == DeliveryOutcome::kAccepted);
 }
 
 TEST_CASE("batch: an empty batch is refused and writes nothing", "[store]") {
   StoreFixture f;
-  auto r = f.store->ClaimBatch({}, SampleDelivery());
+  auto r = f.store->RecordBatch({}, SampleDelivery());
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == Code::kInvalidArgument);
   CHECK(f.Count("SELECT count(*) FROM webhook_deliveries") == 0);

@@ -35,14 +35,14 @@ struct SqliteSource {
     auto& s = **opened;
     auto e1 = SampleEvent("evt_1", "h1", std::string("bin\0ary\xff", 8));
     e1.business_key = "bk-1";
-    REQUIRE(s.Claim(e1, SampleDelivery()).ok());
-    REQUIRE(s.Claim(e1, SampleDelivery()).ok());                              // duplicate
-    REQUIRE(s.Claim(SampleEvent("evt_1", "h-other"), SampleDelivery()).ok());  // conflict
-    REQUIRE(s.ClaimBatch({SampleEvent("evt_2", "h2"), SampleEvent("evt_3", "h3")}, SampleDelivery()).ok());
+    REQUIRE(s.RecordEvent(e1, SampleDelivery()).ok());
+    REQUIRE(s.RecordEvent(e1, SampleDelivery()).ok());                              // duplicate
+    REQUIRE(s.RecordEvent(SampleEvent("evt_1", "h-other"), SampleDelivery()).ok());  // conflict
+    REQUIRE(s.RecordBatch({SampleEvent("evt_2", "h2"), SampleEvent("evt_3", "h3")}, SampleDelivery()).ok());
     auto rejected = SampleDelivery();
     rejected.reason = "unauthenticated";
     REQUIRE(s.RecordRejected(rejected).ok());
-    auto c = s.ClaimDue("w1", kT0, 30000, {});
+    auto c = s.LeaseDue("w1", kT0, 30000, {});
     REQUIRE(c.ok());
     REQUIRE(c->has_value());
     auto grant = s.Authenticate((*c)->token, kT0);
@@ -105,7 +105,7 @@ TEST_CASE("copy: every table arrives with its ids, bytes and audit chain; a seco
   CHECK(audit->ok);
   // New rows take ids after the copied ones.
   auto store = target.database.OpenStore(2000, 64);
-  auto r = store->Claim(SampleEvent("evt_new"), SampleDelivery());
+  auto r = store->RecordEvent(SampleEvent("evt_new"), SampleDelivery());
   REQUIRE(r.ok());
   CHECK(r->inbox_id == 4);
 }

@@ -184,15 +184,15 @@ TEST_CASE("due search: a claim for one endpoint costs the same beside 250 000 ev
 
   // The claim itself, as the worker makes it (naming the endpoints it may
   // take) and as a tool does (leaving out the ones it may not).
-  store::WorkQueue::ClaimRequest named{"w", kNow, kLease, {}, {}, nullptr, std::vector<std::string>{"third"}};
-  auto c = full.store->ClaimDue(named);
+  store::WorkQueue::LeaseRequest named{"w", kNow, kLease, {}, {}, nullptr, std::vector<std::string>{"third"}};
+  auto c = full.store->LeaseDue(named);
   REQUIRE(c.ok());
   REQUIRE(c->has_value());
   CHECK((*c)->id == third);
   CHECK(full.Count("SELECT count(*) FROM webhook_inbox WHERE status = 'processing'") == 3);
   full.Exec("UPDATE webhook_inbox SET status = 'received', lease_owner = NULL, lease_until = NULL, next_attempt_at = " +
             std::to_string(kNow - 1) + " WHERE id = " + std::to_string(third));
-  auto t = full.store->ClaimDue("w", kNow, kLease, {"kept", "busy"});
+  auto t = full.store->LeaseDue("w", kNow, kLease, {"kept", "busy"});
   REQUIRE(t.ok());
   REQUIRE(t->has_value());
   CHECK((*t)->id == third);
@@ -243,15 +243,15 @@ TEST_CASE("due search: the oldest due event of the named endpoints wins; running
   CHECK(store::EarliestDue(*db, std::vector<std::string>{"a", "c"}) == kT0 + 11);
   CHECK_FALSE(store::EarliestDue(*db, std::vector<std::string>{"none"}));
 
-  store::WorkQueue::ClaimRequest only_a{"w", kNow, kLease, {}, {}, nullptr, std::vector<std::string>{"a", "c"}};
-  auto c = f.store->ClaimDue(only_a);
+  store::WorkQueue::LeaseRequest only_a{"w", kNow, kLease, {}, {}, nullptr, std::vector<std::string>{"a", "c"}};
+  auto c = f.store->LeaseDue(only_a);
   REQUIRE(c.ok());
   REQUIRE(c->has_value());
   CHECK((*c)->id == a1);  // b is older but not named
   // a_1's lease is held: it is not due again before it expires.
   CHECK(store::OldestDue(*db, "a", kNow, {})->id != a1);
-  store::WorkQueue::ClaimRequest none{"w", kNow, kLease, {}, {}, nullptr, std::vector<std::string>{}};
-  auto n = f.store->ClaimDue(none);
+  store::WorkQueue::LeaseRequest none{"w", kNow, kLease, {}, {}, nullptr, std::vector<std::string>{}};
+  auto n = f.store->LeaseDue(none);
   REQUIRE(n.ok());
   CHECK_FALSE(n->has_value());
   auto next = f.store->NextDueAt(std::vector<std::string>{"c"});

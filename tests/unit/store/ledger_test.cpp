@@ -21,19 +21,19 @@ struct LedgerFixture : StoreFixture {
   store::Ledger& ledger() { return *store; }
 
   // Stores an event and claims it for the worker: its token is the handler's.
-  store::ClaimedEvent Running(const std::string& event_id, const std::string& tenant = "default",
-                              int64_t now = kT0) {
+  store::LeasedEvent Running(const std::string& event_id, const std::string& tenant = "default",
+                             int64_t now = kT0) {
     auto e = SampleEvent(event_id, "h-" + event_id);
     e.tenant_id = tenant;
-    REQUIRE(store->Claim(e, SampleDelivery()).ok());
-    auto c = store->ClaimDue("w-" + event_id, now, kLease, {});
+    REQUIRE(store->RecordEvent(e, SampleDelivery()).ok());
+    auto c = store->LeaseDue("w-" + event_id, now, kLease, {});
     REQUIRE(c.ok());
     REQUIRE(c->has_value());
     REQUIRE((*c)->event_id == event_id);
     return **c;
   }
 
-  HandlerGrant Grant(const store::ClaimedEvent& c, int64_t now = kT0) {
+  HandlerGrant Grant(const store::LeasedEvent& c, int64_t now = kT0) {
     auto g = ledger().Authenticate(c.token, now);
     REQUIRE(g.ok());
     return *g;
@@ -47,7 +47,7 @@ struct LedgerFixture : StoreFixture {
     return r->state;
   }
 
-  void Complete(const store::ClaimedEvent& c, const std::string& owner) {
+  void Complete(const store::LeasedEvent& c, const std::string& owner) {
     store::AttemptResult r;
     r.id = c.id;
     r.owner = owner;
@@ -114,7 +114,7 @@ TEST_CASE("ledger: done answers done with the external_ref, to other events and 
 
   SECTION("the event's retry (a new attempt and token) still sees done") {
     // The attempt dies without finishing; its lease expires and the event is claimed again.
-    auto again = f.store->ClaimDue("w-next", kT0 + kLease + 1, kLease, {});
+    auto again = f.store->LeaseDue("w-next", kT0 + kLease + 1, kLease, {});
     REQUIRE(again.ok());
     REQUIRE(again->has_value());
     REQUIRE((*again)->id == a.id);
@@ -183,7 +183,7 @@ TEST_CASE("ledger: a token stops working when its attempt completes or the event
   }
   SECTION("re-claimed after its lease expired: the new attempt's token works, the old one not") {
     auto a = f.Running("evt_a");
-    auto again = f.store->ClaimDue("w2", kT0 + kLease + 1, kLease, {});
+    auto again = f.store->LeaseDue("w2", kT0 + kLease + 1, kLease, {});
     REQUIRE(again.ok());
     REQUIRE(again->has_value());
     CHECK((*again)->token != a.token);

@@ -84,7 +84,7 @@ TEST_CASE("migrations: the store migrates its database once; reopening keeps ver
   testing::StoreFixture f;
   const int latest = LatestVersion(f);
   CHECK(RecordedVersion(f) == latest);
-  REQUIRE(f.store->Claim(testing::SampleEvent("evt_1"), testing::SampleDelivery()).ok());
+  REQUIRE(f.store->RecordEvent(testing::SampleEvent("evt_1"), testing::SampleDelivery()).ok());
   f.store->Close();
   auto reopened = f.database.OpenStore(2000, 64);
   CHECK(RecordedVersion(f) == latest);

@@ -25,7 +25,7 @@ struct PurgeFixture : StoreFixture {
   }
   // Claims the next due event; with an outcome, finishes it.
   int64_t Work(std::optional<store::AttemptOutcome> outcome, int64_t now = kT0 + 1000) {
-    auto c = store->ClaimDue("w1", now, 30000, {});
+    auto c = store->LeaseDue("w1", now, 30000, {});
     REQUIRE(c.ok());
     REQUIRE(c->has_value());
     if (outcome) {

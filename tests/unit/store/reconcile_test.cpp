@@ -24,7 +24,7 @@ int64_t Stored(StoreFixture& f, const std::string& event_id, const std::string& 
   auto e = SampleEvent(event_id, "h-" + event_id);
   e.tenant_id = tenant;
   e.endpoint = endpoint;
-  auto r = f.store->Claim(e, SampleDelivery());
+  auto r = f.store->RecordEvent(e, SampleDelivery());
   REQUIRE(r.ok());
   auto db = f.Connect();
   auto st = db->Prepare("UPDATE webhook_inbox SET status = ? WHERE id = ?");

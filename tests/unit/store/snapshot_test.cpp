@@ -50,8 +50,8 @@ struct SnapshotFixture : StoreFixture {
   std::string out = dir.File("copy.db");
 
   SnapshotFixture() {
-    auto r = store->Claim(SampleEvent("evt_1", "h1", std::string(R"({"secret":")") + kMarker + "\"}"),
-                          SampleDelivery());
+    auto r = store->RecordEvent(SampleEvent("evt_1", "h1", std::string(R"({"secret":")") + kMarker + "\"}"),
+                                SampleDelivery());
     REQUIRE(r.ok());
     SQLite::Database db(path, SQLite::OPEN_READWRITE);
     SQLite::Statement st(db, "INSERT INTO step_results (inbox_id, name, content_type, body, attempt, stored_at)"
@@ -170,7 +170,7 @@ TEST_CASE("snapshot: taken while the store writes, the copy holds every event ac
   std::atomic<int64_t> acknowledged{0};  // events 1..acknowledged are committed
   std::thread writer([&] {
     for (int i = 1; !stop.load(); ++i) {
-      auto r = f.store->Claim(SampleEvent("evt_" + std::to_string(i), "h" + std::to_string(i)), SampleDelivery());
+      auto r = f.store->RecordEvent(SampleEvent("evt_" + std::to_string(i), "h" + std::to_string(i)), SampleDelivery());
       if (!r.ok()) return;
       acknowledged.store(i);
     }
@@ -200,10 +200,10 @@ TEST_CASE("snapshot: taken while the store writes, the copy holds every event ac
 TEST_CASE("snapshot: the store's snapshot is one SQLite file with every row, README and sound audit chains; "
           "without payloads no body is left", "[store][snapshot]") {
   StoreFixture f;
-  auto r = f.store->Claim(SampleEvent("evt_1", "h1", std::string(R"({"secret":")") + kMarker + "\"}"),
-                          SampleDelivery());
+  auto r = f.store->RecordEvent(SampleEvent("evt_1", "h1", std::string(R"({"secret":")") + kMarker + "\"}"),
+                                SampleDelivery());
   REQUIRE(r.ok());
-  REQUIRE(f.store->Claim(SampleEvent("evt_1", "h1"), SampleDelivery()).ok());  // a duplicate delivery
+  REQUIRE(f.store->RecordEvent(SampleEvent("evt_1", "h1"), SampleDelivery()).ok());  // a duplicate delivery
   const std::string with = f.dir.File("with.db"), without = f.dir.File("without.db");
   REQUIRE(f.store->Snapshot(with, {true, nullptr}).ok());
   REQUIRE(f.store->Snapshot(without, {false, nullptr}).ok());

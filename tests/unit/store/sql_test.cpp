@@ -122,13 +122,13 @@ TEST_CASE("sql: the pool opens at most its size, hands a connection to one calle
 TEST_CASE("sql: a store whose server connections were cut reconnects: reads and writes work again", "[store][sql][postgres]") {
   StoreFixture f;
   if (!f.postgres()) return;  // SQLite has no server to lose
-  REQUIRE(f.store->Claim(SampleEvent("evt_before"), SampleDelivery()).ok());
+  REQUIRE(f.store->RecordEvent(SampleEvent("evt_before"), SampleDelivery()).ok());
   REQUIRE(f.database.CutPostgresSessions() >= 1);
   // The first write on the dead connection may fail (Unavailable, never a
   // half-written row); within a few tries the writer has a new one.
   bool claimed = false;
   for (int i = 0; i < 3 && !claimed; ++i) {
-    auto r = f.store->Claim(SampleEvent("evt_after"), SampleDelivery());
+    auto r = f.store->RecordEvent(SampleEvent("evt_after"), SampleDelivery());
     if (!r.ok()) CHECK(r.status().code() == Code::kUnavailable);
     claimed = r.ok();
   }
@@ -145,7 +145,7 @@ TEST_CASE("sql: a delivery whose header text is not UTF-8 (or holds a NUL) is st
   auto d = SampleDelivery();
   d.user_agent = std::string("agent \xff\xfe cut \xe2\x82", 14);   // Latin-1 bytes, a character cut short
   d.content_type = std::string("text/plain\0x", 12);
-  auto r = f.store->Claim(SampleEvent("evt_bytes"), d);
+  auto r = f.store->RecordEvent(SampleEvent("evt_bytes"), d);
   INFO(r.status().message());
   REQUIRE(r.ok());
   CHECK(f.Count("SELECT count(*) FROM webhook_deliveries WHERE user_agent LIKE 'agent %'") == 1);
@@ -158,11 +158,11 @@ TEST_CASE("sql: a write that timed out waiting for another session's write lock 
   auto store = f.database.OpenStore(200, 64);  // a 200 ms budget
   auto other = f.Connect();
   other->Begin(sql::TxnMode::kWrite);  // holds the database's write lock
-  auto blocked = store->Claim(SampleEvent("evt_blocked"), SampleDelivery());
+  auto blocked = store->RecordEvent(SampleEvent("evt_blocked"), SampleDelivery());
   REQUIRE_FALSE(blocked.ok());
   CHECK(blocked.status().code() == Code::kUnavailable);
   other->Rollback();
-  auto r = store->Claim(SampleEvent("evt_after"), SampleDelivery());
+  auto r = store->RecordEvent(SampleEvent("evt_after"), SampleDelivery());
   INFO(r.status().message());
   CHECK(r.ok());
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox WHERE event_id = 'evt_blocked'") == 0);

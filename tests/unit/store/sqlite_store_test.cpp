@@ -11,15 +11,16 @@
 
 using namespace hookinbox;
 using namespace hookinbox::testing;
-using store::ClaimOutcome;
+using store::DeliveryOutcome;
+using store::EventStatus;
 
 TEST_CASE("inbox: a new key is accepted and stored with its payload and one delivery row", "[store]") {
   StoreFixture f;
-  auto r = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
+  auto r = f.store->RecordEvent(SampleEvent("evt_1"), SampleDelivery());
   REQUIRE(r.ok());
-  CHECK(r->outcome == ClaimOutcome::kAccepted);
+  CHECK(r->outcome == DeliveryOutcome::kAccepted);
   CHECK(r->inbox_id > 0);
-  CHECK(r->status == "received");
+  CHECK(r->status == EventStatus::kReceived);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 1);
   CHECK(f.Text("SELECT status FROM webhook_inbox") == "received");
   CHECK(f.Count("SELECT count(*) FROM webhook_payloads WHERE kind = 'original'") == 1);
@@ -31,13 +32,13 @@ TEST_CASE("inbox: a new key is accepted and stored with its payload and one deli
 
 TEST_CASE("inbox: the same key and payload hash is a duplicate of the original row", "[store]") {
   StoreFixture f;
-  auto first = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
-  auto second = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
+  auto first = f.store->RecordEvent(SampleEvent("evt_1"), SampleDelivery());
+  auto second = f.store->RecordEvent(SampleEvent("evt_1"), SampleDelivery());
   REQUIRE(first.ok());
   REQUIRE(second.ok());
-  CHECK(second->outcome == ClaimOutcome::kDuplicate);
+  CHECK(second->outcome == DeliveryOutcome::kDuplicate);
   CHECK(second->inbox_id == first->inbox_id);
-  CHECK(second->status == "received");
+  CHECK(second->status == EventStatus::kReceived);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 1);
   CHECK(f.Count("SELECT count(*) FROM webhook_payloads") == 1);
   CHECK(f.Count("SELECT count(*) FROM webhook_deliveries WHERE outcome = 'duplicate'") == 1);
@@ -45,10 +46,10 @@ TEST_CASE("inbox: the same key and payload hash is a duplicate of the original r
 
 TEST_CASE("inbox: same key, different payload is a conflict; original untouched, payload kept", "[store]") {
   StoreFixture f;
-  auto first = f.store->Claim(SampleEvent("evt_1", "h1", R"({"amount":1})"), SampleDelivery());
-  auto other = f.store->Claim(SampleEvent("evt_1", "h2", R"({"amount":2})"), SampleDelivery());
+  auto first = f.store->RecordEvent(SampleEvent("evt_1", "h1", R"({"amount":1})"), SampleDelivery());
+  auto other = f.store->RecordEvent(SampleEvent("evt_1", "h2", R"({"amount":2})"), SampleDelivery());
   REQUIRE(other.ok());
-  CHECK(other->outcome == ClaimOutcome::kConflict);
+  CHECK(other->outcome == DeliveryOutcome::kConflict);
   CHECK(other->inbox_id == first->inbox_id);
   CHECK(f.Text("SELECT payload_hash FROM webhook_inbox") == "h1");
   CHECK(f.Text("SELECT body FROM webhook_payloads WHERE kind = 'original'") == R"({"amount":1})");
@@ -63,9 +64,9 @@ TEST_CASE("inbox: the key is (provider, endpoint, tenant, event id)", "[store]")
   b.tenant_id = "acme";
   auto c = a;
   c.endpoint = "orders";
-  CHECK(f.store->Claim(a, SampleDelivery())->outcome == ClaimOutcome::kAccepted);
-  CHECK(f.store->Claim(b, SampleDelivery())->outcome == ClaimOutcome::kAccepted);
-  CHECK(f.store->Claim(c, SampleDelivery())->outcome == ClaimOutcome::kAccepted);
+  CHECK(f.store->RecordEvent(a, SampleDelivery())->outcome == DeliveryOutcome::kAccepted);
+  CHECK(f.store->RecordEvent(b, SampleDelivery())->outcome == DeliveryOutcome::kAccepted);
+  CHECK(f.store->RecordEvent(c, SampleDelivery())->outcome == DeliveryOutcome::kAccepted);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 3);
 }
 
@@ -77,12 +78,12 @@ TEST_CASE("inbox: 20 threads claiming one key give exactly one claim and 19 dupl
   for (int i = 0; i < 20; ++i) {
     threads.emplace_back([&] {
       while (!go.load()) std::this_thread::yield();
-      auto r = f.store->Claim(SampleEvent("evt_race"), SampleDelivery());
+      auto r = f.store->RecordEvent(SampleEvent("evt_race"), SampleDelivery());
       if (!r.ok()) {
         ++other;
-      } else if (r->outcome == ClaimOutcome::kAccepted) {
+      } else if (r->outcome == DeliveryOutcome::kAccepted) {
         ++accepted;
-      } else if (r->outcome == ClaimOutcome::kDuplicate) {
+      } else if (r->outcome == DeliveryOutcome::kDuplicate) {
         ++duplicates;
       } else {
         ++other;
@@ -131,7 +132,7 @@ TEST_CASE("deliveries: a rolled-back rejection leaves no fold state behind", "[s
   f.store->writer().SetCommitHookForTest([] { return Unavailable("injected: disk full"); });
   REQUIRE_FALSE(f.store->RecordRejected(d).ok());  // the would-be fold row is rolled back
   f.store->writer().SetCommitHookForTest(nullptr);
-  auto claim = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
+  auto claim = f.store->RecordEvent(SampleEvent("evt_1"), SampleDelivery());
   REQUIRE(claim.ok());
   for (int i = 0; i < 5; ++i) REQUIRE(f.store->RecordRejected(d).ok());
   CHECK(f.Count("SELECT request_count FROM webhook_deliveries WHERE outcome = 'accepted'") == 1);
@@ -168,7 +169,7 @@ TEST_CASE("store: a fresh store passes its writable check", "[store]") {
 TEST_CASE("store: closed store refuses writes with Unavailable", "[store]") {
   StoreFixture f;
   f.store->Close();
-  auto r = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
+  auto r = f.store->RecordEvent(SampleEvent("evt_1"), SampleDelivery());
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == Code::kUnavailable);
   CHECK(f.store->CheckWritable().code() == Code::kUnavailable);
@@ -185,7 +186,7 @@ TEST_CASE("store: a database locked by another process gives Unavailable after t
   std::atomic<bool> answered{false};
   Status status;
   std::thread claim([&] {
-    status = s->Claim(SampleEvent("evt_1"), SampleDelivery()).status();
+    status = s->RecordEvent(SampleEvent("evt_1"), SampleDelivery()).status();
     answered = true;
   });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
@@ -195,7 +196,7 @@ TEST_CASE("store: a database locked by another process gives Unavailable after t
   claim.join();
   CHECK(in_time);
   CHECK(status.code() == Code::kUnavailable);
-  CHECK(s->Claim(SampleEvent("evt_1"), SampleDelivery()).ok());
+  CHECK(s->RecordEvent(SampleEvent("evt_1"), SampleDelivery()).ok());
 }
 
 TEST_CASE("deliveries: unsigned pings answered 200 share the rejections' budget and fold", "[store]") {

@@ -102,11 +102,11 @@ TEST_CASE("statement cache: the writer's statements survive across transactions"
   hookinbox::testing::StoreFixture f;
   // Two claims, two transactions: both go through the writer's cache and
   // both rows are there (a statement left bound or mid-step would fail the second).
-  REQUIRE(f.store->Claim(hookinbox::testing::SampleEvent("evt_a"), hookinbox::testing::SampleDelivery()).ok());
-  REQUIRE(f.store->Claim(hookinbox::testing::SampleEvent("evt_b"), hookinbox::testing::SampleDelivery()).ok());
-  auto dup = f.store->Claim(hookinbox::testing::SampleEvent("evt_a"), hookinbox::testing::SampleDelivery());
+  REQUIRE(f.store->RecordEvent(hookinbox::testing::SampleEvent("evt_a"), hookinbox::testing::SampleDelivery()).ok());
+  REQUIRE(f.store->RecordEvent(hookinbox::testing::SampleEvent("evt_b"), hookinbox::testing::SampleDelivery()).ok());
+  auto dup = f.store->RecordEvent(hookinbox::testing::SampleEvent("evt_a"), hookinbox::testing::SampleDelivery());
   REQUIRE(dup.ok());
-  CHECK(dup->outcome == store::ClaimOutcome::kDuplicate);
+  CHECK(dup->outcome == store::DeliveryOutcome::kDuplicate);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 2);
   CHECK(f.Count("SELECT count(*) FROM webhook_deliveries") == 3);
 }

@@ -23,7 +23,7 @@ int64_t Event(StoreFixture& f, const std::string& endpoint, const std::string& p
   store::DeliveryRecord d = SampleDelivery();
   d.endpoint = endpoint;
   d.provider = provider;
-  auto claim = f.store->Claim(e, d);
+  auto claim = f.store->RecordEvent(e, d);
   REQUIRE(claim.ok());
   f.Exec("UPDATE webhook_inbox SET status = '" + status + "' WHERE id = " + std::to_string(claim->inbox_id));
   return claim->inbox_id;
@@ -91,9 +91,9 @@ TEST_CASE("stats: state per endpoint and provider, from the database", "[store][
 TEST_CASE("stats: totals count delivery requests by outcome, folded rejections by their count", "[store][stats]") {
   StoreFixture f;
   store::NewEvent e = SampleEvent("evt_1", "h1");
-  REQUIRE(f.store->Claim(e, SampleDelivery()).ok());                           // accepted
-  REQUIRE(f.store->Claim(e, SampleDelivery()).ok());                           // duplicate
-  REQUIRE(f.store->Claim(SampleEvent("evt_1", "h2"), SampleDelivery()).ok());  // conflict
+  REQUIRE(f.store->RecordEvent(e, SampleDelivery()).ok());                           // accepted
+  REQUIRE(f.store->RecordEvent(e, SampleDelivery()).ok());                           // duplicate
+  REQUIRE(f.store->RecordEvent(SampleEvent("evt_1", "h2"), SampleDelivery()).ok());  // conflict
   store::DeliveryRecord rejected = SampleDelivery();
   rejected.reason = "unauthenticated: bad signature";
   REQUIRE(f.store->RecordRejected(rejected).ok());

@@ -99,7 +99,7 @@ inline int64_t StoreFixture::ClaimAt(store::NewEvent e, int64_t at) {
   e.received_at_ms = at;
   auto d = SampleDelivery();
   d.received_at_ms = at;
-  auto r = store->Claim(e, d);
+  auto r = store->RecordEvent(e, d);
   REQUIRE(r.ok());
   return r->inbox_id;
 }

@@ -27,20 +27,20 @@ struct QueueFixture : StoreFixture {
     auto e = SampleEvent(event_id, "h-" + event_id, R"({"id":")" + event_id + R"("})");
     e.endpoint = endpoint;
     e.received_at_ms = at;
-    auto r = store->Claim(e, SampleDelivery());
+    auto r = store->RecordEvent(e, SampleDelivery());
     REQUIRE(r.ok());
     return r->inbox_id;
   }
 
-  store::ClaimedEvent MustClaim(const std::string& owner, int64_t now = kT0, std::vector<std::string> excluded = {}) {
-    auto c = q().ClaimDue(owner, now, kLease, excluded);
+  store::LeasedEvent MustClaim(const std::string& owner, int64_t now = kT0, std::vector<std::string> excluded = {}) {
+    auto c = q().LeaseDue(owner, now, kLease, excluded);
     REQUIRE(c.ok());
     REQUIRE(c->has_value());
     return **c;
   }
 
   bool NothingDue(const std::string& owner, int64_t now) {
-    auto c = q().ClaimDue(owner, now, kLease, {});
+    auto c = q().LeaseDue(owner, now, kLease, {});
     REQUIRE(c.ok());
     return !c->has_value();
   }
@@ -54,7 +54,7 @@ struct QueueFixture : StoreFixture {
   }
 };
 
-AttemptResult ResultFor(const store::ClaimedEvent& c, const std::string& owner, AttemptOutcome outcome) {
+AttemptResult ResultFor(const store::LeasedEvent& c, const std::string& owner, AttemptOutcome outcome) {
   AttemptResult r;
   r.id = c.id;
   r.owner = owner;
@@ -90,7 +90,7 @@ TEST_CASE("work queue: events not yet due and excluded endpoints are not claimed
   CHECK(f.NothingDue("w1", kT0));
   int64_t other = f.Add("evt_other", "orders", kT0);
   CHECK(f.MustClaim("w1", kT0 + 6000, {"payments"}).id == other);
-  auto none = f.q().ClaimDue("w1", kT0 + 6000, kLease, {"payments", "orders"});
+  auto none = f.q().LeaseDue("w1", kT0 + 6000, kLease, {"payments", "orders"});
   REQUIRE(none.ok());
   CHECK_FALSE(none->has_value());
 }
@@ -119,7 +119,7 @@ TEST_CASE("work queue: concurrent claims never hand one event to two workers", "
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&, t] {
       for (;;) {
-        auto c = f.q().ClaimDue("w" + std::to_string(t), kT0, kLease, {});
+        auto c = f.q().LeaseDue("w" + std::to_string(t), kT0, kLease, {});
         if (!c.ok() || !c->has_value()) return;
         std::lock_guard<std::mutex> lock(mu);
         claimed.push_back((*c)->id);
@@ -337,7 +337,7 @@ TEST_CASE("work queue: a failing commit changes nothing", "[store][queue]") {
   QueueFixture f;
   int64_t id = f.Add("evt_1");
   f.store->writer().SetCommitHookForTest([] { return Unavailable("injected: disk full"); });
-  auto claim = f.q().ClaimDue("w1", kT0, kLease, {});
+  auto claim = f.q().LeaseDue("w1", kT0, kLease, {});
   CHECK(claim.status().code() == Code::kUnavailable);
   CHECK(f.StatusOf(id) == "received");
   CHECK(f.Count("SELECT count(*) FROM webhook_attempts") == 0);
@@ -434,7 +434,7 @@ TEST_CASE("work queue: reads after Close fail with Unavailable", "[store][queue]
   QueueFixture f;
   f.store->Close();
   CHECK(f.q().NextDueAt().status().code() == Code::kUnavailable);
-  CHECK(f.q().ClaimDue("w1", kT0, kLease, {}).status().code() == Code::kUnavailable);
+  CHECK(f.q().LeaseDue("w1", kT0, kLease, {}).status().code() == Code::kUnavailable);
 }
 
 // Regression issue 8 (D6): a lease can lapse while its process is alive
@@ -451,11 +451,11 @@ TEST_CASE("work queue: an event the claiming process still runs is not reclaimed
   REQUIRE(c.id == running);
   const int64_t lapsed = kT0 + kLease + 1;
   // Another thread of the same process: the lapsed event is skipped, the next one taken.
-  auto other = f.q().ClaimDue("p1:1", lapsed, kLease, {}, {running});
+  auto other = f.q().LeaseDue("p1:1", lapsed, kLease, {}, {running});
   REQUIRE(other.ok());
   REQUIRE(other->has_value());
   CHECK((*other)->id == next);
-  auto none = f.q().ClaimDue("p1:1", lapsed, kLease, {}, {running, next});
+  auto none = f.q().LeaseDue("p1:1", lapsed, kLease, {}, {running, next});
   REQUIRE(none.ok());
   CHECK_FALSE(none->has_value());
   CHECK(f.Text("SELECT status || '|' || lease_owner || '|' || attempt_count FROM webhook_inbox WHERE id = " +
@@ -490,16 +490,16 @@ TEST_CASE("work queue: a lapsed lease nobody reclaimed finishes normally without
 }
 
 // Issue 9: the worker finishes one event and takes the next in one commit.
-TEST_CASE("work queue: FinishAndClaim records the attempt and claims the next due event together", "[store][queue]") {
+TEST_CASE("work queue: FinishAndLease records the attempt and claims the next due event together", "[store][queue]") {
   QueueFixture f;
   int64_t a = f.Add("evt_a", "payments", kT0);
   int64_t b = f.Add("evt_b", "payments", kT0 + 1);
   auto first = f.MustClaim("w1", kT0 + 10);
   REQUIRE(first.id == a);
 
-  std::optional<store::ClaimedEvent> next;
-  store::WorkQueue::ClaimRequest request{"w1", kT0 + 20, kLease, {}, {a}};
-  REQUIRE(f.q().FinishAndClaim(ResultFor(first, "w1", AttemptOutcome::kCompleted), request, &next).ok());
+  std::optional<store::LeasedEvent> next;
+  store::WorkQueue::LeaseRequest request{"w1", kT0 + 20, kLease, {}, {a}};
+  REQUIRE(f.q().FinishAndLease(ResultFor(first, "w1", AttemptOutcome::kCompleted), request, &next).ok());
   CHECK(f.StatusOf(a) == "completed");
   REQUIRE(next.has_value());
   CHECK(next->id == b);
@@ -509,12 +509,12 @@ TEST_CASE("work queue: FinishAndClaim records the attempt and claims the next du
                 " AND outcome IS NULL") == 1);
 
   // Nothing more is due: the finish alone is recorded.
-  REQUIRE(f.q().FinishAndClaim(ResultFor(*next, "w1", AttemptOutcome::kCompleted), request, &next).ok());
+  REQUIRE(f.q().FinishAndLease(ResultFor(*next, "w1", AttemptOutcome::kCompleted), request, &next).ok());
   CHECK_FALSE(next.has_value());
   CHECK(f.StatusOf(b) == "completed");
 }
 
-TEST_CASE("work queue: FinishAndClaim after a lost lease still claims; a failed commit does neither", "[store][queue]") {
+TEST_CASE("work queue: FinishAndLease after a lost lease still claims; a failed commit does neither", "[store][queue]") {
   QueueFixture f;
   int64_t a = f.Add("evt_a", "payments", kT0);
   auto mine = f.MustClaim("w1", kT0 + 10);
@@ -525,16 +525,16 @@ TEST_CASE("work queue: FinishAndClaim after a lost lease still claims; a failed 
   REQUIRE(theirs.id == a);
   int64_t b = f.Add("evt_b", "payments", later);
 
-  std::optional<store::ClaimedEvent> next;
-  store::WorkQueue::ClaimRequest request{"w1", later + 10, kLease, {}, {}};
+  std::optional<store::LeasedEvent> next;
+  store::WorkQueue::LeaseRequest request{"w1", later + 10, kLease, {}, {}};
   f.store->writer().SetCommitHookForTest([] { return Unavailable("injected: disk full"); });
-  Status failed = f.q().FinishAndClaim(ResultFor(mine, "w1", AttemptOutcome::kCompleted), request, &next);
+  Status failed = f.q().FinishAndLease(ResultFor(mine, "w1", AttemptOutcome::kCompleted), request, &next);
   f.store->writer().SetCommitHookForTest(nullptr);
   CHECK(failed.code() == Code::kUnavailable);
   CHECK_FALSE(next.has_value());
   CHECK(f.StatusOf(b) == "received");
 
-  Status st = f.q().FinishAndClaim(ResultFor(mine, "w1", AttemptOutcome::kCompleted), request, &next);
+  Status st = f.q().FinishAndLease(ResultFor(mine, "w1", AttemptOutcome::kCompleted), request, &next);
   CHECK(st.code() == Code::kConflict);
   CHECK(f.StatusOf(a) == "processing");  // still w2's
   REQUIRE(next.has_value());
@@ -547,8 +547,8 @@ TEST_CASE("work queue: a claim with a RunningSet skips its events and records wh
   QueueFixture f;
   int64_t a = f.Add("evt_a", "payments", kT0);
   store::RunningSet running;
-  store::WorkQueue::ClaimRequest request{"w1", kT0 + 10, kLease, {}, {}, &running};
-  auto first = f.q().ClaimDue(request);
+  store::WorkQueue::LeaseRequest request{"w1", kT0 + 10, kLease, {}, {}, &running};
+  auto first = f.q().LeaseDue(request);
   REQUIRE(first.ok());
   REQUIRE(first->has_value());
   CHECK((*first)->id == a);
@@ -556,13 +556,13 @@ TEST_CASE("work queue: a claim with a RunningSet skips its events and records wh
 
   // Its lease lapses while it still runs here: the process's next claim leaves it.
   request.now_ms = kT0 + 10 + kLease + 1;
-  auto again = f.q().ClaimDue(request);
+  auto again = f.q().LeaseDue(request);
   REQUIRE(again.ok());
   CHECK_FALSE(again->has_value());
 
   int64_t b = f.Add("evt_b", "payments", kT0 + 1);
   f.store->writer().SetCommitHookForTest([] { return Unavailable("injected: disk full"); });
-  auto failed = f.q().ClaimDue(request);
+  auto failed = f.q().LeaseDue(request);
   f.store->writer().SetCommitHookForTest(nullptr);
   CHECK_FALSE(failed.ok());
   CHECK(running.Snapshot() == std::vector<int64_t>{a});  // b was not taken

@@ -107,7 +107,7 @@ TEST_CASE("writer: a commit the disk refused fails CheckWritable until a write s
   StoreFixture f;
   REQUIRE(f.store->CheckWritable().ok());
   f.store->writer().SetCommitHookForTest([] { return Unavailable("injected: disk full"); });
-  REQUIRE_FALSE(f.store->Claim(SampleEvent("evt_1"), SampleDelivery()).ok());
+  REQUIRE_FALSE(f.store->RecordEvent(SampleEvent("evt_1"), SampleDelivery()).ok());
   f.store->writer().SetCommitHookForTest(nullptr);
 
   // The probe commits nothing, so it would pass; the failed write says otherwise.
@@ -117,7 +117,7 @@ TEST_CASE("writer: a commit the disk refused fails CheckWritable until a write s
   CHECK_FALSE(f.store->CheckWritable().ok());  // and the probe does not clear it
 
   // A write that reaches the disk does.
-  REQUIRE(f.store->Claim(SampleEvent("evt_1"), SampleDelivery()).ok());
+  REQUIRE(f.store->RecordEvent(SampleEvent("evt_1"), SampleDelivery()).ok());
   CHECK(f.store->CheckWritable().ok());
 }
 
@@ -125,7 +125,7 @@ TEST_CASE("writer: a storage failure stops failing CheckWritable after its windo
   StoreFixture f;
   f.store->writer().SetStorageFailureWindowForTest(100);
   f.store->writer().SetCommitHookForTest([] { return Unavailable("injected: disk full"); });
-  REQUIRE_FALSE(f.store->Claim(SampleEvent("evt_1"), SampleDelivery()).ok());
+  REQUIRE_FALSE(f.store->RecordEvent(SampleEvent("evt_1"), SampleDelivery()).ok());
   f.store->writer().SetCommitHookForTest(nullptr);
   CHECK_FALSE(f.store->CheckWritable().ok());
   // Nothing written since: after the window the next write finds out for itself.

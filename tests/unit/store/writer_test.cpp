@@ -13,7 +13,7 @@ using namespace hookinbox::testing;
 TEST_CASE("writer: a failing commit writes nothing and the store recovers", "[store]") {
   StoreFixture f;
   f.store->writer().SetCommitHookForTest([] { return Unavailable("injected: disk full"); });
-  auto r = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
+  auto r = f.store->RecordEvent(SampleEvent("evt_1"), SampleDelivery());
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == Code::kUnavailable);
   CHECK(f.Count("SELECT count(*) FROM webhook_inbox") == 0);
@@ -21,9 +21,9 @@ TEST_CASE("writer: a failing commit writes nothing and the store recovers", "[st
   CHECK(f.Count("SELECT count(*) FROM webhook_payloads") == 0);
 
   f.store->writer().SetCommitHookForTest(nullptr);
-  auto again = f.store->Claim(SampleEvent("evt_1"), SampleDelivery());
+  auto again = f.store->RecordEvent(SampleEvent("evt_1"), SampleDelivery());
   REQUIRE(again.ok());
-  CHECK(again->outcome == store::ClaimOutcome::kAccepted);
+  CHECK(again->outcome == store::DeliveryOutcome::kAccepted);
 }
 
 TEST_CASE("writer: one throwing operation fails alone; the rest of its batch commits", "[store]") {

@@ -83,7 +83,7 @@ int64_t Deliver(store::SqlStore& s, const std::string& id, int64_t at) {
   d.received_at_ms = at;
   d.endpoint = "payments";
   d.provider = "generic";
-  auto r = s.Claim(e, d);
+  auto r = s.RecordEvent(e, d);
   REQUIRE(r.ok());
   return r->inbox_id;
 }

@@ -29,7 +29,7 @@ class FakeQueue final : public store::WorkQueue {
  public:
   void Add(int64_t id, const std::string& endpoint) {
     std::lock_guard<std::mutex> lock(mu);
-    store::ClaimedEvent e;
+    store::LeasedEvent e;
     e.id = id;
     e.provider = "generic";
     e.endpoint = endpoint;
@@ -37,32 +37,32 @@ class FakeQueue final : public store::WorkQueue {
     e.body = "{}";
     pending.push_back(e);
   }
-  Result<std::optional<store::ClaimedEvent>> ClaimDue(const std::string& owner, int64_t, int64_t,
-                                                      const std::vector<std::string>& excluded,
+  Result<std::optional<store::LeasedEvent>> LeaseDue(const std::string& owner, int64_t, int64_t,
+                                                     const std::vector<std::string>& excluded,
                                                       const std::vector<int64_t>& running) override {
     std::lock_guard<std::mutex> lock(mu);
     owners.insert(owner);
     last_excluded = excluded;
     last_running = running;
     ++claims;
-    auto excluded_endpoint = [&](const store::ClaimedEvent& e) {
+    auto excluded_endpoint = [&](const store::LeasedEvent& e) {
       return std::find(excluded.begin(), excluded.end(), e.endpoint) != excluded.end();
     };
     for (auto it = pending.begin(); it != pending.end(); ++it) {
       if (excluded_endpoint(*it)) continue;
-      store::ClaimedEvent e = *it;
+      store::LeasedEvent e = *it;
       pending.erase(it);
       e.attempt = ++attempts[e.id];
       if (leases_lapse) unfinished[e.id] = e;
-      return std::optional<store::ClaimedEvent>(e);
+      return std::optional<store::LeasedEvent>(e);
     }
     // A lapsed lease is due again, as in the store, unless the caller runs it.
     for (auto& [id, e] : unfinished) {
       if (excluded_endpoint(e) || std::find(running.begin(), running.end(), id) != running.end()) continue;
       e.attempt = ++attempts[id];
-      return std::optional<store::ClaimedEvent>(e);
+      return std::optional<store::LeasedEvent>(e);
     }
-    return std::optional<store::ClaimedEvent>();
+    return std::optional<store::LeasedEvent>();
   }
   Status RenewLease(int64_t, const std::string&, int, int64_t) override {
     {
@@ -82,10 +82,10 @@ class FakeQueue final : public store::WorkQueue {
     unfinished.erase(r.id);
     return Status::Ok();
   }
-  using store::WorkQueue::ClaimDue;
+  using store::WorkQueue::LeaseDue;
   // As the store's writer does: the running set is read and extended in the
   // same step as the claim, so concurrent claims never take one event twice.
-  Result<std::optional<store::ClaimedEvent>> ClaimDue(const ClaimRequest& r) override {
+  Result<std::optional<store::LeasedEvent>> LeaseDue(const LeaseRequest& r) override {
     std::lock_guard<std::mutex> lock(claim_mu);
     if (claim_delay.count() > 0) std::this_thread::sleep_for(claim_delay);  // a commit's time, not a wait for an outcome
     std::vector<std::string> excluded = r.excluded_endpoints;
@@ -103,16 +103,16 @@ class FakeQueue final : public store::WorkQueue {
         }
       }
     }
-    auto c = ClaimDue(r.owner, r.now_ms, r.lease_ms, excluded,
+    auto c = LeaseDue(r.owner, r.now_ms, r.lease_ms, excluded,
                       r.running != nullptr ? r.running->Snapshot() : r.running_ids);
     if (c.ok() && c->has_value() && r.running != nullptr) r.running->Add((*c)->id);
     return c;
   }
-  // The store's default: Finish, then ClaimDue; counted.
-  Status FinishAndClaim(const store::AttemptResult& r, const ClaimRequest& next,
-                        std::optional<store::ClaimedEvent>* claimed) override {
+  // The store's default: Finish, then LeaseDue; counted.
+  Status FinishAndLease(const store::AttemptResult& r, const LeaseRequest& next,
+                        std::optional<store::LeasedEvent>* claimed) override {
     ++finish_and_claims;
-    return store::WorkQueue::FinishAndClaim(r, next, claimed);
+    return store::WorkQueue::FinishAndLease(r, next, claimed);
   }
   Result<int> ReleaseLeases(const std::string&, int64_t) override {
     ++release_calls;
@@ -136,13 +136,13 @@ class FakeQueue final : public store::WorkQueue {
   }
 
   std::mutex mu;
-  std::mutex claim_mu;  // ClaimDue(ClaimRequest): one claim at a time, like the writer
-  std::deque<store::ClaimedEvent> pending;
+  std::mutex claim_mu;  // LeaseDue(LeaseRequest): one claim at a time, like the writer
+  std::deque<store::LeasedEvent> pending;
   std::map<int64_t, int> attempts;
   std::vector<store::AttemptResult> finished;
   std::vector<std::string> last_excluded;
   std::vector<std::string> last_searched;  // the endpoints the last claim named
-  std::chrono::microseconds claim_delay{0};  // how long each ClaimDue(ClaimRequest) takes
+  std::chrono::microseconds claim_delay{0};  // how long each LeaseDue(LeaseRequest) takes
   std::set<std::string> owners;
   std::atomic<int> renewals{0}, release_calls{0}, finish_and_claims{0};
   std::atomic<bool> lose_lease{false};
@@ -150,7 +150,7 @@ class FakeQueue final : public store::WorkQueue {
   // finished (its lease lapsed at once, as under a write lock held longer
   // than the lease), unless a claim names it as running.
   bool leases_lapse = false;  // set before Start
-  std::map<int64_t, store::ClaimedEvent> unfinished;
+  std::map<int64_t, store::LeasedEvent> unfinished;
   std::vector<int64_t> last_running;
   int claims = 0;
   std::atomic<int> renew_failures{0};  // the next renewals that fail with Unavailable
@@ -202,8 +202,8 @@ config::Config TwoEndpoints(int threads) {
   return c;
 }
 
-store::ClaimedEvent Claimed(int attempt) {
-  store::ClaimedEvent e;
+store::LeasedEvent Claimed(int attempt) {
+  store::LeasedEvent e;
   e.id = 7;
   e.attempt = attempt;
   return e;
