@@ -21,13 +21,13 @@
 #include "admin/routes.h"
 #include "common/clock.h"
 #include "config/config.h"
-#include "store/sql_store.h"
+#include "store/admin_store.h"
 
 namespace hookinbox::admin {
 
 class AdminApi {
  public:
-  AdminApi(const config::Config& config, store::SqlStore& store, const Clock& clock)
+  AdminApi(const config::Config& config, store::AdminStore& store, const Clock& clock)
       : config_(config), store_(store), clock_(clock) {}
 
   // export.db: how long one export may take, writing and download together;
@@ -59,7 +59,7 @@ class AdminApi {
   void Export(const httplib::Request& req, httplib::Response& res) const;
 
   const config::Config& config_;
-  store::SqlStore& store_;
+  store::AdminStore& store_;
   const Clock& clock_;
   // An export is being written or downloaded (api_export.cpp): one at a time.
   mutable std::atomic<bool> exporting_{false};

@@ -51,7 +51,7 @@ http::ListenerOptions AdminListenerOptions(const config::Config& config) {
 
 }  // namespace
 
-Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::Config& config, store::SqlStore& store,
+Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::Config& config, store::AdminStore& store,
                                                          const Clock& clock) {
   auto listener = http::Listener::Create(AdminListenerOptions(config), clock);
   if (!listener.ok()) return listener.status();
@@ -62,7 +62,7 @@ Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::Config& c
 }
 
 AdminServer::AdminServer(const config::Config& config, std::unique_ptr<http::Listener> listener,
-                         store::SqlStore& store, const Clock& clock)
+                         store::AdminStore& store, const Clock& clock)
     : config_(config),
       api_(std::make_unique<HandlerApi>(store, clock)),
       limiter_(std::make_unique<LoginLimiter>(clock)),

@@ -27,7 +27,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "config/config.h"
-#include "store/sql_store.h"
+#include "store/admin_store.h"
 
 namespace httplib {
 class Server;
@@ -51,7 +51,7 @@ class AdminServer {
  public:
   // Errors: InvalidArgument naming the file and the reason when admin.tls_cert
   // / tls_key do not load or validate (http/certificate.h).
-  static Result<std::unique_ptr<AdminServer>> Create(const config::Config& config, store::SqlStore& store,
+  static Result<std::unique_ptr<AdminServer>> Create(const config::Config& config, store::AdminStore& store,
                                                      const Clock& clock);
   ~AdminServer();  // Stop()s
 
@@ -79,7 +79,7 @@ class AdminServer {
   std::shared_ptr<const http::CertificatePair> Certificate() const;
 
  private:
-  AdminServer(const config::Config& config, std::unique_ptr<http::Listener> listener, store::SqlStore& store,
+  AdminServer(const config::Config& config, std::unique_ptr<http::Listener> listener, store::AdminStore& store,
               const Clock& clock);
   void Configure();
   void Route();

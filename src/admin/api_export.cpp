@@ -51,7 +51,7 @@ struct OpenSnapshot {
 };
 
 // Why the export would not fit beside the database, or "" when it fits.
-std::string SpaceProblem(store::SqlStore& store, const std::filesystem::path& dir,
+std::string SpaceProblem(store::Maintenance& store, const std::filesystem::path& dir,
                          const store::SnapshotOptions& options) {
   auto db_bytes = store.DatabaseBytes();
   if (!db_bytes.ok()) return "export: " + db_bytes.status().message();
@@ -88,7 +88,7 @@ std::string AttachmentName(int64_t now_ms, bool with_payloads) {
 
 // Writes the snapshot to a fresh hidden file in `dir` and opens it; the
 // name is gone from the directory when this returns.
-Result<int> SnapshotToOpenFile(store::SqlStore& store, const std::filesystem::path& dir,
+Result<int> SnapshotToOpenFile(store::Maintenance& store, const std::filesystem::path& dir,
                                const store::SnapshotOptions& options) {
   namespace fs = std::filesystem;
   fs::path tmp = dir / (".hookinbox-export-" + RandomHex(8) + ".db");
@@ -121,7 +121,7 @@ void AdminApi::Export(const httplib::Request& req, httplib::Response& res) const
   auto past_deadline = [this, deadline_ms] { return clock_.MonotonicMs() >= deadline_ms; };
   store::SnapshotOptions options{*with_payloads, past_deadline};
   // Beside the SQLite file; on PostgreSQL, in the installation's directory.
-  const std::filesystem::path dir = store_.backend() == store::sql::Backend::kSqlite
+  const std::filesystem::path dir = config_.storage.backend == "sqlite"
                                         ? std::filesystem::path(config_.storage.path).parent_path()
                                         : std::filesystem::path(config_.base_dir);
   if (std::string problem = SpaceProblem(store_, dir, options); !problem.empty()) {

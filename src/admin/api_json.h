@@ -13,7 +13,7 @@
 
 #include "common/status.h"
 
-#include "store/work_queue.h"
+#include "store/admin_queries.h"
 
 namespace hookinbox::admin {
 

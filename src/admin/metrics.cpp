@@ -25,7 +25,7 @@ void AppendGauge(std::string& out, const char* name, const char* help, const sto
 
 }  // namespace
 
-Result<std::string> RenderMetricsText(store::SqlStore& store, int64_t now_ms, std::vector<std::string> with_action) {
+Result<std::string> RenderMetricsText(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action) {
   store::StatsOptions options;
   options.with_action = std::move(with_action);
   auto stats = store.ReadStats(options);
@@ -45,7 +45,7 @@ Result<std::string> RenderMetricsText(store::SqlStore& store, int64_t now_ms, st
   return out;
 }
 
-Result<std::string> RenderStatsJson(store::SqlStore& store, int64_t now_ms, std::vector<std::string> with_action) {
+Result<std::string> RenderStatsJson(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action) {
   store::StatsOptions options;
   options.with_totals = true;
   options.with_action = std::move(with_action);

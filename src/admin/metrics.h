@@ -3,7 +3,7 @@
 // Owns: rendering only. Process counters come from common/metrics (the
 // registry the receive path and the worker count into); state (backlog, oldest
 // pending, dead letters, unknown, per-endpoint totals) is read from the
-// database at call time through SqlStore::ReadStats, so it is right after a
+// database at call time through Maintenance::ReadStats, so it is right after a
 // restart. The routes and their auth live in admin/routes (helper A).
 #pragma once
 
@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "common/status.h"
-#include "store/sql_store.h"
+#include "store/maintenance.h"
 
 namespace hookinbox::admin {
 // `with_action`: the endpoints an action processes (config::Config::
 // EndpointsWithAction); backlog and oldest pending count only their events.
 // Prometheus text exposition for GET /metrics (process counters + state read from the database).
-Result<std::string> RenderMetricsText(store::SqlStore& store, int64_t now_ms, std::vector<std::string> with_action);
+Result<std::string> RenderMetricsText(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action);
 // JSON body for GET /admin/api/stats.
-Result<std::string> RenderStatsJson(store::SqlStore& store, int64_t now_ms, std::vector<std::string> with_action);
+Result<std::string> RenderStatsJson(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action);
 }  // namespace hookinbox::admin

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "store/work_queue.h"
+#include "store/admin_queries.h"
 
 namespace hookinbox::admin {
 

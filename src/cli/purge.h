@@ -9,7 +9,7 @@
 
 #include "common/clock.h"
 #include "config/config.h"
-#include "store/sql_store.h"
+#include "store/maintenance.h"
 
 namespace hookinbox::cli {
 
@@ -25,7 +25,7 @@ store::PurgeOptions PurgeOptionsFor(const config::Config& config, int64_t now_ms
 // run is logged and retried at the next interval.
 class PurgeLoop {
  public:
-  PurgeLoop(store::SqlStore& store, const config::Config& config, const Clock& clock,
+  PurgeLoop(store::Maintenance& store, const config::Config& config, const Clock& clock,
             std::chrono::milliseconds first_delay = std::chrono::minutes(5),
             std::chrono::milliseconds interval = std::chrono::hours(1))
       : store_(store), config_(config), clock_(clock), first_delay_(first_delay), interval_(interval) {}
@@ -37,7 +37,7 @@ class PurgeLoop {
  private:
   void Run();
 
-  store::SqlStore& store_;
+  store::Maintenance& store_;
   const config::Config& config_;
   const Clock& clock_;
   const std::chrono::milliseconds first_delay_, interval_;

@@ -1,12 +1,15 @@
-// store/sql_store.h — the Store on one SQLite file (the embedded default).
+// store/sql_store.h — the store on SQLite (one file, the embedded default)
+// or PostgreSQL (shared by replicas), behind every store interface: the door
+// (store.h), the work queue (work_queue.h), and what the admin listener uses
+// (admin_store.h: the ledger, the operator's queries, maintenance).
 //
-// Owns: the claim statement (one INSERT … ON CONFLICT DO NOTHING RETURNING —
-// never SELECT-then-INSERT), payload rows and delivery-audit rows, all written
-// through the single Writer (group commit). Also the WorkQueue: leases and
-// transitions go through the same Writer; reads (NextDueAt, GetEvent,
-// ListEvents) use a second, read-only connection. And the Ledger (effects and
-// step results of the handler API), on the same Writer and reader. Knows
-// nothing of HTTP.
+// Owns: the single Writer (group commit) every write goes through — the
+// door's one INSERT … ON CONFLICT DO NOTHING RETURNING (never
+// SELECT-then-INSERT), payload and delivery-audit rows, leases and
+// transitions, the ledger's writes, purge batches — and a pool of read-only
+// connections for the reads. Each section below names the files its
+// methods live in.
+// Knows nothing of HTTP.
 #pragma once
 
 #include <memory>
@@ -14,14 +17,10 @@
 #include <string>
 #include <utility>
 
-#include "store/ledger.h"
-#include "store/purge.h"
-#include "store/reconcile.h"
-#include "store/snapshot.h"
-#include "store/stats.h"
+#include "store/admin_store.h"
+#include "store/sql/pool.h"
 #include "store/store.h"
 #include "store/work_queue.h"
-#include "store/sql/pool.h"
 #include "store/writer.h"
 
 namespace hookinbox::store {
@@ -39,7 +38,7 @@ struct PostgresOptions {
   int pool_size = 4;           // connections: one for the writer, the rest for reads (at least one)
 };
 
-class SqlStore final : public Store, public WorkQueue, public Ledger {
+class SqlStore final : public Store, public WorkQueue, public AdminStore {
  public:
   // Opens the file, applies migrations and starts the writer thread.
   static Result<std::unique_ptr<SqlStore>> Open(const SqliteOptions& options);
@@ -48,6 +47,7 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
   static Result<std::unique_ptr<SqlStore>> OpenPostgres(const PostgresOptions& options);
   ~SqlStore() override;
 
+  // Store, the door (sql_store.cpp).
   Result<RecordedEvent> RecordEvent(const NewEvent& event, DeliveryRecord delivery) override;
   Result<std::vector<RecordedEvent>> RecordBatch(const std::vector<NewEvent>& events,
                                                  DeliveryRecord delivery) override;
@@ -57,7 +57,7 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
   Status CheckWritable() override;
   void Close() override;
 
-  // WorkQueue (sql_work_queue.cpp, sql_event_queries.cpp).
+  // WorkQueue (sql_work_queue.cpp with due_search.cpp; NextDueAt in sql_event_queries.cpp).
   using WorkQueue::LeaseDue;  // the overload without running ids
   Result<std::optional<LeasedEvent>> LeaseDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
                                               const std::vector<std::string>& excluded_endpoints,
@@ -70,14 +70,6 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
   Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms) override;
   Result<std::optional<int64_t>> NextDueAt(const std::vector<std::string>& endpoints) override;
   Result<std::optional<int64_t>> NextDueAt() override;
-  Status Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) override;
-  Status Resolve(int64_t id, const std::string& as, const std::string& result_ref, const std::string& note,
-                 const std::string& actor, int64_t now_ms) override;
-  Result<EventDetail> GetEvent(int64_t id, bool with_payload) override;
-  Result<EventPage> ListEvents(const EventFilter& filter) override;
-  // Conflicting deliveries, newest first (the admin API's queue).
-  // Errors: InvalidArgument for a limit out of range.
-  Result<ConflictPage> ListConflicts(const ConflictFilter& filter);
 
   // Ledger (sql_ledger.cpp): writes through the Writer, reads on the reader.
   Result<HandlerGrant> Authenticate(std::string_view token, int64_t now_ms) override;
@@ -88,39 +80,27 @@ class SqlStore final : public Store, public WorkQueue, public Ledger {
                  const std::string& body, int64_t now_ms) override;
   Result<std::optional<StepResult>> GetStep(const HandlerGrant& grant, const std::string& name,
                                             int64_t now_ms) override;
-  // An operator closes an effect marked 'unknown' (nobody may claim it until
-  // then) as "done" (with external_ref) or "failed" (free to claim again),
-  // with an audit row on its event (webhook_event_actions, action 'resolve',
-  // the event's status unchanged, the note naming the effect). Errors:
-  // InvalidArgument (bad tenant, key, `as` or sizes), NotFound (no such
-  // effect), Conflict (it is not 'unknown'); nothing changed.
+
+  // AdminQueries (sql_event_queries.cpp; Replay and Resolve in sql_work_queue.cpp beside the other
+  // transitions; ResolveEffect in sql_ledger.cpp beside the other effect writes).
+  Status Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) override;
+  Status Resolve(int64_t id, const std::string& as, const std::string& result_ref, const std::string& note,
+                 const std::string& actor, int64_t now_ms) override;
+  Result<EventDetail> GetEvent(int64_t id, bool with_payload) override;
+  Result<EventPage> ListEvents(const EventFilter& filter) override;
+  Result<ConflictPage> ListConflicts(const ConflictFilter& filter) override;
   Status ResolveEffect(const std::string& tenant, const std::string& key, const std::string& as,
                        const std::string& external_ref, const std::string& note, const std::string& actor,
-                       int64_t now_ms);
+                       int64_t now_ms) override;
 
-  // Sorts provider-exported event ids of one endpoint and tenant (reconcile.h), on the reader.
+  // Maintenance (stats.cpp, purge.cpp, reconcile.cpp; Snapshot, DatabaseBytes and ServerNowMs in sql_store.cpp).
+  Result<Stats> ReadStats(const StatsOptions& options) override;
+  Result<PurgeReport> Purge(const PurgeOptions& options) override;
   Result<ReconcileReport> Reconcile(const std::string& endpoint, const std::string& tenant,
-                                    const std::vector<std::string>& ids);
-
-  // Per-endpoint figures (stats.h) on the reader, one consistent snapshot (stats.cpp).
-  Result<Stats> ReadStats(const StatsOptions& options);
-
-  // Retention (purge.h): removes what `options` says has expired, one
-  // bounded batch per writer transaction; a dry run only counts, on the reader.
-  Result<PurgeReport> Purge(const PurgeOptions& options);
-
-  // The database's wall clock in ms since the epoch (store/database_clock.h):
-  // PostgreSQL's clock_timestamp(); SQLite's is this host's. Never waits for
-  // a free reader: Unavailable while all are busy.
-  Result<int64_t> ServerNowMs();
-
-  // A self-contained SQLite copy of the whole store for an auditor
-  // (store/snapshot.h): the file's online backup on SQLite, a row copy from
-  // one snapshot on PostgreSQL. Errors as for WriteSnapshot.
-  Status Snapshot(const std::string& out_path, const SnapshotOptions& options);
-  // The database's size in bytes: on SQLite its file and WAL, on PostgreSQL
-  // pg_database_size. Errors: Unavailable when it cannot be read.
-  Result<int64_t> DatabaseBytes();
+                                    const std::vector<std::string>& ids) override;
+  Status Snapshot(const std::string& out_path, const SnapshotOptions& options) override;
+  Result<int64_t> DatabaseBytes() override;
+  Result<int64_t> ServerNowMs() override;
 
   sql::Backend backend() const { return sqlite_path_.empty() ? sql::Backend::kPostgres : sql::Backend::kSqlite; }
 

@@ -1,13 +1,13 @@
-// store/work_queue.h — the worker's side of the inbox: leased claims, state
-// transitions with their attempt-audit rows, and the operator verbs (replay,
-// resolve, list, show).
+// store/work_queue.h — the worker's side of the inbox: leases, and state
+// transitions with their attempt-audit rows. The operator's verbs (replay,
+// resolve, list, show) are store/admin_queries.h.
 //
 // States and transitions are SPEC §4. A claim takes the oldest due event and
 // leases it to one owner; every later write of that attempt is conditional on
 // (id, lease_owner, status = 'processing', attempt_count), so a worker whose
 // lease expired and whose event was re-claimed can never overwrite the new
-// owner's work. SQLite implements it today (SqlStore); a PostgreSQL backend
-// will implement the same interface. Knows nothing of HTTP or of actions.
+// owner's work. SqlStore implements it on SQLite and on PostgreSQL. Knows
+// nothing of HTTP or of actions.
 //
 // Durability contract: when a write call returns ok, its transaction is
 // committed (synchronous=FULL). On any error nothing was changed, except
@@ -73,114 +73,6 @@ struct AttemptResult {
 };
 
 inline constexpr size_t kMaxErrorBytes = 500;
-
-// One row of webhook_inbox. Times are ms since the epoch; 0 = NULL.
-struct EventRow {
-  int64_t id = 0;
-  std::string provider, endpoint, tenant_id, event_id, event_type, payload_hash, status;
-  int attempt_count = 0;
-  std::string lease_owner;
-  int64_t lease_until_ms = 0, next_attempt_at_ms = 0, received_at_ms = 0, completed_at_ms = 0;
-  std::string result_ref, last_error;
-  std::string skip_reason;          // skipped: duplicate_business_key | stale_version
-  int64_t skipped_for = 0;          // skipped: the event that applied the key or a newer version; 0 = none
-  int64_t waiting_for = 0;          // the in-flight event this one waits for (same key or object); 0 = none
-  std::string business_key_hint;    // what the business key is made of, without its values
-};
-
-struct DeliveryRow {
-  int64_t id = 0, received_at_ms = 0;
-  std::string remote_addr, outcome, reason, content_type, user_agent;
-  int http_status = 0;
-  int64_t body_bytes = 0;
-};
-
-struct AttemptRow {
-  int64_t id = 0;
-  int attempt = 0;
-  std::string worker;
-  int64_t started_at_ms = 0, finished_at_ms = 0;  // finished 0 = still in flight
-  std::string outcome;                            // empty while in flight
-  std::optional<int> http_status, exit_code;
-  std::string error;
-};
-
-struct ActionRow {
-  int64_t id = 0, at_ms = 0;
-  std::string actor, action, from_status, to_status, result_ref, note;
-};
-
-// A side effect the event holds or held through the handler API (table `effects`).
-struct EffectEntry {
-  std::string effect_key, status, external_ref, error;
-  int attempt = 0;
-  int64_t claimed_at_ms = 0, updated_at_ms = 0;
-};
-
-// A stored step result, described without its body (table `step_results`).
-struct StepRow {
-  std::string name, content_type;
-  int64_t bytes = 0;
-  int attempt = 0;
-  int64_t stored_at_ms = 0;
-};
-
-struct EventDetail {
-  EventRow event;
-  std::vector<DeliveryRow> deliveries;  // single and batch deliveries that carried it, oldest first
-  std::vector<AttemptRow> attempts;     // oldest first
-  std::vector<ActionRow> actions;       // oldest first
-  std::vector<EffectEntry> effects;       // by key
-  std::vector<StepRow> steps;           // by name
-  bool has_payload = false;             // set only when asked for
-  std::string content_type, payload;
-};
-
-// Every field narrows the list; empty / 0 = no condition.
-struct EventFilter {
-  std::string status;
-  std::string endpoint;
-  std::string tenant;
-  std::string event_type;
-  std::string id_contains;  // a substring of event_id (case-sensitive)
-  int64_t since_ms = 0;     // received_at >= since_ms
-  int64_t until_ms = 0;     // received_at < until_ms
-  int limit = 50;           // 1..1000
-  int64_t before_id = 0;    // keyset pagination: only ids below this; 0 = from the newest
-};
-
-// A delivery that reused an event's key with another payload (outcome
-// 'conflict'), with the payload rows an investigator compares.
-struct ConflictRow {
-  int64_t delivery_id = 0;
-  int position = 0;  // the event's index in a batch delivery; 0 for a single one
-  int64_t inbox_id = 0;
-  std::string endpoint, tenant_id, event_id, event_type, remote_addr;
-  int64_t received_at_ms = 0;
-  std::string original_hash;      // payload_hash of the stored event
-  int64_t original_payload_id = 0;  // its webhook_payloads row; 0 when purged
-  std::string conflict_hash;        // payload_hash of the conflicting body
-  int64_t conflict_payload_id = 0;  // the kept conflicting body; 0 when purged
-};
-
-struct ConflictFilter {
-  std::string endpoint;  // empty = any
-  int limit = 50;        // 1..1000
-  // Keyset: only rows before (before_delivery_id, before_position) in
-  // (delivery_id, position) descending order; 0 = from the newest.
-  int64_t before_delivery_id = 0;
-  int before_position = 0;
-};
-
-struct ConflictPage {
-  std::vector<ConflictRow> conflicts;  // newest first
-  bool more = false;                   // the last row's (delivery_id, position) is the next page's keyset
-};
-
-struct EventPage {
-  std::vector<EventRow> events;  // newest first
-  int64_t next_before_id = 0;    // pass as before_id for the next page; 0 = no more
-};
 
 // The events one process is running, shared by all its claims. A claim
 // reads it inside its own transaction and adds the event it took there, so
@@ -299,24 +191,6 @@ class WorkQueue {
   virtual Result<std::optional<int64_t>> NextDueAt(const std::vector<std::string>& endpoints) = 0;
   // The same over every endpoint holding pending events.
   virtual Result<std::optional<int64_t>> NextDueAt() = 0;
-
-  // Puts a dead_lettered, unknown or completed event back to 'received' (same
-  // key, due now, attempts counted afresh) and writes an audit row. Errors:
-  // NotFound for an unknown id, Conflict for any other state; nothing changed.
-  virtual Status Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) = 0;
-
-  // Closes an 'unknown' event as completed or dead_lettered, with an audit
-  // row. Errors: InvalidArgument for another target state, NotFound for an
-  // unknown id, Conflict when the event is not 'unknown'; nothing changed.
-  virtual Status Resolve(int64_t id, const std::string& as, const std::string& result_ref, const std::string& note,
-                         const std::string& actor, int64_t now_ms) = 0;
-
-  // The event with its deliveries, attempts and actions; the payload only
-  // when `with_payload`. Errors: NotFound.
-  virtual Result<EventDetail> GetEvent(int64_t id, bool with_payload) = 0;
-
-  // Events newest first. Errors: InvalidArgument for a limit out of range.
-  virtual Result<EventPage> ListEvents(const EventFilter& filter) = 0;
 };
 
 }  // namespace hookinbox::store

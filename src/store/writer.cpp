@@ -71,6 +71,11 @@ size_t Writer::QueueDepth() {
   return queue_.size();
 }
 
+uint64_t Writer::SubmittedCount() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return submitted_;
+}
+
 Status Writer::Submit(Operation op) {
   std::future<Status> result;
   {
@@ -80,6 +85,7 @@ Status Writer::Submit(Operation op) {
     // injected (wall) clock of tests cannot shorten anyway.
     queue_.push_back(Job{std::move(op), {}, std::chrono::steady_clock::now() + busy_budget_});
     result = queue_.back().done.get_future();
+    ++submitted_;
   }
   wake_.notify_one();
   return result.get();

@@ -107,6 +107,9 @@ class Writer {
 
   // Operations waiting for the writer (not counting the batch in progress).
   size_t QueueDepth();
+  // Operations ever queued: whether a call queued anything, without racing
+  // the writer taking them off the queue.
+  uint64_t SubmittedCount();
 
  private:
   using SteadyTime = std::chrono::steady_clock::time_point;
@@ -154,6 +157,7 @@ class Writer {
   std::mutex mu_;
   std::condition_variable wake_;   // guarded by mu_
   std::deque<Job> queue_;          // guarded by mu_
+  uint64_t submitted_ = 0;         // guarded by mu_
   bool stopping_ = false;          // guarded by mu_
   // The last storage failure (steady time, error); guarded by mu_.
   std::optional<std::pair<SteadyTime, std::string>> storage_failure_;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/admin_api.h"
+#include "store/sql_store.h"
 #include "admin/routes.h"
 #include "support/temp_dir.h"
 

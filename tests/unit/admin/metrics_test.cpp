@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "admin/metrics.h"
+#include "store/sql_store.h"
 #include "common/metrics.h"
 #include "support/temp_dir.h"
 

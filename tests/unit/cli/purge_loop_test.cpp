@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cli/purge.h"
+#include "store/sql_store.h"
 #include "support/temp_dir.h"
 
 using namespace hookinbox;

@@ -22,6 +22,7 @@ constexpr int64_t kLease = 30000;
 
 struct QueueFixture : StoreFixture {
   store::WorkQueue& q() { return *store; }
+  store::AdminQueries& admin() { return *store; }
 
   int64_t Add(const std::string& event_id, const std::string& endpoint = "payments", int64_t at = kT0) {
     auto e = SampleEvent(event_id, "h-" + event_id, R"({"id":")" + event_id + R"("})");
@@ -277,7 +278,7 @@ TEST_CASE("work queue: replay returns terminal events to received with an audit 
   auto r = ResultFor(c, "w1", AttemptOutcome::kCompleted);
   r.result_ref = "ord_1";
   REQUIRE(f.q().Finish(r).ok());
-  REQUIRE(f.q().Replay(id, "cli:alice", "downstream lost it", kT0 + 2000).ok());
+  REQUIRE(f.admin().Replay(id, "cli:alice", "downstream lost it", kT0 + 2000).ok());
   CHECK(f.StatusOf(id) == "received");
   CHECK(f.Count("SELECT attempt_count FROM webhook_inbox") == 0);
   CHECK(f.Count("SELECT next_attempt_at FROM webhook_inbox") == kT0 + 2000);
@@ -289,7 +290,7 @@ TEST_CASE("work queue: replay returns terminal events to received with an audit 
   for (const char* from : {"dead_lettered", "unknown"}) {
     int64_t other = f.Add(std::string("evt_") + from);
     f.ForceStatus(other, from);
-    REQUIRE(f.q().Replay(other, "cli:alice", "", kT0 + 3000).ok());
+    REQUIRE(f.admin().Replay(other, "cli:alice", "", kT0 + 3000).ok());
     CHECK(f.StatusOf(other) == "received");
   }
   CHECK(f.Count("SELECT count(*) FROM webhook_event_actions") == 3);
@@ -299,13 +300,13 @@ TEST_CASE("work queue: replay of a received, processing or missing event is refu
           "[store][queue]") {
   QueueFixture f;
   int64_t waiting = f.Add("evt_1");
-  Status st = f.q().Replay(waiting, "cli:alice", "", kT0);
+  Status st = f.admin().Replay(waiting, "cli:alice", "", kT0);
   CHECK(st.code() == Code::kConflict);
   CHECK(st.message().find("received") != std::string::npos);
   f.MustClaim("w1", kT0);
-  CHECK(f.q().Replay(waiting, "cli:alice", "", kT0).code() == Code::kConflict);
+  CHECK(f.admin().Replay(waiting, "cli:alice", "", kT0).code() == Code::kConflict);
   CHECK(f.StatusOf(waiting) == "processing");
-  CHECK(f.q().Replay(9999, "cli:alice", "", kT0).code() == Code::kNotFound);
+  CHECK(f.admin().Replay(9999, "cli:alice", "", kT0).code() == Code::kNotFound);
   CHECK(f.Count("SELECT count(*) FROM webhook_event_actions") == 0);
 }
 
@@ -315,21 +316,21 @@ TEST_CASE("work queue: resolve closes only unknown events, as completed or dead_
   int64_t b = f.Add("evt_b");
   f.ForceStatus(a, "unknown");
   f.ForceStatus(b, "unknown");
-  CHECK(f.q().Resolve(a, "received", "", "", "cli:alice", kT0).code() == Code::kInvalidArgument);
-  REQUIRE(f.q().Resolve(a, "completed", "ord_7", "checked by hand", "cli:alice", kT0 + 1).ok());
+  CHECK(f.admin().Resolve(a, "received", "", "", "cli:alice", kT0).code() == Code::kInvalidArgument);
+  REQUIRE(f.admin().Resolve(a, "completed", "ord_7", "checked by hand", "cli:alice", kT0 + 1).ok());
   CHECK(f.StatusOf(a) == "completed");
   CHECK(f.Text("SELECT result_ref FROM webhook_inbox WHERE id = " + std::to_string(a)) == "ord_7");
   CHECK(f.Count("SELECT completed_at FROM webhook_inbox WHERE id = " + std::to_string(a)) == kT0 + 1);
-  REQUIRE(f.q().Resolve(b, "dead_lettered", "", "", "cli:bob", kT0 + 2).ok());
+  REQUIRE(f.admin().Resolve(b, "dead_lettered", "", "", "cli:bob", kT0 + 2).ok());
   CHECK(f.StatusOf(b) == "dead_lettered");
   CHECK(f.Joined("SELECT action || ':' || from_status || '>' || to_status || ':' || actor"
                  " FROM webhook_event_actions ORDER BY id") ==
         "resolve:unknown>completed:cli:alice,resolve:unknown>dead_lettered:cli:bob");
 
   // Refusals: not unknown any more, or no such event.
-  CHECK(f.q().Resolve(a, "dead_lettered", "", "", "cli:alice", kT0).code() == Code::kConflict);
+  CHECK(f.admin().Resolve(a, "dead_lettered", "", "", "cli:alice", kT0).code() == Code::kConflict);
   CHECK(f.StatusOf(a) == "completed");
-  CHECK(f.q().Resolve(424242, "completed", "", "", "cli:alice", kT0).code() == Code::kNotFound);
+  CHECK(f.admin().Resolve(424242, "completed", "", "", "cli:alice", kT0).code() == Code::kNotFound);
   CHECK(f.Count("SELECT count(*) FROM webhook_event_actions") == 2);
 }
 
@@ -356,8 +357,8 @@ TEST_CASE("work queue: a failing commit changes nothing", "[store][queue]") {
   f.store->writer().SetCommitHookForTest(nullptr);
   f.ForceStatus(id, "unknown");
   f.store->writer().SetCommitHookForTest([] { return Unavailable("injected: disk full"); });
-  CHECK(f.q().Resolve(id, "completed", "r", "", "cli:alice", kT0).code() == Code::kUnavailable);
-  CHECK(f.q().Replay(id, "cli:alice", "", kT0).code() == Code::kUnavailable);
+  CHECK(f.admin().Resolve(id, "completed", "r", "", "cli:alice", kT0).code() == Code::kUnavailable);
+  CHECK(f.admin().Replay(id, "cli:alice", "", kT0).code() == Code::kUnavailable);
   CHECK(f.StatusOf(id) == "unknown");
   CHECK(f.Count("SELECT count(*) FROM webhook_event_actions") == 0);
 }
@@ -370,9 +371,9 @@ TEST_CASE("work queue: GetEvent shows deliveries, attempts and actions; the payl
   auto c = f.MustClaim("w1", kT0);
   auto r = ResultFor(c, "w1", AttemptOutcome::kUnknown);
   REQUIRE(f.q().Finish(r).ok());
-  REQUIRE(f.q().Resolve(id, "completed", "ord_1", "ok", "cli:alice", kT0 + 5).ok());
+  REQUIRE(f.admin().Resolve(id, "completed", "ord_1", "ok", "cli:alice", kT0 + 5).ok());
 
-  auto d = f.q().GetEvent(id, false);
+  auto d = f.admin().GetEvent(id, false);
   REQUIRE(d.ok());
   CHECK(d->event.status == "completed");
   CHECK(d->event.event_id == "evt_1");
@@ -385,11 +386,11 @@ TEST_CASE("work queue: GetEvent shows deliveries, attempts and actions; the payl
   CHECK_FALSE(d->has_payload);
   CHECK(d->payload.empty());
 
-  auto with = f.q().GetEvent(id, true);
+  auto with = f.admin().GetEvent(id, true);
   REQUIRE(with.ok());
   CHECK(with->has_payload);
   CHECK(with->payload == R"({"id":"evt_1"})");
-  CHECK(f.q().GetEvent(777, false).status().code() == Code::kNotFound);
+  CHECK(f.admin().GetEvent(777, false).status().code() == Code::kNotFound);
 }
 
 TEST_CASE("work queue: ListEvents filters and pages newest first by id", "[store][queue]") {
@@ -400,34 +401,34 @@ TEST_CASE("work queue: ListEvents filters and pages newest first by id", "[store
 
   store::EventFilter all;
   all.limit = 2;
-  auto p1 = f.q().ListEvents(all);
+  auto p1 = f.admin().ListEvents(all);
   REQUIRE(p1.ok());
   REQUIRE(p1->events.size() == 2);
   CHECK(p1->events[0].id == ids[4]);
   CHECK(p1->events[1].id == ids[3]);
   CHECK(p1->next_before_id == ids[3]);
   all.before_id = p1->next_before_id;
-  auto p2 = f.q().ListEvents(all);
+  auto p2 = f.admin().ListEvents(all);
   all.before_id = p2->next_before_id;
-  auto p3 = f.q().ListEvents(all);
+  auto p3 = f.admin().ListEvents(all);
   REQUIRE(p3.ok());
   CHECK(p3->events.size() == 1);
   CHECK(p3->next_before_id == 0);
 
   store::EventFilter orders;
   orders.endpoint = "orders";
-  CHECK(f.q().ListEvents(orders)->events.size() == 2);
+  CHECK(f.admin().ListEvents(orders)->events.size() == 2);
   store::EventFilter dead;
   dead.status = "dead_lettered";
-  REQUIRE(f.q().ListEvents(dead)->events.size() == 1);
-  CHECK(f.q().ListEvents(dead)->events[0].id == ids[4]);
+  REQUIRE(f.admin().ListEvents(dead)->events.size() == 1);
+  CHECK(f.admin().ListEvents(dead)->events[0].id == ids[4]);
 
   store::EventFilter bad;
   bad.status = "nonsense";
-  CHECK(f.q().ListEvents(bad).status().code() == Code::kInvalidArgument);
+  CHECK(f.admin().ListEvents(bad).status().code() == Code::kInvalidArgument);
   bad = {};
   bad.limit = 0;
-  CHECK(f.q().ListEvents(bad).status().code() == Code::kInvalidArgument);
+  CHECK(f.admin().ListEvents(bad).status().code() == Code::kInvalidArgument);
 }
 
 TEST_CASE("work queue: reads after Close fail with Unavailable", "[store][queue]") {

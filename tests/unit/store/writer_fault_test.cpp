@@ -152,13 +152,14 @@ TEST_CASE("writer: the readiness check queues nothing and answers at once behind
   std::vector<std::thread> threads;
   std::vector<Answer> answers;
   std::mutex mu;
+  const uint64_t submitted_before = w.SubmittedCount();  // opening the store wrote too
   SubmitWave(w, 0, 2, threads, answers, mu);
-  // One write waits for the lock, the other behind it in the queue.
-  REQUIRE(PollUntilTrue([&] { return w.QueueDepth() == 1; }));
+  // Both writes queued: one waits for the lock, the other behind it.
+  REQUIRE(PollUntilTrue([&] { return w.SubmittedCount() == submitted_before + 2 && w.QueueDepth() == 1; }));
   const auto start = std::chrono::steady_clock::now();
   CHECK(s.CheckWritable().ok());  // nothing has failed yet, and asking costs no wait
   CHECK(std::chrono::steady_clock::now() - start < Ms(kBusyMs / 5));
-  CHECK(w.QueueDepth() == 1);  // and queued nothing
+  CHECK(w.SubmittedCount() == submitted_before + 2);  // and queued nothing
   for (auto& t : threads) t.join();
   for (const Answer& a : answers) CHECK(a.status.code() == Code::kUnavailable);
 

@@ -122,13 +122,6 @@ class FakeQueue final : public store::WorkQueue {
     return std::optional<int64_t>();
   }
   Result<std::optional<int64_t>> NextDueAt() override { return std::optional<int64_t>(); }
-  Status Replay(int64_t, const std::string&, const std::string&, int64_t) override { return Status::Ok(); }
-  Status Resolve(int64_t, const std::string&, const std::string&, const std::string&, const std::string&,
-                 int64_t) override {
-    return Status::Ok();
-  }
-  Result<store::EventDetail> GetEvent(int64_t, bool) override { return NotFound("fake"); }
-  Result<store::EventPage> ListEvents(const store::EventFilter&) override { return store::EventPage{}; }
 
   size_t FinishedCount() {
     std::lock_guard<std::mutex> lock(mu);

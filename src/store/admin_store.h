@@ -1,0 +1,15 @@
+// store/admin_store.h — the store as the admin listener sees it: the handler
+// API's ledger (/v1), the operator's queries and verbs (/admin/api, the UI)
+// and maintenance (stats, /metrics, purge, reconcile, export). One interface
+// so admin/ depends on what it uses, never on a backend (SqlStore).
+#pragma once
+
+#include "store/admin_queries.h"
+#include "store/ledger.h"
+#include "store/maintenance.h"
+
+namespace hookinbox::store {
+
+class AdminStore : public Ledger, public AdminQueries, public Maintenance {};
+
+}  // namespace hookinbox::store
