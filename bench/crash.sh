@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/crash.sh — the crash-consistency scenario run longer (issue 8): the
+# bench/crash.sh — the crash-consistency scenario run longer: the
 # `[crash]` case of tests/integration/crash_test.cpp with KILLS random SIGKILLs
 # (default 500) instead of CI's 40, while test_load sends signed deliveries
 # with 10 % duplicates and 2 % conflicts at RATE/s and an http action forwards

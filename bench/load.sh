@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/load.sh — sustained load at scale (issue 8): tests/load/run.sh with
+# bench/load.sh — sustained load at scale: tests/load/run.sh with
 # 1 000 000 signed deliveries (10 % duplicates, 8 TLS keep-alive connections)
 # into a receive-only endpoint. Prints deliveries/s, p50/p99 latency, and the
 # RSS and fd curves of `serve` (test_load samples /proc/PID every N/SAMPLES

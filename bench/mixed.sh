@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# bench/mixed.sh — the mixed-case rows of bench/run.sh (issue 21): ingest and
+# bench/mixed.sh — the mixed-case rows of bench/run.sh: ingest and
 # forwarding on a database that holds what a real installation accumulates,
 # with the worker running. Sourced by run.sh after its helpers (it uses HB, DS,
 # LOAD, WORK, PREFILL_CACHE, DEMO_SECRET, the corpus, start_serve,

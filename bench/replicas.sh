@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/replicas.sh — issue 10's benchmark, one command: accepted deliveries/s
+# bench/replicas.sh — the replicas benchmark, one command: accepted deliveries/s
 # and processed events/s with 1, 2, 3 `hookinbox serve` replicas sharing one
 # PostgreSQL database, beside one SQLite process measured the same way in the
 # same run. Figures, not a pass/fail; every run is checked (any miss: exit 1).

@@ -1,10 +1,10 @@
 #!/bin/bash
-# bench/run.sh — the issue 9 benchmark, one command: durable ingest over HTTPS
+# bench/run.sh — the ingest benchmark, one command: durable ingest over HTTPS
 # (keep-alive c = 8/32/128 and a new TLS connection per request), the same
 # corpus against the peer adnanh/webhook 2.8.0 in the same run, the worker
 # with an `http` action, ingest with 0 / 1 M / 10 M rows stored, start-up to
 # /readyz with the largest prefill, p99 at a fixed 2 000 deliveries/s, and
-# the mixed case (issue 21, bench/mixed.sh): ingest and forwarding beside
+# the mixed case (bench/mixed.sh): ingest and forwarding beside
 # 1 M receive-only events and 100 k due events of an endpoint at capacity.
 # Prints one table (medians of REPS runs); every raw RESULT line goes to the
 # results dir. Method, figures and checks: bench/README.md "run.sh".
@@ -485,7 +485,7 @@ worker_run() {  # REP
   record "RESULT row=worker target=hookinbox workers=$WORKER_THREADS rep=$1 dps=$(field events_per_s "$line") p50_ms=$(field attempt_p50_ms "$line") p99_ms=$(field attempt_p99_ms "$line") rss_kb=- cpu_ms_per_1k=$(field cpu_us_per_event "$line") db_bytes_per_event=- loadavg=$(loadavg)"
 }
 
-# --- the mixed case (issue 21): its own prefill, three rows, their checks -------------------------
+# --- the mixed case: its own prefill, three rows, their checks -----------------------------------
 # shellcheck source=bench/mixed.sh
 source bench/mixed.sh
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/worker_bench.sh — events/s of the worker (issue 4): a no-op `exec`
+# bench/worker_bench.sh — events/s of the worker: a no-op `exec`
 # action (/bin/true) and an `http` action against a local downstream
 # (tests/support/test_downstream), with 1/4/16 worker threads, on an empty
 # table and with 1 000 000 completed rows already in it.

@@ -36,7 +36,7 @@ struct ActionInput {
   std::string provider;
   std::string endpoint;
   std::string tenant;
-  std::string token;  // the event's handler-API token; "" until the handler API exists (not sent then)
+  std::string token;  // the event's handler-API token; "" when api_base is empty (not sent then)
   std::string api_base;  // base URL of the handler API for exec (HOOKINBOX_API); "" = not set
   // Set only by `hookinbox check-downstream`: the request is a marked probe
   // (http sends X-Hookinbox-Probe: idempotency-check), not a stored event.

@@ -127,7 +127,7 @@ json ConflictJson(const store::ConflictRow& c) {
 Result<json> ParseJsonObject(const std::string& body, bool empty_ok) {
   if (body.empty() && empty_ok) return json::object();
   // Refused before parsing: a value nested deeper would overflow the stack of
-  // the first copy, dump() or recursive walk of it (as the payload view did, D3).
+  // the first copy, dump() or recursive walk of it.
   if (JsonNestsDeeperThan(body)) return InvalidArgument("body is nested deeper than " + std::to_string(kMaxJsonDepth));
   json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return InvalidArgument("body must be a JSON object");

@@ -74,7 +74,7 @@ ShownPayload ShowPayload(const std::string& body, const std::vector<std::string>
   }
   // Checked before parsing, not after: parsing is iterative, but dump() below
   // recurses once per level, and a stored body a few hundred kilobytes deep
-  // overflowed the stack of the serve process (issue 8, D3). Such a body
+  // overflowed the stack of the serve process. Such a body
   // never passed verify::ParseJson: it was accepted as a non-JSON type.
   if (JsonNestsDeeperThan(body)) {
     out.why = "withheld: the endpoint redacts fields (endpoint.redact) and this payload nests deeper than " +

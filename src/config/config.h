@@ -105,7 +105,7 @@ struct StorageConfig {
   int pool_size = 4;                        // storage.pool_size: PostgreSQL connections per process (2..64)
 };
 
-struct WorkerConfig {  // read and validated now; the worker arrives with the worker issue
+struct WorkerConfig {  // [worker]: the loop that runs the actions (worker/worker_loop.h)
   int threads = 4;                     // worker.threads
   int lease_seconds = 60;              // worker.lease_seconds (>= 1)
   int max_attempts = 12;               // worker.max_attempts (>= 1)

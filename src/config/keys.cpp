@@ -325,7 +325,7 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(String("endpoint.key.batch_pointer", Key, &KeyConfig::batch_pointer,
                      "JSON Pointer of the events array when batch = true (\"\" = the body itself)"));
 
-  // [endpoint.action] (worker issue, group "actions").
+  // [endpoint.action] (action/action.h).
   k.push_back(Table("endpoint.action", KeyType::kTable,
                     "what the worker does with each stored event; without it events stay received"));
   k.push_back(String("endpoint.action.type", Action, &ActionConfig::type,
@@ -361,7 +361,7 @@ std::vector<KeyInfo> BuildKeys() {
                      "asked with GET when an attempt ends unknown ({idempotency_key}, {event_id}, {event_type} "
                      "filled in): 200 = found → completed, 404 = not found → retried, else it stays unknown"));
 
-  // [endpoint.business_key] and [endpoint.ordering] (issue 5, "beyond the inbox").
+  // [endpoint.business_key] and [endpoint.ordering].
   k.push_back(Table("endpoint.business_key", KeyType::kTable,
                     "two different events meaning one business action are acted on once (semantic duplicates)"));
   k.push_back(Strings("endpoint.business_key.fields", BusinessKey, &BusinessKeyConfig::fields,
@@ -379,7 +379,7 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(String("endpoint.ordering.version", Ordering, &OrderingConfig::version,
                      "JSON Pointer to the object version: an integer, a Unix time or an RFC 3339 time"));
 
-  // [endpoint.retention] (issue 6, retention; store/purge.h).
+  // [endpoint.retention] (store/purge.h).
   k.push_back(Table("endpoint.retention", KeyType::kTable,
                     "how long this endpoint's data is kept; an hourly purge in serve (and hookinbox purge) applies it"));
   k.push_back(Int("endpoint.retention.payload_days", Retention, &RetentionConfig::payload_days, 0, 36500,

@@ -388,7 +388,7 @@ void ResolveVerifyToken(SecretReader& reader, EndpointConfig& e, const SecretSou
   }
 }
 
-// [endpoint.action] forward secret (group "actions"). Read as a Standard
+// [endpoint.action] forward secret. Read as a Standard
 // Webhooks secret: an optional "whsec_" prefix, then base64, decoded here
 // once, the way the Standard Webhooks libraries the downstream uses read the
 // same text. Required for type = "http": without it a forward cannot be told

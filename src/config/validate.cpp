@@ -415,7 +415,7 @@ class Validator {
     if (!o.version.empty()) Pointer(at + ".version", o.version, false);
   }
 
-  // [endpoint.action] (group "actions"). The forward secret is checked where
+  // [endpoint.action]. The forward secret is checked where
   // it is read (secrets.cpp); the program and ca_file by CheckFiles.
   void Action(const EndpointConfig& e, const std::string& endpoint_at) {
     const ActionConfig& a = e.action;

@@ -129,7 +129,7 @@ std::string ClaimReply(const store::RecordedEvent& claim) {
 // X-Request-Id, so a provider's support ticket can be matched to a line. It
 // guards nothing, so a per-thread generator seeded once from the CSPRNG
 // serves: OpenSSL's RAND_bytes on every request took a global OpenSSL lock (2.5 % of
-// the server's CPU under load, issue 9 profile).
+// the server's CPU in a profile under load).
 std::string NewRequestId() {
   thread_local std::mt19937_64 ids{[] {
     std::random_device os;  // getrandom(2), once per connection thread

@@ -3,7 +3,7 @@
 // Owns: the public routes — /hooks/… (http/receive.h), /healthz and /readyz —
 // and the server.* limits handed to the listener (http/listener.h: admission,
 // waiting room, connection guard, framing gate, and every library default a
-// receiver needs changed: bench/RESULTS.md "Pitfalls"). Any other path is
+// receiver needs changed, e.g. a listen backlog of 5). Any other path is
 // 404 and any other method 405, answered from the headers alone. With TLS it
 // serves a ServingCertificate (http/certificate.h), which ReloadCertificate
 // swaps while the listener and its open connections stay.

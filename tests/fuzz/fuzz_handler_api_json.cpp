@@ -5,8 +5,8 @@
 // /fail, /effects and the admin actions, from whoever holds a token.
 // Properties (abort() on violation): an accepted body is a JSON object no
 // deeper than kMaxJsonDepth (common/json_depth.h): a deeper one would make
-// any later copy, dump() or recursive walk overflow the stack, as the admin
-// payload view did (plan D3); string members read back and Dump never throws.
+// any later copy, dump() or recursive walk overflow the stack; string
+// members read back and Dump never throws.
 // Deep bodies (tests/fuzz/corpus/fuzz_handler_api_json/deep-*) are seeds,
 // since random mutation does not build 100 000 brackets.
 #include <cstdint>

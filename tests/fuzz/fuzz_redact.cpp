@@ -4,7 +4,7 @@
 // The payload is whatever a delivery stored: on an endpoint that accepts a
 // non-JSON content type it was never depth-checked (verify::ParseJson), so
 // it may be JSON nested arbitrarily deep.
-// Properties (abort() on violation): no crash (plan D3: parse is iterative,
+// Properties (abort() on violation): no crash (parse is iterative,
 // dump() recurses, so a deep body must be withheld, never re-serialised);
 // nothing nested deeper than kMaxJsonDepth is parsed for redaction; a
 // redacted body re-parses; every plain pointer whose target existed now holds

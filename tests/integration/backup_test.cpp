@@ -1,5 +1,5 @@
-// `hookinbox backup` and `hookinbox reconcile` from the outside (issue 6,
-// items 3 and 8), against the database of a running server.
+// `hookinbox backup` and `hookinbox reconcile` from the outside, against the
+// database of a running server.
 //
 // The backup test keeps one client sending signed deliveries for 30 s over a
 // keep-alive HTTPS connection and takes backups meanwhile; every copy must

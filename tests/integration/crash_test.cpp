@@ -1,4 +1,4 @@
-// Crash consistency (issue 8): signed deliveries with duplicates and
+// Crash consistency: signed deliveries with duplicates and
 // conflicts from test_load (tests/support/load_main.cpp) run in the
 // background while the server is SIGKILLed at random moments and restarted,
 // and an http action forwards every event to test_downstream (which

@@ -1,4 +1,4 @@
-// Issue 9: no 2xx leaves before its commit's fsync (tag [durability]).
+// No 2xx leaves before its commit's fsync (tag [durability]).
 //
 // The real binary runs under tests/support/fsync_order_shim.c (LD_PRELOAD),
 // which logs, in one total order, every fsync/fdatasync (start and end, and

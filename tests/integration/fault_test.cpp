@@ -1,14 +1,14 @@
-// Issue 8, faults against the real binary (tag [fault]):
+// Faults against the real binary (tag [fault]):
 //  - a full disk, for real: the data directory on a small tmpfs, mounted in
 //    a private mount namespace of this test process (root only; skipped
 //    with a warning otherwise). Deliveries fill it until 503; nothing
-//    acknowledged is lost or half-written; /readyz says "not ready" (D9);
+//    acknowledged is lost or half-written; /readyz says "not ready";
 //    growing the tmpfs brings the same server back.
 //  - a write lock held by another process (an admin's sqlite3): 20
 //    concurrent deliveries are each answered 503 within the busy timeout of
-//    their own request (D10), none stored; after the holder ends (ROLLBACK,
+//    their own request, none stored; after the holder ends (ROLLBACK,
 //    or SIGKILL) the same 20 are all accepted, once.
-// The file-size-limit route to the same 503 (RLIMIT_FSIZE, D5) is
+// The file-size-limit route to the same 503 (RLIMIT_FSIZE) is
 // tests/regress/issue_8_file_size_limit_test.cpp.
 #include <openssl/sha.h>
 #include <sched.h>
@@ -169,7 +169,8 @@ TEST_CASE("fault: a full disk answers 503 with nothing half-written, /readyz say
   CHECK(refused.headers["Retry-After"] == "5");
   CHECK(refused.body == R"({"error":"storage unavailable; retry later"})");
   // Once more: still refused, the server still up, and /readyz tells a load
-  // balancer (D9; the empty probe transaction used to answer 200 here).
+  // balancer (an empty probe transaction, which writes nothing, would answer
+  // 200 here).
   CHECK(server.PostSigned("/hooks/demo", BigEvent(refused_id)).status == 503);
   CHECK(server.WaitExit(0ms) == -1);
   CHECK(server.Request("GET", "/healthz", "", {}).status == 200);

@@ -91,11 +91,9 @@ TEST_CASE("form: a signed Twilio callback is accepted, repeated is a duplicate, 
   CHECK(s.inst.Sql("SELECT count(*) FROM webhook_inbox") == "1");
 }
 
-// Hidden ([.]) until the receive path hands multipart bodies over raw:
-// cpp-httplib parses multipart/form-data itself and a plain body reader
-// throws (500). The fix is build/h-form/receive-multipart.patch (http/receive.cpp,
-// not this helper's file); with it applied these cases pass. Run them with
-// the tag [multipart-raw].
+// cpp-httplib parses multipart/form-data itself, and a plain body reader
+// then throws (500); the receive path hands such bodies over raw
+// (KeepMultipartRaw, http/request_gate.h), which these cases hold it to.
 TEST_CASE("form: a Jotform multipart submission is accepted on an insecure endpoint",
           "[integration][multipart]") {
   FormServer s;

@@ -50,7 +50,7 @@ struct HttpResult {
   std::map<std::string, std::string> headers;
 };
 
-// The log-leak check (log_leak_test.cpp, issue 6): every ServerProcess
+// The log-leak check (log_leak_test.cpp): every ServerProcess
 // appends its whole log (stdout + stderr) to this test process's suite log,
 // BUILD/tests/integration/integration-<pid>.log, when it restarts or is
 // destroyed. Tests register every secret, token, signature and payload they
@@ -141,7 +141,7 @@ class ServerProcess {
   int admin_port() const { return admin_port_; }
   std::string log() const;
   // Variables added to the environment of the servers started after this
-  // call (LD_PRELOAD for durability_order_test.cpp, issue 9).
+  // call (LD_PRELOAD for durability_order_test.cpp).
   void SetEnvironment(std::vector<std::pair<std::string, std::string>> env) { env_ = std::move(env); }
   // Servers started after this call drop to `uid`/`gid` (no supplementary
   // groups) before exec, as the packaged service runs as its own user; the

@@ -1,6 +1,6 @@
-// Hostile input against the real binary over TLS (issue 8 item 5).
+// Hostile input against the real binary over TLS.
 //
-// Connection level (D1, D2): a header flood, slowloris on the headers and on
+// Connection level: a header flood, slowloris on the headers and on
 // the TLS ClientHello, idle connections, one huge header line. The server
 // runs with 4 connection threads and short bounds, so each case takes seconds:
 // the connection guard (http/connection_guard.h) must cut what the library's

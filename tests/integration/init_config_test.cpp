@@ -1,4 +1,4 @@
-// `hookinbox init -c FILE` (issue 7) from the outside: the package's postinst
+// `hookinbox init -c FILE` from the outside: the package's postinst
 // runs it on every configure to create the state its conffile names.
 //
 // The config here has the package's shape: absolute paths into a state

@@ -1,4 +1,4 @@
-// The log-leak check (issue 6 item 6): runs after the integration suite
+// The log-leak check: runs after the integration suite
 // (ctest fixture integration_log, FIXTURES_CLEANUP) and greps every server
 // log the suite wrote (integration-<pid>.log, appended by the harness) for
 // every secret, token, signature and payload the suite registered

@@ -1,4 +1,4 @@
-// Metrics and stats against the database (issue 6 item 5): a scripted
+// Metrics and stats against the database: a scripted
 // scenario — accepted, duplicate, conflict, rejected for two reasons, a
 // retry, a dead letter, an unknown, and events waiting on an endpoint with
 // no action — then GET /metrics on the admin listener, whose values must

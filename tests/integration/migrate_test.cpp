@@ -1,4 +1,4 @@
-// `hookinbox migrate-to-postgres` from the outside (issue 10): a populated
+// `hookinbox migrate-to-postgres` from the outside: a populated
 // SQLite installation, served by the real binary, copied into PostgreSQL
 // (twice: idempotent), then served from PostgreSQL with the same ids, and its
 // audit history intact in an auditor's file made from PostgreSQL. Needs

@@ -1,5 +1,5 @@
 // Secrets stay in the process that needs them (common/process_secrets.h,
-// worker/exec_action.cpp): an exec command, running as the same user as the
+// action/exec_action.cpp): an exec command, running as the same user as the
 // server, tries every way to the server's secrets that the same uid gives —
 // the server's environment, its maps and memory through /proc/$PPID, the
 // secret and key files by path and through /proc/$PPID/root — and records

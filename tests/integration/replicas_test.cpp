@@ -1,4 +1,4 @@
-// Several `hookinbox serve` replicas on one PostgreSQL database (issue 10):
+// Several `hookinbox serve` replicas on one PostgreSQL database:
 // duplicates arriving at the same moment through different processes give
 // one row and one downstream effect per event, and a replica SIGKILLed in
 // the middle of actions leaves its events to another one once their lease

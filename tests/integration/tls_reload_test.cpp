@@ -1,4 +1,4 @@
-// SIGHUP certificate reload on the real binary (issue 7): the listener, the
+// SIGHUP certificate reload on the real binary: the listener, the
 // process and open connections stay; new handshakes get the new pair; a bad
 // pair is refused and the old one kept; serve and check-config refuse bad
 // pairs at start, naming the file.

@@ -1,11 +1,12 @@
-// Issue 9 (item 3): the public listener's TLS, tuned for providers that open
+// The public listener's TLS, tuned for providers that open
 // a new connection per delivery, seen from outside with OpenSSL's client API
 // (http/tls.cpp TuneServerContext): TLS 1.3 and 1.2 negotiate (1.2 only with ECDHE and AEAD ciphers), TLS 1.1 is
 // refused; X25519 is the key exchange; the certificate `init` makes is ECDSA
 // P-256; sessions resume on TLS 1.3 tickets, TLS 1.2 tickets and TLS 1.2
 // session ids — also after the client closed first, which is how cpp-httplib
-// connections usually end and what used to evict TLS 1.2 sessions from the
-// cache; and every connection, resumed or not, serves several requests.
+// connections usually end and what makes OpenSSL, left alone, evict a TLS 1.2
+// session from its cache; and every connection, resumed or not, serves
+// several requests.
 //
 // Made to fail (each a mutant of tls.cpp): without KeepSessionOnFree the
 // session-id cases are full handshakes (as `openssl s_client -no_ticket

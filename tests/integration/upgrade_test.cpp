@@ -1,9 +1,9 @@
-// Issue 7: upgrading over a database an older hookinbox left behind.
+// Upgrading over a database an older hookinbox left behind.
 //
 // Two kinds of old file: tests/fixtures/db/make-old-db.sh builds one at any
 // user_version N from the first N blocks of schema.sql (honest because an
 // applied block is never edited), and v5-issue5-binary.sql is a dump of what
-// the real issue-5 binary wrote (what the old *code* did, not just its
+// a real binary at schema 5 wrote (what the old *code* did, not just its
 // schema). `serve` must migrate either on start, keep every row, go on
 // receiving (the old events still count for dedup), leave a sound audit
 // chain, and refuse — without touching it — a file newer than itself.

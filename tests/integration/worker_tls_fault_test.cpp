@@ -1,4 +1,4 @@
-// Issue 8: the worker's http action against a downstream whose TLS fails
+// The worker's http action against a downstream whose TLS fails
 // (tag [worker][tls-fault]). Everything that fails before the request left
 // (unknown CA, hostname mismatch, plain HTTP behind an https:// URL, a peer
 // resetting during the handshake) is "not sent": retried with backoff, then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sustained load (issue 8): N signed deliveries over HTTPS keep-alive into a
+# Sustained load: N signed deliveries over HTTPS keep-alive into a
 # receive-only endpoint, and what they leave behind.
 #
 #   bash tests/load/run.sh BUILD_DIR [N=50000]

@@ -1,4 +1,4 @@
-// Regression (found during issue 4): the store opened and closed the database
+// Regression: the store opened and closed the database
 // file again while its first connection was open, which dropped this
 // process's POSIX locks on it. Any other process that then opened and closed
 // the database — the sqlite3 CLI an admin uses, `hookinbox events list` —

@@ -1,4 +1,4 @@
-// Regression (issue 8, D5): under a file-size limit (RLIMIT_FSIZE: a
+// Regression: under a file-size limit (RLIMIT_FSIZE: a
 // systemd LimitFSIZE=, a shell's ulimit -f) the write that crosses the limit
 // raised SIGXFSZ, whose default action ends the process: `serve` died with
 // exit 153 and the delivery in flight got no answer. With SIGXFSZ ignored the

@@ -1,4 +1,4 @@
-// Regression (issue 8, D3): the admin payload view parsed a stored body for
+// Regression: the admin payload view parsed a stored body for
 // redaction with no depth limit and re-serialised it recursively. A body that
 // is not JSON by its content type is never depth-checked on receipt, so a
 // signed text/plain delivery of 300 000 '[' and as many ']' was stored; when an

@@ -1,4 +1,4 @@
-// Regression issue 8 (D6): one serve process ran one event twice at once.
+// Regression: one serve process ran one event twice at once.
 // An admin's sqlite3 session held the write lock longer than the lease, so
 // the running attempt's renewals failed and its lease lapsed; right after the
 // lock was released another worker thread of the SAME process claimed the

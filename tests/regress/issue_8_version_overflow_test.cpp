@@ -1,4 +1,4 @@
-// Regression (issue 8, D4): an ordering version sent as a JSON number above
+// Regression: an ordering version sent as a JSON number above
 // INT64_MAX was accepted and stored wrapped: 18446744073709551615 became
 // object_version -1 and 9223372036854775808 became INT64_MIN, because
 // nlohmann's is_number_integer() is true for unsigned values too. Such an

@@ -1,6 +1,6 @@
 // tests/support/fsync_order_shim.c — an LD_PRELOAD library that records, in
 // one total order, when a process syncs files and when it reads and writes
-// sockets (issue 9: "no 2xx leaves before its commit's fsync";
+// sockets (for "no 2xx leaves before its commit's fsync";
 // tests/integration/durability_order_test.cpp reads the record).
 //
 // Environment:

@@ -60,7 +60,7 @@ TEST_CASE("login limiter: a flood of addresses stays bounded and keeps blocked o
   CHECK(limiter.BlockedForMs("attacker") > 0);
 }
 
-// Issue 8, D7: the limiter's state is in memory only, so it runs on the
+// The limiter's state is in memory only, so it runs on the
 // monotonic clock; FakeClock::Set steps the wall clock alone, as NTP or
 // `date -s` would.
 TEST_CASE("login limiter: a wall-clock step backward does not lengthen a block, nor one forward lift it",

@@ -1,4 +1,4 @@
-// LoadOptions::read_secrets = false (issue 7, for `init -c`): secrets are
+// LoadOptions::read_secrets = false (for `init -c`): secrets are
 // checked as written but never read, and LoadResult::secret_files lists the
 // files init may create, resolved against the config's directory.
 #include <catch2/catch.hpp>

@@ -16,9 +16,8 @@ using hookinbox::testing::TempDir;
 
 namespace {
 
-// SPEC §6's example, without [endpoint.action] (not built yet) and with the
-// generic provider (presets arrive later), plus a second endpoint with tenants
-// that relies on defaults.
+// SPEC §6's example, without [endpoint.action] and with the generic
+// provider, plus a second endpoint with tenants that relies on defaults.
 const char* kFullConfig = R"([server]
 listen = "0.0.0.0:8443"
 tls_cert = "tls/cert.pem"

@@ -1,4 +1,4 @@
-// [log] redact and [admin] metrics_token_env (issue 6, items 5 and 6).
+// [log] redact and [admin] metrics_token_env.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// [storage] backend = "postgres" with url / url_env / pool_size (issue 10):
+// [storage] backend = "postgres" with url / url_env / pool_size:
 // every accept and refuse path, and that no message repeats a connection
 // string (it may carry a password).
 #include <catch2/catch.hpp>

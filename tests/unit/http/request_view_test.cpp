@@ -28,8 +28,8 @@ TEST_CASE("request view: the declared Content-Length is audited as sent", "[http
   CHECK(DescribeRequest(httplib::Request{}, 1).body_bytes == 0);  // none declared
 }
 
-// Issue 8 (D11): the uint64 httplib parses was cast to int64, so 2^64-1
-// was audited as -1 bytes.
+// httplib parses Content-Length as a uint64; cast to int64, 2^64-1 would be
+// audited as -1 bytes.
 TEST_CASE("request view: a Content-Length beyond int64 is audited as INT64_MAX, never negative", "[http]") {
   for (const char* value : {"9223372036854775808", "18446744073709551615", "99999999999999999999999", "-1"}) {
     INFO(value);

@@ -148,7 +148,7 @@ TEST_CASE("json: a '*' segment in RemovePointers means every element or member",
   }
 }
 
-// Issue 9: the receive path parses a body once and shares the parse.
+// The receive path parses a body once and shares the parse.
 TEST_CASE("ParsedBody: parses on first use, once; Take hands the document over", "[verify]") {
   const std::string body = R"({"id":"evt_1","type":"a"})";
   verify::ParsedBody parsed(body);

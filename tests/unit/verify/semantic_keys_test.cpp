@@ -116,8 +116,8 @@ TEST_CASE("semantic keys: the body must be JSON", "[verify][semantic]") {
   CHECK(r.status().message().find("needs JSON") != std::string::npos);
 }
 
-// Issue 8 (D4): nlohmann's is_number_integer() is also true for unsigned
-// values, so 2^64-1 used to come back as -1 and sort before every real version.
+// nlohmann's is_number_integer() is also true for unsigned values, so 2^64-1
+// read as an int64 comes back as -1 and sorts before every real version.
 TEST_CASE("semantic keys: a version above INT64_MAX is refused like its digit string, never wrapped",
           "[verify][semantic]") {
   using nlohmann::json;
