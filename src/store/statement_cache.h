@@ -2,7 +2,7 @@
 //
 // Compiling a statement costs more than running it: before this cache the
 // writer spent a fifth of the server's CPU in sqlite3_prepare_v2 for the same
-// dozen INSERTs and SELECTs on every delivery (issue 9 profile). A thread
+// dozen INSERTs and SELECTs on every delivery (a profile under load). A thread
 // that owns a connection (the writer, see Writer::Run) opens a
 // StatementCache on it; while that cache lives, Prepared(db, sql) on that
 // thread hands out the cached statement for `sql`, and anywhere else it

@@ -78,7 +78,7 @@ inline constexpr size_t kMaxErrorBytes = 500;
 // reads it inside its own transaction and adds the event it took there, so
 // claims of one process that run concurrently (and commit together) never
 // take an event another of them took or still runs — even when its lease
-// lapsed (issue 8, D6). Thread-safe; its lock is a leaf.
+// lapsed. Thread-safe; its lock is a leaf.
 class RunningSet {
  public:
   std::vector<int64_t> Snapshot() const {

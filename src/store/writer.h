@@ -19,7 +19,7 @@
 // within busy_timeout + 10 ms (the least a batch waits) of its call, however
 // deep the queue; one batched with an older operation may fail a little
 // sooner. Without that, the n-th request in the queue waited
-// ⌈n / max_batch⌉ × busy_timeout (D10 of issue 8).
+// ⌈n / max_batch⌉ × busy_timeout.
 //
 // The writer also remembers when a commit last failed for lack of storage
 // (disk full, a file-size limit, an I/O error): RecentStorageFailure()

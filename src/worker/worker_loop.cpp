@@ -127,7 +127,7 @@ void WorkerLoop::Start() {
 void WorkerLoop::Notify(std::string_view endpoint) {
   // Under a burst this runs once per accepted delivery: waking every thread
   // for each made each of them query the queue (a fifth of the server's CPU
-  // in the issue 9 profile of a receive-only endpoint).
+  // in a profile of a receive-only endpoint under load).
   if (!endpoint.empty() && actions_.find(std::string(endpoint)) == actions_.end()) return;
   {
     std::lock_guard<std::mutex> lock(mu_);

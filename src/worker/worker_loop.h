@@ -1,17 +1,16 @@
-// worker/worker_loop.h — the in-process worker: claims due events from the
-// WorkQueue, runs each endpoint's action and records the outcome (SPEC §4).
+// worker/worker_loop.h — the in-process worker: leases due events from the
+// WorkQueue, runs each endpoint's action and records what worker/policy.h
+// makes of the outcome (SPEC §4).
 //
 // Owns: worker.threads threads, each with its own lease owner
-// ("<host>:<pid>:<n>"); the per-endpoint concurrency limit (a claim names
-// only the endpoints with an action and a free slot, so the events of the
-// others wait — and endpoints no longer in the config keep theirs as they
-// are); lease renewal while an action
-// runs (one thread renews every running lease each lease/3, and soon again
-// after a failed renewal; a lost lease abandons the attempt quietly); the
-// events it is running, which its own
-// claims never take back even when their lease lapsed (issue 8, D6); the
-// verdict → state mapping; and shutdown (stop claiming, wait up to a grace
-// period, release the leases still held).
+// ("<host>:<pid>:<n>"); the per-endpoint concurrency limit (a lease request
+// names only the endpoints with an action and a free slot, so the events of
+// the others wait — and endpoints no longer in the config keep theirs as
+// they are); lease renewal while an action runs (one thread renews every
+// running lease each lease/3, and soon again after a failed renewal; a lost
+// lease abandons the attempt quietly); the events it is running, which its
+// own requests never take back even when their lease lapsed; and shutdown
+// (stop leasing, wait up to a grace period, release the leases still held).
 // Thread-safety: Start/Stop from one thread; Notify and running() from any.
 #pragma once
 

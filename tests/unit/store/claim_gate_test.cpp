@@ -172,7 +172,7 @@ TEST_CASE("gate: resolving an unknown holder as completed applies its key", "[st
   CHECK(f.Row(second, "status || '|' || skip_reason") == "skipped|duplicate_business_key");
 }
 
-// Issue 8 (D6): a running event is never reclaimed on a lapsed lease, so it
+// A running event is never reclaimed on a lapsed lease, so it
 // must also keep holding its object: the gate alone lets a lapsed holder go.
 TEST_CASE("gate: an event of the same object as one its claimer still runs waits, even with the lease lapsed",
           "[store][gate]") {

@@ -1,10 +1,10 @@
-// Issue 8, clock jumps in the work queue. Leases, next_attempt_at and
+// Clock jumps in the work queue. Leases, next_attempt_at and
 // backoff are wall-clock times (stored, compared across processes and
 // restarts; CLOCK_MONOTONIC restarts at boot), so a wall-clock step moves
 // them. These pin what a step does to the queue, with a FakeClock stepped by
 // Set() (wall only) as NTP or `date -s` would:
 //  - forward past the lease: the process running the event never takes it
-//    back (running ids, D6), and its next renewal restores the lease (a
+//    back (running ids), and its next renewal restores the lease (a
 //    renewal does not check expiry). Only another process sharing the file
 //    may take it before that renewal; the first then loses its Finish, so
 //    the event still ends once.

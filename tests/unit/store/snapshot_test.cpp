@@ -196,7 +196,7 @@ TEST_CASE("snapshot: taken while the store writes, the copy holds every event ac
   CHECK(acknowledged.load() > 0);
 }
 
-// Issue 10: the store's own snapshot, on either backend (a row copy from PostgreSQL).
+// The store's own snapshot, on either backend (a row copy from PostgreSQL).
 TEST_CASE("snapshot: the store's snapshot is one SQLite file with every row, README and sound audit chains; "
           "without payloads no body is left", "[store][snapshot]") {
   StoreFixture f;

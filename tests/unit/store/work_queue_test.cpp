@@ -438,7 +438,7 @@ TEST_CASE("work queue: reads after Close fail with Unavailable", "[store][queue]
   CHECK(f.q().LeaseDue("w1", kT0, kLease, {}).status().code() == Code::kUnavailable);
 }
 
-// Regression issue 8 (D6): a lease can lapse while its process is alive
+// Regression: a lease can lapse while its process is alive
 // (renewals failing under a write lock held longer than the lease, or a
 // forward clock jump). That process's own claims must leave the event alone,
 // and the attempt still running must finish normally.
@@ -490,7 +490,7 @@ TEST_CASE("work queue: a lapsed lease nobody reclaimed finishes normally without
   CHECK(f.Count("SELECT count(*) FROM webhook_attempts WHERE outcome = 'lost'") == 0);
 }
 
-// Issue 9: the worker finishes one event and takes the next in one commit.
+// The worker finishes one event and takes the next in one commit.
 TEST_CASE("work queue: FinishAndLease records the attempt and claims the next due event together", "[store][queue]") {
   QueueFixture f;
   int64_t a = f.Add("evt_a", "payments", kT0);
@@ -542,7 +542,7 @@ TEST_CASE("work queue: FinishAndLease after a lost lease still claims; a failed 
   CHECK(next->id == b);
 }
 
-// Issue 9 with issue 8's D6: a claim reads the process's running set when it
+// Concurrent claims and a lapsed lease: a claim reads the process's running set when it
 // runs and adds what it took; a claim that does not commit leaves it alone.
 TEST_CASE("work queue: a claim with a RunningSet skips its events and records what it took", "[store][queue]") {
   QueueFixture f;

@@ -1,6 +1,6 @@
-// Issue 8: the writer under faults. D10: a lock held by another process
+// The writer under faults. A lock held by another process
 // bounds every write by the busy timeout from its own call, however deep the
-// queue. D9: a commit the disk refused makes CheckWritable (and so /readyz)
+// queue. A commit the disk refused makes CheckWritable (and so /readyz)
 // fail until a write succeeds again, which the empty probe alone never saw.
 #include <catch2/catch.hpp>
 

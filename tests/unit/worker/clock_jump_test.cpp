@@ -1,8 +1,8 @@
-// Issue 8, clock jumps in the worker loop, against the real SqlStore and a
+// Clock jumps in the worker loop, against the real SqlStore and a
 // FakeClock whose wall time is stepped with Set() (NTP, `date -s`) while the
 // loop's own waits stay on steady time:
 //  - a step forward past the lease while an action runs: the other thread's
-//    claim skips the running event (running ids, D6) although, being due the
+//    claim skips the running event (running ids) although, being due the
 //    earliest, it would come first; it runs once.
 //  - a step back: the loop is not put to sleep until the wall clock catches
 //    up with the next due time (SleepFor is capped by the poll), so a new

@@ -139,7 +139,7 @@ class FakeQueue final : public store::WorkQueue {
   std::set<std::string> owners;
   std::atomic<int> renewals{0}, release_calls{0}, finish_and_claims{0};
   std::atomic<bool> lose_lease{false};
-  // Issue 8 (D6): with leases_lapse, every claimed event stays due until it is
+  // With leases_lapse, every claimed event stays due until it is
   // finished (its lease lapsed at once, as under a write lock held longer
   // than the lease), unless a claim names it as running.
   bool leases_lapse = false;  // set before Start
@@ -373,7 +373,7 @@ TEST_CASE("WorkerLoop: concurrent claims never overshoot a concurrency of 1") {
   CHECK(gate->max_running == 1);
 }
 
-// Issue 9: a thread that finishes an event takes the next one with the same
+// A thread that finishes an event takes the next one with the same
 // store call (one commit), not with a claim of its own afterwards.
 TEST_CASE("WorkerLoop: each finish claims the next due event in the same call") {
   config::Config c = TwoEndpoints(1);
@@ -429,7 +429,7 @@ TEST_CASE("WorkerLoop: Stop waits for running actions within the grace period") 
   CHECK(q.release_calls == 1);
 }
 
-// Regression issue 8 (D6): a renewal failing past the lease (a write lock
+// Regression: a renewal failing past the lease (a write lock
 // held by another process) let a second thread of the same process claim the
 // event it was still running, and the action ran twice at once.
 TEST_CASE("WorkerLoop: a claim never takes back an event this process is still running, even on a lapsed lease") {
