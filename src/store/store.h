@@ -1,12 +1,13 @@
-// store/store.h — the durable inbox, behind a small interface.
+// store/store.h — the door of the durable inbox, behind a small interface.
 //
-// Owns: the claim of an idempotency key, the event payload, and the audit row
-// of every HTTP delivery. SQLite is the implementation today (sql_store.h);
-// a PostgreSQL backend will implement the same interface. Knows nothing of
-// HTTP: callers pass plain records.
+// Owns: recording an event under its idempotency key (the first delivery
+// stores it, later ones find it), the event payload, and the audit row of
+// every HTTP delivery. SqlStore implements it on SQLite and on PostgreSQL
+// (sql_store.h). Knows nothing of HTTP: callers pass plain records.
 //
 // Durability contract: when a write call returns ok, its transaction is
-// committed with synchronous=FULL — the caller may acknowledge it.
+// committed durably (SQLite synchronous=FULL, PostgreSQL synchronous_commit) — the
+// caller may acknowledge it.
 // Thread-safety: all methods may be called from any thread concurrently.
 #pragma once
 
