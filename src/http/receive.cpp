@@ -186,7 +186,7 @@ thread_local bool t_audited = false;
 
 class Delivery {
  public:
-  Delivery(const config::Config& config, store::Store& store, const Clock& clock, const httplib::Request& req,
+  Delivery(const config::Config& config, store::Ingest& store, const Clock& clock, const httplib::Request& req,
            httplib::Response& res, const std::function<void(const std::string&)>& on_accepted)
       : config_(config), store_(store), on_accepted_(on_accepted), req_(req), res_(res),
         started_(std::chrono::steady_clock::now()), audit_(DescribeRequest(req, clock.NowMs())),
@@ -220,7 +220,7 @@ class Delivery {
   }
 
   const config::Config& config_;
-  store::Store& store_;
+  store::Ingest& store_;
   const std::function<void(const std::string&)>& on_accepted_;  // may be empty
   const httplib::Request& req_;
   httplib::Response& res_;

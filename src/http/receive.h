@@ -3,7 +3,7 @@
 // Owns: the receive path, in named steps — route, screen, read, authenticate,
 // identify, claim, reply — and the delivery-audit row every request to
 // /hooks/… gets, whatever its fate. The 2xx is written only after the store
-// says the claim is durable (store/store.h); until then nothing is promised.
+// says the claim is durable (store/ingest.h); until then nothing is promised.
 // Thread-safety: handlers run concurrently on the server's threads; the
 // Receiver holds only constant state.
 #pragma once
@@ -14,7 +14,7 @@
 
 #include "common/clock.h"
 #include "config/config.h"
-#include "store/store.h"
+#include "store/ingest.h"
 
 namespace hookinbox::http {
 
@@ -22,7 +22,7 @@ class Receiver {
  public:
   // `on_accepted` (may be empty) is called with the endpoint's name after a
   // claim stored a new event.
-  Receiver(const config::Config& config, store::Store& store, const Clock& clock,
+  Receiver(const config::Config& config, store::Ingest& store, const Clock& clock,
            std::function<void(const std::string&)> on_accepted = {})
       : config_(config), store_(store), clock_(clock), on_accepted_(std::move(on_accepted)) {}
 
@@ -41,7 +41,7 @@ class Receiver {
 
  private:
   const config::Config& config_;
-  store::Store& store_;
+  store::Ingest& store_;
   const Clock& clock_;
   const std::function<void(const std::string&)> on_accepted_;
 };

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/headers.h"
-#include "store/store.h"
+#include "store/ingest.h"
 
 namespace hookinbox::http {
 

@@ -56,7 +56,7 @@ httplib::Server::HandlerResponse AnswerProbeMisuse(const httplib::Request& req, 
 
 }  // namespace
 
-Result<std::unique_ptr<PublicServer>> PublicServer::Create(const config::Config& config, store::Store& store,
+Result<std::unique_ptr<PublicServer>> PublicServer::Create(const config::Config& config, store::Ingest& store,
                                                            const Clock& clock, ServerHooks hooks) {
   auto listener = Listener::Create(PublicListenerOptions(config), clock);
   if (!listener.ok()) return listener.status();
@@ -67,7 +67,7 @@ Result<std::unique_ptr<PublicServer>> PublicServer::Create(const config::Config&
   return out;
 }
 
-PublicServer::PublicServer(const config::Config& config, store::Store& store, std::unique_ptr<Receiver> receiver,
+PublicServer::PublicServer(const config::Config& config, store::Ingest& store, std::unique_ptr<Receiver> receiver,
                            std::unique_ptr<Listener> listener, ServerHooks hooks)
     : config_(config), store_(store), receiver_(std::move(receiver)), listener_(std::move(listener)),
       hooks_(std::move(hooks)) {}
@@ -101,7 +101,7 @@ void PublicServer::Route() {
   routes.Get(kHealthzPath, [](const httplib::Request&, httplib::Response& res) {
     ReplyJson(res, 200, R"({"status":"ok"})");
   });
-  store::Store* store = &store_;
+  store::Ingest* store = &store_;
   const std::function<bool()>* worker_ready = &hooks_.worker_ready;
   routes.Get(kReadyzPath, [store, worker_ready](const httplib::Request&, httplib::Response& res) {
     if (*worker_ready && !(*worker_ready)()) {

@@ -18,7 +18,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "config/config.h"
-#include "store/store.h"
+#include "store/ingest.h"
 
 namespace hookinbox::http {
 
@@ -37,7 +37,7 @@ class PublicServer {
  public:
   // Builds the server; with TLS, loads and validates the certificate and key
   // (InvalidArgument naming the file and the reason: http/certificate.h).
-  static Result<std::unique_ptr<PublicServer>> Create(const config::Config& config, store::Store& store,
+  static Result<std::unique_ptr<PublicServer>> Create(const config::Config& config, store::Ingest& store,
                                                       const Clock& clock, ServerHooks hooks = {});
   ~PublicServer();
 
@@ -62,12 +62,12 @@ class PublicServer {
   std::shared_ptr<const CertificatePair> Certificate() const;
 
  private:
-  PublicServer(const config::Config& config, store::Store& store, std::unique_ptr<Receiver> receiver,
+  PublicServer(const config::Config& config, store::Ingest& store, std::unique_ptr<Receiver> receiver,
                std::unique_ptr<Listener> listener, ServerHooks hooks);
   void Route();
 
   const config::Config& config_;
-  store::Store& store_;
+  store::Ingest& store_;
   // Before listener_: its connection threads call the receiver until they end.
   std::unique_ptr<Receiver> receiver_;
   std::unique_ptr<Listener> listener_;

@@ -1,5 +1,5 @@
 // store/fold_group.h — which rejected deliveries share one flood budget
-// (store.h RecordRejected: 60 rows a minute, then one folding row).
+// (ingest.h RecordRejected: 60 rows a minute, then one folding row).
 //
 // An IPv4 address is one sender. An IPv6 sender, though, usually holds a
 // whole /64 (one customer's LAN, one VM's subnet) and can pick a fresh

@@ -1,6 +1,6 @@
 // store/sql_store.h — the store on SQLite (one file, the embedded default)
 // or PostgreSQL (shared by replicas), behind every store interface: the door
-// (store.h), the work queue (work_queue.h), and what the admin listener uses
+// (ingest.h), the work queue (work_queue.h), and what the admin listener uses
 // (admin_store.h: the ledger, the operator's queries, maintenance).
 //
 // Owns: the single Writer (group commit) every write goes through — the
@@ -19,7 +19,7 @@
 
 #include "store/admin_store.h"
 #include "store/sql/pool.h"
-#include "store/store.h"
+#include "store/ingest.h"
 #include "store/work_queue.h"
 #include "store/writer.h"
 
@@ -38,7 +38,7 @@ struct PostgresOptions {
   int pool_size = 4;           // connections: one for the writer, the rest for reads (at least one)
 };
 
-class SqlStore final : public Store, public WorkQueue, public AdminStore {
+class SqlStore final : public Ingest, public WorkQueue, public AdminStore {
  public:
   // Opens the file, applies migrations and starts the writer thread.
   static Result<std::unique_ptr<SqlStore>> Open(const SqliteOptions& options);
@@ -47,7 +47,7 @@ class SqlStore final : public Store, public WorkQueue, public AdminStore {
   static Result<std::unique_ptr<SqlStore>> OpenPostgres(const PostgresOptions& options);
   ~SqlStore() override;
 
-  // Store, the door (sql_store.cpp).
+  // Ingest, the door (sql_store.cpp).
   Result<RecordedEvent> RecordEvent(const NewEvent& event, DeliveryRecord delivery) override;
   Result<std::vector<RecordedEvent>> RecordBatch(const std::vector<NewEvent>& events,
                                                  DeliveryRecord delivery) override;

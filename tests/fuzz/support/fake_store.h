@@ -1,6 +1,6 @@
-// tests/fuzz/support/fake_store.h — store::Store in memory, for fuzz_receive.
+// tests/fuzz/support/fake_store.h — store::Ingest in memory, for fuzz_receive.
 //
-// Keeps the claim semantics of the real store (store/store.h): one key
+// Keeps the claim semantics of the real store (store/ingest.h): one key
 // (provider, endpoint, tenant, event id) → accepted once, then duplicate for
 // the same payload hash, conflict for another. Records every call so the
 // harness can check the receive path's promises (one audit write per request,
@@ -15,11 +15,11 @@
 #include <tuple>
 #include <vector>
 
-#include "store/store.h"
+#include "store/ingest.h"
 
 namespace hookinbox::fuzz {
 
-class FakeStore final : public store::Store {
+class FakeStore final : public store::Ingest {
  public:
   struct Calls {
     int claim = 0, claim_batch = 0, rejected = 0, ignored = 0, unverified = 0;

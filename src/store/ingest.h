@@ -1,4 +1,4 @@
-// store/store.h — the door of the durable inbox, behind a small interface.
+// store/ingest.h — the door of the durable inbox, behind a small interface.
 //
 // Owns: recording an event under its idempotency key (the first delivery
 // stores it, later ones find it), the event payload, and the audit row of
@@ -72,9 +72,9 @@ struct RecordedEvent {
 // must see first; else duplicate.
 DeliveryOutcome BatchOutcome(const std::vector<RecordedEvent>& events);
 
-class Store {
+class Ingest {
  public:
-  virtual ~Store() = default;
+  virtual ~Ingest() = default;
 
   // Takes the event's idempotency key atomically (SPEC calls this the claim)
   // and records the delivery, in one transaction: a new key stores the event and its payload (accepted); the

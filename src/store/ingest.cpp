@@ -1,6 +1,6 @@
-// store/store.cpp — the plain helpers store.h declares, apart from SQLite so
+// store/ingest.cpp — the plain helpers ingest.h declares, apart from SQLite so
 // that code linking no database (the fuzz tree's receive path) shares them.
-#include "store/store.h"
+#include "store/ingest.h"
 
 #include <algorithm>
 
