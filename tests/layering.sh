@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fails when a module includes a header from a peer or a higher layer. The
-# rule (README "Where things are", STYLE.md "Dependency rule"), lowest first:
+# rule (README "Guide to folders"), lowest first:
 #   common <- config <- {verify, store, action} <- {worker, http} <- admin <- cli
 # action (one attempt against a downstream) uses verify/ only for its crypto;
 # worker (the loop and its policy) joins store's WorkQueue to the actions;

@@ -4,7 +4,7 @@
 // registry the receive path and the worker count into); state (backlog, oldest
 // pending, dead letters, unknown, per-endpoint totals) is read from the
 // database at call time through Maintenance::ReadStats, so it is right after a
-// restart. The routes and their auth live in admin/routes (helper A).
+// restart. The routes and their auth live in admin/routes.
 #pragma once
 
 #include <cstdint>

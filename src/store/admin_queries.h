@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "common/status.h"
-#include "store/event_status.h"
 
 namespace hookinbox::store {
 

@@ -20,10 +20,11 @@ GateDecision Wait(int64_t holder, int64_t until_ms, std::string error) {
 
 // Another event of the same object that is running under a valid lease.
 std::optional<GateDecision> ObjectBusy(sql::Connection& db, const DueEvent& e, int64_t now_ms) {
-  Prepared st(db,
-              "SELECT id, lease_until FROM webhook_inbox WHERE endpoint = ? AND tenant_id = ?"
-              " AND object_key = ? AND status = " + SqlLiteral(EventStatus::kProcessing) +
-                  " AND lease_until >= ? AND id <> ? LIMIT 1");
+  static const std::string kSql =
+      "SELECT id, lease_until FROM webhook_inbox WHERE endpoint = ? AND tenant_id = ?"
+      " AND object_key = ? AND status = " + SqlLiteral(EventStatus::kProcessing) +
+      " AND lease_until >= ? AND id <> ? LIMIT 1";
+  Prepared st(db, kSql);
   st->bind(1, e.endpoint);
   st->bind(2, e.tenant_id);
   st->bind(3, e.object_key);
@@ -184,10 +185,10 @@ void AfterFinish(sql::Connection& db, int64_t id, EventStatus status, int64_t no
     key->bind(1, static_cast<int64_t>(id));
     key->exec();
   }
-  Prepared wake(db,
-                "UPDATE webhook_inbox SET next_attempt_at = ?, waiting_for = NULL"
-                " WHERE waiting_for = ? AND status IN " +
-                    SqlList(std::array{EventStatus::kReceived, EventStatus::kRetryableFailed}));
+  static const std::string kWakeSql =
+      "UPDATE webhook_inbox SET next_attempt_at = ?, waiting_for = NULL WHERE waiting_for = ? AND status IN " +
+      SqlList(std::array{EventStatus::kReceived, EventStatus::kRetryableFailed});
+  Prepared wake(db, kWakeSql);
   wake->bind(1, static_cast<int64_t>(now_ms));
   wake->bind(2, static_cast<int64_t>(id));
   wake->exec();

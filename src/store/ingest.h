@@ -37,12 +37,12 @@ struct DeliveryRecord {
   std::string user_agent;
   std::string payload_hash;
   int64_t body_bytes = 0;
-  int http_status = 0;       // filled by the store for claims (always 200)
-  DeliveryOutcome outcome = DeliveryOutcome::kRejected;  // set by the store for admitted keys
+  int http_status = 0;       // filled by the store for recorded events (always 200)
+  DeliveryOutcome outcome = DeliveryOutcome::kRejected;  // set by the store for recorded events
   std::string reason;        // why a delivery was rejected ("unauthenticated", "too_large", …)
 };
 
-// An authenticated, identified delivery to claim.
+// An authenticated, identified delivery to record.
 struct NewEvent {
   std::string provider;
   std::string endpoint;

@@ -37,9 +37,9 @@ bool WellFormedToken(std::string_view token) {
 // True while the grant's attempt is live: its token is still the event's
 // current one, the event is processing and the lease runs past now.
 bool GrantLive(sql::Connection& db, const HandlerGrant& g, int64_t now_ms) {
-  Prepared st(db,
-              "SELECT 1 FROM webhook_inbox WHERE id = ? AND token_hash = ? AND status = " +
-                  SqlLiteral(EventStatus::kProcessing) + " AND lease_until > ?");
+  static const std::string kSql = "SELECT 1 FROM webhook_inbox WHERE id = ? AND token_hash = ? AND status = " +
+                                  SqlLiteral(EventStatus::kProcessing) + " AND lease_until > ?";
+  Prepared st(db, kSql);
   st->bind(1, static_cast<int64_t>(g.inbox_id));
   st->bind(2, g.token_hash);
   st->bind(3, static_cast<int64_t>(now_ms));

@@ -191,13 +191,14 @@ std::optional<LeasedEvent> LeaseOldestDueInTransaction(sql::Connection& db, cons
 
 // The event's part of Finish, conditional on the lease. True when it applied.
 bool MoveEvent(sql::Connection& db, const AttemptResult& r) {
-  Prepared st(db,
-              "UPDATE webhook_inbox SET status = ?1, lease_owner = NULL, lease_until = NULL,"
-              " next_attempt_at = ?2, completed_at = ?3,"
-              " result_ref = CASE WHEN ?1 = " + SqlLiteral(EventStatus::kCompleted) + " THEN ?4 ELSE result_ref END,"
-              " last_error = CASE WHEN ?1 = " + SqlLiteral(EventStatus::kCompleted) + " THEN last_error ELSE ?5 END"
-              " WHERE id = ?6 AND lease_owner = ?7 AND status = " + SqlLiteral(EventStatus::kProcessing) +
-                  " AND attempt_count = ?8");
+  static const std::string kSql =
+      "UPDATE webhook_inbox SET status = ?1, lease_owner = NULL, lease_until = NULL,"
+      " next_attempt_at = ?2, completed_at = ?3,"
+      " result_ref = CASE WHEN ?1 = " + SqlLiteral(EventStatus::kCompleted) + " THEN ?4 ELSE result_ref END,"
+      " last_error = CASE WHEN ?1 = " + SqlLiteral(EventStatus::kCompleted) + " THEN last_error ELSE ?5 END"
+      " WHERE id = ?6 AND lease_owner = ?7 AND status = " + SqlLiteral(EventStatus::kProcessing) +
+      " AND attempt_count = ?8";
+  Prepared st(db, kSql);
   st->bind(1, AttemptOutcomeName(r.outcome));
   // Only a retryable event waits for a next attempt; terminal states leave the due index.
   if (r.outcome == AttemptOutcome::kRetryableFailed) {
@@ -312,10 +313,11 @@ Result<std::optional<LeasedEvent>> SqlStore::LeaseDue(const std::string& owner, 
 Status SqlStore::RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) {
   bool renewed = false;
   Status st = writer_->Submit([&](sql::Connection& db) {
-    Prepared up(db,
-                "UPDATE webhook_inbox SET lease_until = ?1, next_attempt_at = ?1"
-                " WHERE id = ?2 AND lease_owner = ?3 AND status = " + SqlLiteral(EventStatus::kProcessing) +
-                    " AND attempt_count = ?4");
+    static const std::string kSql =
+        "UPDATE webhook_inbox SET lease_until = ?1, next_attempt_at = ?1"
+        " WHERE id = ?2 AND lease_owner = ?3 AND status = " + SqlLiteral(EventStatus::kProcessing) +
+        " AND attempt_count = ?4";
+    Prepared up(db, kSql);
     up->bind(1, static_cast<int64_t>(until_ms));
     up->bind(2, static_cast<int64_t>(id));
     up->bind(3, owner);

@@ -2,7 +2,7 @@
 // transitions with their attempt-audit rows. The operator's verbs (replay,
 // resolve, list, show) are store/admin_queries.h.
 //
-// States and transitions are SPEC §4. A claim takes the oldest due event and
+// States and transitions are SPEC §4. LeaseDue takes the oldest due event and
 // leases it to one owner; every later write of that attempt is conditional on
 // (id, lease_owner, status = 'processing', attempt_count), so a worker whose
 // lease expired and whose event was re-claimed can never overwrite the new

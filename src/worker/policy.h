@@ -3,7 +3,7 @@
 //
 // Pure: no clock, no randomness, no I/O of its own. The caller passes `now`
 // and a uniform random number, so tests pin both; the worker loop
-// (worker_loop.h) only claims, runs the action and records what this decides.
+// (worker_loop.h) only leases, runs the action and records what this decides.
 #pragma once
 
 #include <cstdint>
