@@ -187,7 +187,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(kAllowed.count(res.status) == 1, "an answer status SPEC §3 does not allow");
 
   const std::string answer = AnswerBody(res);
-  const int claims = w.store.calls.claim + w.store.calls.claim_batch;
+  const int claims = w.store.calls.record + w.store.calls.record_batch;
   // What the receiver read: the declared length of the body (a longer body is the next request's).
   CheckClaims(req, body.substr(0, static_cast<size_t>(std::min<uint64_t>(declared, body.size()))), claims);
   if (res.status == 200 && ClaimAnswer(answer)) Check(claims == 1, "a claim answer without exactly one claim");

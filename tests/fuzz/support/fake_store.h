@@ -1,6 +1,6 @@
 // tests/fuzz/support/fake_store.h — store::Ingest in memory, for fuzz_receive.
 //
-// Keeps the claim semantics of the real store (store/ingest.h): one key
+// Keeps the recording semantics of the real store (store/ingest.h): one key
 // (provider, endpoint, tenant, event id) → accepted once, then duplicate for
 // the same payload hash, conflict for another. Records every call so the
 // harness can check the receive path's promises (one audit write per request,
@@ -22,8 +22,8 @@ namespace hookinbox::fuzz {
 class FakeStore final : public store::Ingest {
  public:
   struct Calls {
-    int claim = 0, claim_batch = 0, rejected = 0, ignored = 0, unverified = 0;
-    int writes() const { return claim + claim_batch + rejected + ignored + unverified; }
+    int record = 0, record_batch = 0, rejected = 0, ignored = 0, unverified = 0;
+    int writes() const { return record + record_batch + rejected + ignored + unverified; }
   };
 
   bool fail_with_unavailable = false;
@@ -40,7 +40,7 @@ class FakeStore final : public store::Ingest {
   }
 
   Result<store::RecordedEvent> RecordEvent(const store::NewEvent& event, store::DeliveryRecord delivery) override {
-    ++calls.claim;
+    ++calls.record;
     if (fail_with_unavailable) return Unavailable("fake: database is full");
     deliveries.push_back(std::move(delivery));
     return RecordOne(event);
@@ -48,7 +48,7 @@ class FakeStore final : public store::Ingest {
 
   Result<std::vector<store::RecordedEvent>> RecordBatch(const std::vector<store::NewEvent>& events,
                                                         store::DeliveryRecord delivery) override {
-    ++calls.claim_batch;
+    ++calls.record_batch;
     if (fail_with_unavailable) return Unavailable("fake: database is full");
     deliveries.push_back(std::move(delivery));
     std::vector<store::RecordedEvent> out;
