@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <random>
 
+#include "action/probe.h"
 #include "common/log.h"
 #include "common/metrics.h"
+#include "worker/policy.h"
 
 namespace hookinbox::worker {
 namespace {

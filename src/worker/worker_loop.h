@@ -27,12 +27,10 @@
 #include <thread>
 #include <vector>
 
+#include "action/action.h"
 #include "common/clock.h"
 #include "config/config.h"
 #include "store/work_queue.h"
-#include "action/action.h"
-#include "action/probe.h"
-#include "worker/policy.h"
 
 namespace hookinbox::worker {
 
