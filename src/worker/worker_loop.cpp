@@ -193,7 +193,7 @@ std::vector<std::string> WorkerLoop::ClaimableLocked() const {
   return out;
 }
 
-std::chrono::milliseconds WorkerLoop::SleepFor() {
+std::optional<std::chrono::milliseconds> WorkerLoop::SleepFor() {
   std::vector<std::string> claimable;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -201,17 +201,15 @@ std::chrono::milliseconds WorkerLoop::SleepFor() {
   }
   auto due = queue_.NextDueAt(claimable);
   if (!due.ok() || !due->has_value()) return options_.poll;
-  int64_t wait = **due - clock_.NowMs();
-  // Due already but not claimed: its endpoint filled up meanwhile, or the
-  // event is one this process still runs; a finishing action or a new event
-  // wakes us.
-  if (wait <= 0) return options_.poll;
+  const int64_t wait = **due - clock_.NowMs();
+  if (wait <= 0) return std::nullopt;
   return std::min(options_.poll, std::chrono::milliseconds(wait));
 }
 
 void WorkerLoop::ThreadMain(int index) {
   const std::string owner = owner_prefix_ + ":" + std::to_string(index);
   std::optional<store::LeasedEvent> next;  // claimed with the last finish
+  bool looked_again = false;  // the last look found nothing though something was due
   while (true) {
     uint64_t seen;
     {
@@ -225,6 +223,7 @@ void WorkerLoop::ThreadMain(int index) {
     std::vector<std::string> searched;
     if (!next) next = LeaseNext(owner, &at_capacity, &searched);
     if (next) {
+      looked_again = false;
       next = RunOne(owner, std::move(*next));
       continue;
     }
@@ -234,9 +233,23 @@ void WorkerLoop::ThreadMain(int index) {
     // Nothing else: a thread woken by claims that found nothing would claim
     // nothing again, and wake the next one — idle threads kept each other
     // busy at a core and a half.
-    auto sleep = at_capacity ? options_.poll : SleepFor();
+    std::optional<std::chrono::milliseconds> sleep = options_.poll;
+    if (!at_capacity) sleep = SleepFor();
+    if (!sleep) {
+      // Due already. Once, that is an event that became due after the lease
+      // looked (a retry whose backoff just ended): look again at once rather
+      // than a poll later. Twice, it is due but not ours to take (its
+      // endpoint filled up meanwhile, or this process still runs it): a
+      // finishing action or a new event wakes us, else the poll.
+      if (!looked_again) {
+        looked_again = true;
+        continue;
+      }
+      sleep = options_.poll;
+    }
+    looked_again = false;
     std::unique_lock<std::mutex> lock(mu_);
-    wake_.wait_for(lock, sleep,
+    wake_.wait_for(lock, *sleep,
                    [&] { return stopping_ || notifications_ != seen || NewlyClaimableLocked(searched); });
   }
 }

@@ -94,7 +94,9 @@ class WorkerLoop {
   // here and a free slot. Claims search only these (store/due_search.h), so
   // the events of receive-only or full endpoints cost them nothing.
   std::vector<std::string> ClaimableLocked() const;
-  std::chrono::milliseconds SleepFor();
+  // How long an idle thread sleeps: until the next due event, at most a
+  // poll; nullopt when something is due already.
+  std::optional<std::chrono::milliseconds> SleepFor();
 
   // Lease renewal: one thread for all running events (a thread per event
   // cost a thread start and two context switches per event).
