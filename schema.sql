@@ -420,3 +420,42 @@ SELECT id, table_name, kind, strftime('%Y-%m-%dT%H:%M:%fZ', at / 1000.0, 'unixep
 DROP INDEX webhook_inbox_due;
 CREATE INDEX webhook_inbox_due_by_endpoint ON webhook_inbox (endpoint, next_attempt_at, id)
   WHERE status IN ('received', 'retryable_failed', 'processing');
+
+-- migration: 8
+
+-- The retry horizon (worker.retry_for) counts from the start of the event's
+-- current round of attempts: its arrival (NULL here = received_at), or the
+-- last replay, which sets it — a replay is a person's decision to try again.
+ALTER TABLE webhook_inbox ADD COLUMN retry_window_start INTEGER;
+
+-- An endpoint's dispatch state, one row per endpoint that was ever paused or
+-- whose circuit breaker ever opened. Paused: an operator's hold (who, why,
+-- since when); its events are received and stored as usual and wait without
+-- spending attempts. breaker: the worker's circuit breaker, as last recorded
+-- by a worker ('open' after action.breaker_failures consecutive failures,
+-- 'half_open' while one trial delivery decides, 'closed' again after it
+-- succeeds). Shared by replicas in PostgreSQL mode.
+CREATE TABLE endpoint_states (
+  endpoint              TEXT    PRIMARY KEY,
+  paused_at             INTEGER,                 -- NULL = not paused
+  paused_by             TEXT,                    -- "cli:<os user>", "admin:<name>"
+  paused_reason         TEXT,
+  breaker               TEXT    NOT NULL DEFAULT 'closed'
+                        CHECK (breaker IN ('closed', 'open', 'half_open')),
+  breaker_changed_at    INTEGER,
+  breaker_failures      INTEGER NOT NULL DEFAULT 0,  -- consecutive failures that opened it
+  breaker_next_probe_at INTEGER,                 -- open: when the next trial delivery may start
+  breaker_last_error    TEXT,                    -- open: the failure that opened it (never payload or secrets)
+  updated_at            INTEGER NOT NULL
+);
+
+-- Every pause and resume, with who and why: the audit of endpoint_states.
+CREATE TABLE endpoint_actions (
+  id        INTEGER PRIMARY KEY,
+  endpoint  TEXT    NOT NULL,
+  at        INTEGER NOT NULL,
+  actor     TEXT    NOT NULL,
+  action    TEXT    NOT NULL CHECK (action IN ('pause', 'resume')),
+  reason    TEXT
+);
+CREATE INDEX endpoint_actions_endpoint ON endpoint_actions (endpoint, id);
