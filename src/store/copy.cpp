@@ -25,6 +25,8 @@ constexpr TableSpec kTables[] = {
     {"object_versions", "endpoint, tenant_id, object_key", false},
     {"effects", "tenant_id, effect_key", false},
     {"step_results", "inbox_id, name", false},
+    {"endpoint_states", "endpoint", false},
+    {"endpoint_actions", "id", true},
     {"audit_chain_heads", "table_name", false},
     {"audit_checkpoints", "id", true},
 };
@@ -99,6 +101,7 @@ constexpr Identity kIdentities[] = {
     {"webhook_inbox", "provider, endpoint, tenant_id, event_id"},
     {"webhook_deliveries", "received_at, outcome, coalesce(payload_hash, '')"},
     {"webhook_attempts", "inbox_id, attempt, started_at"},
+    {"endpoint_actions", "endpoint, at, actor, action"},
 };
 
 // A target holding any row the source does not have under the same id is in

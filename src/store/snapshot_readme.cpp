@@ -51,6 +51,14 @@ const std::vector<ReadmeEntry>& ReadmeEntries() {
       {"step_results",
        "Results of expensive or non-deterministic handler steps (e.g. a classification), stored so that a retry "
        "reuses them. body is empty in a snapshot made without payloads."},
+      {"endpoint_states",
+       "Each endpoint's dispatch state, one row per endpoint ever paused or whose circuit breaker a worker "
+       "recorded: paused_at / paused_by / paused_reason while an operator holds its deliveries (they are still "
+       "received and stored; NULL = not paused), and breaker: closed, open (too many consecutive failures; "
+       "breaker_next_probe_at is the next trial delivery, breaker_last_error what opened it) or half_open."},
+      {"endpoint_actions",
+       "Every pause and resume of an endpoint: when (at), who (actor, e.g. cli:alice or admin:10.0.0.5), "
+       "the action and the reason given. Kept by retention."},
       {"audit_chain_heads",
        "The last sealed row of each audit chain (webhook_deliveries, webhook_attempts): its chain_seq, id and "
        "row_hash, so removing the newest rows is noticed too. In those two tables chain_seq numbers each sealed "

@@ -1,7 +1,7 @@
 // store/sql_store.h — the store on SQLite (one file, the embedded default)
 // or PostgreSQL (shared by replicas), behind every store interface: the door
 // (ingest.h), the work queue (work_queue.h), and what the admin listener uses
-// (admin_store.h: the ledger, the operator's queries, maintenance).
+// (admin_store.h: the ledger, the operator's queries, maintenance, endpoint states).
 //
 // Owns: the single Writer (group commit) every write goes through — the
 // door's one INSERT … ON CONFLICT DO NOTHING RETURNING (never
@@ -101,6 +101,13 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore {
   Status Snapshot(const std::string& out_path, const SnapshotOptions& options) override;
   Result<int64_t> DatabaseBytes() override;
   Result<int64_t> ServerNowMs() override;
+
+  // EndpointStates (sql_endpoint_states.cpp): pause, resume and the breaker's record through the Writer.
+  Result<std::vector<EndpointState>> ListEndpointStates() override;
+  Result<std::vector<std::string>> PausedEndpoints() override;
+  Result<bool> SetPaused(const std::string& endpoint, bool paused, const std::string& actor,
+                         const std::string& reason, int64_t now_ms) override;
+  Status RecordBreaker(const BreakerRecord& record) override;
 
   sql::Backend backend() const { return sqlite_path_.empty() ? sql::Backend::kPostgres : sql::Backend::kSqlite; }
 

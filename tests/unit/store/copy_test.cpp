@@ -20,7 +20,8 @@ namespace {
 constexpr int64_t kT0 = 1764511200000;
 const char* const kTables[] = {"webhook_inbox",     "webhook_deliveries", "webhook_payloads", "webhook_delivery_events",
                                "webhook_attempts",  "webhook_event_actions", "business_keys", "object_versions",
-                               "effects",           "step_results",       "audit_chain_heads", "audit_checkpoints"};
+                               "effects",           "step_results",       "endpoint_states",   "endpoint_actions",
+                               "audit_chain_heads", "audit_checkpoints"};
 
 // An SQLite installation with a bit of everything: accepted, duplicate and
 // conflicting deliveries (one body binary), a batch, a rejection, a finished
@@ -58,6 +59,15 @@ struct SqliteSource {
     done.finished_at_ms = kT0 + 5;
     REQUIRE(s.Finish(done).ok());
     REQUIRE(s.Replay((*c)->id, "admin", "again", kT0 + 10).ok());
+    REQUIRE(*s.SetPaused("payments", true, "cli:alice", "CRM maintenance", kT0 + 11));
+    REQUIRE(*s.SetPaused("payments", false, "cli:alice", "", kT0 + 12));
+    REQUIRE(*s.SetPaused("payments", true, "cli:bob", "", kT0 + 13));
+    store::BreakerRecord open;
+    open.endpoint = "crm";
+    open.state = store::BreakerState::kOpen;
+    open.failures = 5;
+    open.at_ms = kT0 + 14;
+    REQUIRE(s.RecordBreaker(open).ok());
     s.Close();
   }
 
@@ -94,6 +104,9 @@ TEST_CASE("copy: every table arrives with its ids, bytes and audit chain; a seco
   auto to = target.Connect();
   CHECK(Rows(*to, "webhook_inbox") == 3);
   CHECK(Rows(*to, "effects") == 1);
+  CHECK(Rows(*to, "endpoint_actions") == 3);
+  CHECK(store::sql::QueryText(*to, "SELECT string_agg(endpoint || ':' || coalesce(paused_by, '-') || ':' || breaker, ','"
+                                   " ORDER BY endpoint) FROM endpoint_states") == "crm:-:open,payments:cli:bob:closed");
   CHECK(store::sql::QueryText(*to, "SELECT body FROM webhook_payloads WHERE kind = 'original' ORDER BY id LIMIT 1") ==
         std::string("bin\0ary\xff", 8));
   CHECK(store::sql::QueryText(*to, "SELECT string_agg(id || ':' || event_id || ':' || status, ',' ORDER BY id) FROM webhook_inbox") ==
@@ -108,6 +121,8 @@ TEST_CASE("copy: every table arrives with its ids, bytes and audit chain; a seco
   auto r = store->RecordEvent(SampleEvent("evt_new"), SampleDelivery());
   REQUIRE(r.ok());
   CHECK(r->inbox_id == 4);
+  REQUIRE(*store->SetPaused("crm", true, "cli:alice", "", kT0 + 20));
+  CHECK(store::sql::QueryInt64(*to, "SELECT max(id) FROM endpoint_actions") == 4);
 }
 
 TEST_CASE("copy: a target already in use is refused and left as it was", "[store][copy]") {

@@ -117,6 +117,17 @@ TEST_CASE("purge: only completed, dead_lettered and skipped events go; every oth
   CHECK_FALSE(f.Purge(7, 7, false).endpoints.at("payments").any());
 }
 
+TEST_CASE("purge: an endpoint's pause, breaker and pause history are kept however old", "[store][purge]") {
+  PurgeFixture f;
+  EveryState(f);
+  REQUIRE(*f.store->SetPaused("payments", true, "cli:alice", "old", kT0));
+  REQUIRE(*f.store->SetPaused("payments", false, "cli:alice", "", kT0 + 1));
+  REQUIRE(*f.store->SetPaused("payments", true, "cli:bob", "still", kT0 + 2));
+  f.Purge(7, 7, false);
+  CHECK(f.Count("SELECT count(*) FROM endpoint_actions") == 3);
+  CHECK(f.Text("SELECT paused_by FROM endpoint_states WHERE endpoint = 'payments'") == "cli:bob");
+}
+
 TEST_CASE("purge: a dry run changes nothing and counts what the real run removes", "[store][purge]") {
   PurgeFixture f;
   EveryState(f);
