@@ -236,6 +236,13 @@ struct ActionConfig {
   // text is a config error): the HMAC key bytes that sign forwards, decoded.
   Secret forward_secret;
   int concurrency = 0;                 // action.concurrency: events in flight at once; 0 = max(1, worker.threads / 2)
+  int max_per_second = 0;              // action.max_per_second: attempts started per second at most; 0 = no limit
+  // action.breaker_failures: consecutive connection failures, timeouts or 5xx
+  // that open the endpoint's circuit breaker (worker/breaker.h); 0 = no breaker.
+  int breaker_failures = 5;
+  // action.breaker_probe_seconds: how long an open breaker waits before one
+  // trial delivery; doubles after each failed trial, up to 10 minutes (or this, if longer).
+  int breaker_probe_seconds = 30;
   std::string result_ref_header;       // action.result_ref_header: response header holding the result (e.g. "Location")
   std::string result_ref_pointer;      // action.result_ref_pointer: JSON Pointer into a JSON answer (e.g. "/id")
   std::string ca_file;                 // action.ca_file: PEM CA bundle for an https url; "" = the system CAs

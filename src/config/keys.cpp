@@ -349,6 +349,15 @@ std::vector<KeyInfo> BuildKeys() {
                      "http: file holding that secret; relative to the config file"));
   k.push_back(Int("endpoint.action.concurrency", Action, &ActionConfig::concurrency, 0, 1024,
                   "most events of this endpoint in flight at once; 0 = half of worker.threads, at least 1"));
+  k.push_back(Int("endpoint.action.max_per_second", Action, &ActionConfig::max_per_second, 0, 100000,
+                  "most attempts started per second (a downstream's API quota), on top of concurrency; 0 = no "
+                  "limit"));
+  k.push_back(Int("endpoint.action.breaker_failures", Action, &ActionConfig::breaker_failures, 0, 10000,
+                  "consecutive connection failures, timeouts or 5xx answers that open the circuit breaker: the "
+                  "endpoint's events then wait, spending no attempts, until a trial delivery succeeds; 0 = off"));
+  k.push_back(Int("endpoint.action.breaker_probe_seconds", Action, &ActionConfig::breaker_probe_seconds, 1, 86400,
+                  "seconds an open breaker waits before one trial delivery; doubles after each failed trial, up "
+                  "to 10 minutes (or this, if longer)"));
   k.push_back(String("endpoint.action.result_ref_header", Action, &ActionConfig::result_ref_header,
                      "http: response header whose value is stored as result_ref, e.g. \"Location\""));
   k.push_back(String("endpoint.action.result_ref_pointer", Action, &ActionConfig::result_ref_pointer,

@@ -71,14 +71,25 @@ std::vector<std::string> PendingEndpoints(sql::Connection& db) {
   }
 }
 
+std::vector<std::string> PausedEndpointNames(sql::Connection& db) {
+  Prepared st(db, due_sql::kPaused);
+  std::vector<std::string> out;
+  while (st->executeStep()) out.push_back(st->getColumn(0).getString());
+  return out;
+}
+
 std::vector<std::string> SearchedEndpoints(sql::Connection& db, const std::optional<std::vector<std::string>>& only,
                                            const std::vector<std::string>& excluded) {
   std::vector<std::string> out = only ? *only : PendingEndpoints(db);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  // Read in the claim's own transaction: a pause committed before it holds,
+  // whichever process or replica wrote it.
+  const std::vector<std::string> paused = PausedEndpointNames(db);
   out.erase(std::remove_if(out.begin(), out.end(),
                            [&](const std::string& e) {
-                             return std::find(excluded.begin(), excluded.end(), e) != excluded.end();
+                             return std::find(excluded.begin(), excluded.end(), e) != excluded.end() ||
+                                    std::find(paused.begin(), paused.end(), e) != paused.end();
                            }),
             out.end());
   return out;

@@ -5,8 +5,8 @@
 // The partial index webhook_inbox_due_by_endpoint (endpoint, next_attempt_at,
 // id) holds the three claimable states. A claim seeks it once per endpoint
 // it may take — the oldest due row of that endpoint — and takes the oldest of
-// those. Endpoints no worker may take now (no action, at their concurrency;
-// later paused or behind an open breaker) are never entered, so the rows
+// those. Endpoints no worker may take now (no action, at their concurrency,
+// paused, behind an open breaker) are never entered, so the rows
 // they hold are never visited, however many there are. Rows inside a
 // searched endpoint's range that are not due yet (waiting for a retry or a
 // lease) lie past `now` in the index and are not visited either.
@@ -43,6 +43,9 @@ inline const std::string kEarliest =
 inline const std::string kNextPendingEndpoint =
     "SELECT endpoint FROM webhook_inbox WHERE status IN " + SqlList(kLeasableStatuses) +
     " AND endpoint > ?1 ORDER BY endpoint LIMIT 1";
+// The endpoints paused now (store/endpoint_states.h), by name.
+inline const std::string kPaused =
+    "SELECT endpoint FROM endpoint_states WHERE paused_at IS NOT NULL ORDER BY endpoint";
 }  // namespace due_sql
 
 // The oldest event of `endpoint` due at `now_ms` and not in `running`.
@@ -58,8 +61,11 @@ std::optional<int64_t> EarliestDue(sql::Connection& db, const std::vector<std::s
 // Every endpoint holding a claimable row, by name.
 std::vector<std::string> PendingEndpoints(sql::Connection& db);
 
+// Every endpoint paused now, by name (a primary-key table of a few rows).
+std::vector<std::string> PausedEndpointNames(sql::Connection& db);
+
 // The endpoints a claim searches: `only` when given, else every pending
-// endpoint; `excluded` taken out of either.
+// endpoint; `excluded` and the paused endpoints taken out of either.
 std::vector<std::string> SearchedEndpoints(sql::Connection& db, const std::optional<std::vector<std::string>>& only,
                                            const std::vector<std::string>& excluded);
 

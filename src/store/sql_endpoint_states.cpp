@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "common/encoding.h"
+#include "store/due_search.h"
 #include "store/endpoint_states.h"
 #include "store/sql_bind.h"
 #include "store/sql_reader.h"
@@ -134,10 +135,7 @@ Result<std::vector<EndpointState>> SqlStore::ListEndpointStates() {
 Result<std::vector<std::string>> SqlStore::PausedEndpoints() {
   return WithReader<std::vector<std::string>>(
       *readers_, "paused endpoints", [](sql::Connection& db) -> Result<std::vector<std::string>> {
-        Prepared st(db, "SELECT endpoint FROM endpoint_states WHERE paused_at IS NOT NULL ORDER BY endpoint");
-        std::vector<std::string> out;
-        while (st->executeStep()) out.push_back(st->getColumn(0).getString());
-        return out;
+        return PausedEndpointNames(db);
       });
 }
 

@@ -100,7 +100,7 @@ WorkerLoop::WorkerLoop(const config::Config& config, store::WorkQueue& queue, co
                        WorkerOptions options, std::string handler_api_base)
     : config_(config), queue_(queue), clock_(clock), actions_(std::move(actions)), options_(std::move(options)),
       owner_prefix_(options_.owner_prefix.empty() ? DefaultOwnerPrefix() : options_.owner_prefix),
-      handler_api_base_(std::move(handler_api_base)) {}
+      handler_api_base_(std::move(handler_api_base)), gate_(config, clock.NowMs()) {}
 
 WorkerLoop::~WorkerLoop() {
   if (!threads_.empty()) Stop(std::chrono::milliseconds(0));
@@ -184,13 +184,66 @@ int WorkerLoop::Stop(std::chrono::milliseconds grace) {
 
 std::vector<std::string> WorkerLoop::ClaimableLocked() const {
   std::vector<std::string> out;
+  const int64_t now_ms = clock_.NowMs();
   for (const auto& e : config_.endpoints) {
     if (actions_.find(e.name) == actions_.end()) continue;
     auto it = in_flight_by_endpoint_.find(e.name);
-    const int busy = (it != in_flight_by_endpoint_.end() ? it->second : 0) + claiming_;
-    if (busy < config_.ActionConcurrency(e)) out.push_back(e.name);
+    const int in_flight = it != in_flight_by_endpoint_.end() ? it->second : 0;
+    if (in_flight + claiming_ >= config_.ActionConcurrency(e)) continue;
+    if (gate_.MayLease(e.name, in_flight, claiming_, now_ms)) out.push_back(e.name);
   }
   return out;
+}
+
+void WorkerLoop::RefreshPaused() {
+  if (options_.endpoint_states == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (reading_paused_ || std::chrono::steady_clock::now() - paused_read_at_ < options_.poll) return;
+    reading_paused_ = true;
+  }
+  auto paused = options_.endpoint_states->PausedEndpoints();
+  if (!paused.ok()) log::Error("worker_read_paused_failed", {{"error", paused.status().message()}});
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    reading_paused_ = false;
+    paused_read_at_ = std::chrono::steady_clock::now();
+    if (paused.ok()) gate_.SetPaused(*paused);
+  }
+  wake_.notify_all();  // a resumed endpoint may be claimed now
+}
+
+void WorkerLoop::ReportBreaker(const std::string& endpoint, const std::optional<BreakerChange>& change) {
+  if (!change) return;
+  const int64_t now_ms = clock_.NowMs();
+  const bool opened = change->to == store::BreakerState::kOpen;
+  if (opened && change->from == store::BreakerState::kClosed) {
+    log::Warn("breaker_opened", {{"endpoint", endpoint},
+                                 {"failures", change->failures},
+                                 {"next_trial_in_ms", *change->next_probe_at_ms - now_ms},
+                                 {"error", change->last_error}});
+  } else if (opened) {
+    log::Info("breaker_trial_failed", {{"endpoint", endpoint},
+                                       {"next_trial_in_ms", *change->next_probe_at_ms - now_ms},
+                                       {"error", change->last_error}});
+  } else if (change->to == store::BreakerState::kClosed) {
+    log::Info("breaker_closed", {{"endpoint", endpoint}});
+  }
+  if (options_.endpoint_states == nullptr) return;
+  Status st = options_.endpoint_states->RecordBreaker(
+      {endpoint, change->to, change->failures, change->next_probe_at_ms, change->last_error, now_ms});
+  if (!st.ok()) log::Error("breaker_record_failed", {{"endpoint", endpoint}, {"error", st.message()}});
+}
+
+std::chrono::milliseconds WorkerLoop::UntilGateChanges(std::chrono::milliseconds sleep) const {
+  std::optional<int64_t> at;
+  const int64_t now_ms = clock_.NowMs();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    at = gate_.NextChangeAt(now_ms);
+  }
+  if (!at) return sleep;
+  return std::min(sleep, std::chrono::milliseconds(std::max<int64_t>(1, *at - now_ms)));
 }
 
 std::optional<std::chrono::milliseconds> WorkerLoop::SleepFor() {
@@ -219,6 +272,7 @@ void WorkerLoop::ThreadMain(int index) {
       if (stopping_ && !next) return;
       seen = notifications_;
     }
+    RefreshPaused();
     bool at_capacity = false;
     std::vector<std::string> searched;
     if (!next) next = LeaseNext(owner, &at_capacity, &searched);
@@ -248,6 +302,7 @@ void WorkerLoop::ThreadMain(int index) {
       sleep = options_.poll;
     }
     looked_again = false;
+    sleep = UntilGateChanges(*sleep);
     std::unique_lock<std::mutex> lock(mu_);
     wake_.wait_for(lock, *sleep,
                    [&] { return stopping_ || notifications_ != seen || NewlyClaimableLocked(searched); });
@@ -287,6 +342,7 @@ std::optional<store::LeasedEvent> WorkerLoop::LeaseNext(const std::string& owner
   *searched = *request.endpoints;
   // Not under mu_: concurrent claims share the writer's commit (group commit).
   auto claimed = queue_.LeaseDue(request);
+  std::optional<BreakerChange> change;
   {
     // The claim's hold on every endpoint ends and the event it took (if any)
     // counts in flight in the same step: between the two, another thread
@@ -296,8 +352,10 @@ std::optional<store::LeasedEvent> WorkerLoop::LeaseNext(const std::string& owner
     if (claimed.ok() && claimed->has_value()) {
       ++in_flight_by_endpoint_[(*claimed)->endpoint];
       ++in_flight_;
+      change = gate_.Leased((*claimed)->endpoint, (*claimed)->id, clock_.NowMs());
     }
   }
+  if (change) ReportBreaker((*claimed)->endpoint, change);
   // The other endpoints are free of this claim's hold: threads that could not
   // search one may now.
   wake_.notify_all();
@@ -350,6 +408,7 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt_started).count();
   if (action) metrics::Registry::Default().Observe(metrics::kProcessingSeconds, {event->endpoint, event->provider}, seconds);
   const bool lost = DropLease(event->id);
+  bool recorded = false;  // an outcome was recorded: the breaker learns from it
 
   std::shared_lock<std::shared_mutex> finish_lock(finish_mu_);
   if (released_) {
@@ -372,6 +431,7 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
       log::Error("worker_finish_failed", {{"endpoint", event->endpoint}, {"id", std::to_string(event->id)},
                                           {"error", st.message()}});
     } else {
+      recorded = true;
       CountAttempt(*event, outcome, probe, result);
       log::Info("attempt", {{"endpoint", event->endpoint},
                             {"provider", event->provider},
@@ -385,20 +445,28 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
     }
   }
   finish_lock.unlock();
+  std::optional<BreakerChange> finished_change, next_change;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    const int64_t now_ms = clock_.NowMs();
     --in_flight_by_endpoint_[event->endpoint];
     --in_flight_;
+    finished_change = recorded ? gate_.Finished(event->endpoint, event->id, action && CountsAgainstBreaker(outcome),
+                                                outcome.error, now_ms)
+                               : gate_.Abandoned(event->endpoint, event->id, now_ms);
     // Recorded (or given up): from now on a claim may take it, when due.
     running_events_.Remove(event->id);
     if (claimed_next) --claiming_;
     if (next) {
       ++in_flight_by_endpoint_[next->endpoint];
       ++in_flight_;
+      next_change = gate_.Leased(next->endpoint, next->id, now_ms);
     }
     // A slot freed, or the claim's hold on the other endpoints ended: a
     // thread that could not search an endpoint may now.
   }
+  ReportBreaker(event->endpoint, finished_change);
+  if (next) ReportBreaker(next->endpoint, next_change);
   wake_.notify_all();
   idle_.notify_all();
   return next;

@@ -6,7 +6,8 @@
 // ("<host>:<pid>:<n>"); the per-endpoint concurrency limit (a lease request
 // names only the endpoints with an action and a free slot, so the events of
 // the others wait — and endpoints no longer in the config keep theirs as
-// they are); lease renewal while an action runs (one thread renews every
+// they are) and the dispatch gate (worker/dispatch_gate.h: pause, circuit
+// breaker, rate limit), which leaves endpoints out the same way; lease renewal while an action runs (one thread renews every
 // running lease each lease/3, and soon again after a failed renewal; a lost
 // lease abandons the attempt quietly); the events it is running, which its
 // own requests never take back even when their lease lapsed; and shutdown
@@ -30,7 +31,9 @@
 #include "action/action.h"
 #include "common/clock.h"
 #include "config/config.h"
+#include "store/endpoint_states.h"
 #include "store/work_queue.h"
+#include "worker/dispatch_gate.h"
 
 namespace hookinbox::worker {
 
@@ -45,6 +48,10 @@ struct WorkerOptions {
   std::chrono::milliseconds poll{1000};
   // Prefix of lease owners; "" = "<hostname>:<pid>".
   std::string owner_prefix;
+  // Where the paused endpoints are read (once per poll) and the circuit
+  // breakers' changes recorded; null = neither (the store's leases still
+  // leave paused endpoints out).
+  store::EndpointStates* endpoint_states = nullptr;
 };
 
 class WorkerLoop {
@@ -91,12 +98,21 @@ class WorkerLoop {
   // Under mu_: an endpoint outside `searched` may be claimed now.
   bool NewlyClaimableLocked(const std::vector<std::string>& searched) const;
   // Under mu_: the endpoints a claim may take now — those with an action
-  // here and a free slot. Claims search only these (store/due_search.h), so
-  // the events of receive-only or full endpoints cost them nothing.
+  // here, a free slot, and the dispatch gate open. Claims search only these
+  // (store/due_search.h), so the events of receive-only, full, paused or
+  // held endpoints cost them nothing.
   std::vector<std::string> ClaimableLocked() const;
+  // Re-reads the paused endpoints when the last read is a poll old (one
+  // thread at a time; not under mu_).
+  void RefreshPaused();
+  // Logs and records a breaker's change of state (not under mu_).
+  void ReportBreaker(const std::string& endpoint, const std::optional<BreakerChange>& change);
   // How long an idle thread sleeps: until the next due event, at most a
   // poll; nullopt when something is due already.
   std::optional<std::chrono::milliseconds> SleepFor();
+  // `sleep`, shortened to when the dispatch gate lets a held endpoint go
+  // again (a breaker's trial, a rate limit's next token).
+  std::chrono::milliseconds UntilGateChanges(std::chrono::milliseconds sleep) const;
 
   // Lease renewal: one thread for all running events (a thread per event
   // cost a thread start and two context switches per event).
@@ -140,6 +156,9 @@ class WorkerLoop {
   // recorded): every claim reads it when it runs in the store and adds what
   // it took, so none is claimed twice at once (store::RunningSet).
   store::RunningSet running_events_;
+  DispatchGate gate_;  // guarded by mu_
+  std::chrono::steady_clock::time_point paused_read_at_{};  // guarded by mu_
+  bool reading_paused_ = false;                              // guarded by mu_
 
   // Finish (shared) vs. Stop's release (exclusive): once the leases are
   // released, an attempt still running records nothing more — its row

@@ -1,0 +1,60 @@
+// worker/dispatch_gate.h — which endpoints the worker may send events to now,
+// apart from their concurrency: not paused by an operator, not behind an open
+// circuit breaker (worker/breaker.h), within action.max_per_second
+// (worker/rate_limit.h).
+//
+// Held endpoints are simply not searched by a lease (store/due_search.h), so
+// their events wait as they are — received or retryable_failed, due — and
+// spend no attempts. The store also leaves paused endpoints out inside the
+// lease's own transaction, so a pause holds at once even before this gate's
+// copy of the paused set is refreshed (once per worker poll).
+//
+// Not thread-safe: the worker loop calls it under its own mutex. Pure apart
+// from what the caller passes (the time, in ms of the worker's clock).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "worker/breaker.h"
+#include "worker/rate_limit.h"
+
+namespace hookinbox::worker {
+
+class DispatchGate {
+ public:
+  // A breaker (unless action.breaker_failures = 0) and a rate limit (when
+  // action.max_per_second > 0) for every endpoint of `config` with an action.
+  DispatchGate(const config::Config& config, int64_t now_ms);
+
+  void SetPaused(const std::vector<std::string>& endpoints);
+  bool Paused(const std::string& endpoint) const { return paused_.count(endpoint) > 0; }
+
+  // Whether one more event of `endpoint` may be leased now, with `in_flight`
+  // of its events running and `claiming` leases on their way (each of which
+  // may take one of its events).
+  bool MayLease(const std::string& endpoint, int in_flight, int claiming, int64_t now_ms) const;
+  // When an endpoint held by time (a breaker's next trial, a rate limit's next
+  // token) may be leased again; nullopt when nothing is held by time.
+  std::optional<int64_t> NextChangeAt(int64_t now_ms) const;
+
+  // An event of `endpoint` was leased / its attempt ended (`failed`:
+  // CountsAgainstBreaker). A breaker's change of state is returned for the
+  // caller to log and record.
+  std::optional<BreakerChange> Leased(const std::string& endpoint, int64_t event_id, int64_t now_ms);
+  std::optional<BreakerChange> Finished(const std::string& endpoint, int64_t event_id, bool failed,
+                                        const std::string& error, int64_t now_ms);
+  std::optional<BreakerChange> Abandoned(const std::string& endpoint, int64_t event_id, int64_t now_ms);
+
+ private:
+  std::map<std::string, Breaker> breakers_;
+  std::map<std::string, RateLimit> limits_;
+  std::set<std::string> paused_;
+};
+
+}  // namespace hookinbox::worker

@@ -1,0 +1,186 @@
+// Integration tests of a downstream outage, as a small business lives it: the
+// real binary, its worker, the test downstream (downstream.h) killed and
+// started again on its port, the operator's `hookinbox endpoints pause|resume`.
+// Time is scaled with the config (millisecond backoffs, a 1 s breaker trial
+// interval), never slept for: every wait polls with a deadline (harness.h).
+#include <catch2/catch.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "downstream.h"
+#include "harness.h"
+
+namespace hookinbox::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using json = nlohmann::json;
+
+// The demo endpoint forwarding to `url`, with `action_extra` in its
+// [endpoint.action] table and `tables` after it (more of the endpoint's
+// tables, more endpoints); the worker's backoff scaled down (an hour's
+// interval is 300 ms here). No max_attempts: retry_for's default decides.
+std::string Config(const Installation& inst, const std::string& url, const std::string& action_extra,
+                   const std::string& tables = "") {
+  return ForwardingAction(inst, url) + "idempotent_target = true\n" + action_extra + "\n" + tables +
+         "\n[worker]\nthreads = 2\nlease_seconds = 5\nbackoff_initial_ms = 10\nbackoff_max_ms = 300\n";
+}
+
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+struct Rig {
+  Installation inst;
+  ServerProcess server{inst};
+  DownstreamProcess downstream{false};  // applies every call: a second delivery would show
+  int64_t Deliver(const std::string& body) const {
+    HttpResult r = server.PostSigned("/hooks/demo", body);
+    INFO(r.body);
+    REQUIRE(r.status == 200);
+    return json::parse(r.body).at("id").get<int64_t>();
+  }
+  int64_t Count(const std::string& where) const {
+    return std::stoll(inst.Sql("SELECT count(*) FROM webhook_inbox WHERE " + where));
+  }
+  CommandResult Cli(const std::string& args) const {
+    return RunCommand(BinaryPath() + " " + args + " -c " + inst.config_path() + " 2>&1");
+  }
+  // The downstream's calls per event id (X-Hookinbox-Event-Id), in call order.
+  std::map<std::string, int> CallsPerEvent() const {
+    std::map<std::string, int> out;
+    for (const json& call : downstream.Calls()) ++out[call["headers"].value("X-Hookinbox-Event-Id", "")];
+    return out;
+  }
+};
+
+std::string Event(const std::string& id, const std::string& object, int version) {
+  return R"({"id":")" + id + R"(","type":"order.updated","data":{"order":")" + object +
+         R"(","version":)" + std::to_string(version) + "}}";
+}
+
+}  // namespace
+
+TEST_CASE("outage: a downstream down for a (scaled) afternoon: no dead letter, the breaker opens and closes once, "
+          "every event delivered once in its object's order",
+          "[worker][outage]") {
+  Rig rig;
+  rig.inst.WriteTestConfig(Config(rig.inst, rig.downstream.url(),
+                                  "concurrency = 2\nbreaker_failures = 5\nbreaker_probe_seconds = 1\n",
+                                  "[endpoint.ordering]\nobject = \"/data/order\"\nversion = \"/data/version\"\n"));
+  rig.server.Start();
+  const int port = rig.downstream.port();
+  rig.downstream.Kill();
+  // 500 events of 10 orders arrive while the downstream refuses connections.
+  for (int i = 0; i < 500; ++i) rig.Deliver(Event("evt_" + std::to_string(i), "ord_" + std::to_string(i % 10), i));
+  REQUIRE(PollUntil([&] { return Count(rig.server.log(), "\"breaker_opened\"") == 1; }, 30s));
+  // The outage lasts through two failed trials (1 s, then 2 s later).
+  REQUIRE(PollUntil([&] { return Count(rig.server.log(), "\"breaker_trial_failed\"") >= 2; }, 30s));
+  CHECK(rig.inst.Sql("SELECT breaker FROM endpoint_states WHERE endpoint = 'demo'") == "open");
+  const int64_t failed_while_down = std::stoll(rig.inst.Sql(
+      "SELECT count(*) FROM webhook_attempts WHERE outcome = 'retryable_failed'"));
+  rig.downstream.Start(port);
+  REQUIRE(PollUntil([&] { return rig.Count("status = 'completed'") == 500; }, 60s));
+
+  CHECK(rig.Count("status = 'dead_lettered'") == 0);
+  const std::string log = rig.server.log();
+  CHECK(Count(log, "\"breaker_opened\"") == 1);
+  CHECK(Count(log, "\"breaker_closed\"") == 1);
+  CHECK(rig.inst.Sql("SELECT breaker FROM endpoint_states WHERE endpoint = 'demo'") == "closed");
+  // Held events spent no attempts: the failures are the five that opened the
+  // breaker, those already running then, and the trials.
+  const int trials = Count(log, "\"breaker_trial_failed\"");
+  CHECK(failed_while_down <= 5 + 2 + trials);
+  // Every event delivered exactly once (the downstream applies every call).
+  const auto calls = rig.CallsPerEvent();
+  CHECK(calls.size() == 500);
+  for (const auto& [event_id, n] : calls) {
+    INFO(event_id);
+    CHECK(n == 1);
+  }
+  // Each order's versions reached the downstream oldest first.
+  std::map<std::string, int> last_version;
+  for (const json& call : rig.downstream.Calls()) {
+    const json body = json::parse(call["body"].get<std::string>());
+    const std::string order = body["data"]["order"];
+    const int version = body["data"]["version"];
+    INFO(order << " v" << version);
+    CHECK((last_version.count(order) == 0 || last_version[order] < version));
+    last_version[order] = version;
+  }
+}
+
+TEST_CASE("outage: a paused endpoint keeps receiving, stays paused across a restart with no attempt, and "
+          "delivers everything once when resumed; a running attempt finishes",
+          "[worker][outage][pause]") {
+  Rig rig;
+  rig.inst.WriteTestConfig(Config(rig.inst, rig.downstream.url(), "concurrency = 2\n",
+                                  DemoLikeEndpoint("other") + "\n" + ForwardingAction(rig.inst, rig.downstream.url())));
+  rig.server.Start();
+  // An attempt in flight when the pause comes finishes.
+  rig.downstream.Script(json::array({json{{"status", 200}, {"hold", true}}}));
+  const int64_t running = rig.Deliver(Event("evt_running", "o", 1));
+  REQUIRE(PollUntil([&] { return rig.downstream.Stats().value("holding", 0) == 1; }, 10s));
+  CommandResult paused = rig.Cli("endpoints pause demo --reason 'CRM maintenance'");
+  INFO(paused.out);
+  REQUIRE(paused.exit_code == 0);
+  for (int i = 0; i < 200; ++i) rig.Deliver(Event("evt_p" + std::to_string(i), "o" + std::to_string(i), 1));
+  rig.downstream.Release();
+  REQUIRE(PollUntil([&] { return rig.Count("id = " + std::to_string(running) + " AND status = 'completed'") == 1; },
+                    10s));
+  // The worker runs (another endpoint's event is delivered) while demo's wait.
+  auto other = [&](const std::string& id) {
+    HttpResult r = rig.server.PostSigned("/hooks/other", R"({"id":")" + id + R"(","type":"t"})");
+    REQUIRE(r.status == 200);
+    return json::parse(r.body).at("id").get<int64_t>();
+  };
+  const int64_t before = other("evt_other_1");
+  REQUIRE(PollUntil([&] { return rig.Count("id = " + std::to_string(before) + " AND status = 'completed'") == 1; },
+                    10s));
+  CHECK(rig.Count("endpoint = 'demo' AND status = 'received'") == 200);
+
+  rig.server.Kill(SIGKILL);
+  rig.server.Start();
+  const int64_t after = other("evt_other_2");
+  REQUIRE(PollUntil([&] { return rig.Count("id = " + std::to_string(after) + " AND status = 'completed'") == 1; },
+                    10s));
+  CHECK(rig.Count("endpoint = 'demo' AND status = 'received'") == 200);
+  CHECK(rig.inst.Sql("SELECT count(*) FROM webhook_attempts a JOIN webhook_inbox i ON i.id = a.inbox_id"
+                     " WHERE i.endpoint = 'demo'") == "1");
+  CHECK(rig.inst.Sql("SELECT paused_by LIKE 'cli:%', paused_reason FROM endpoint_states WHERE endpoint = 'demo'") ==
+        "1|CRM maintenance");
+
+  CommandResult resumed = rig.Cli("endpoints resume demo");
+  INFO(resumed.out);
+  REQUIRE(resumed.exit_code == 0);
+  REQUIRE(PollUntil([&] { return rig.Count("endpoint = 'demo' AND status = 'completed'") == 201; }, 30s));
+  const auto calls = rig.CallsPerEvent();
+  for (int i = 0; i < 200; ++i) CHECK(calls.at("evt_p" + std::to_string(i)) == 1);
+  CHECK(rig.inst.Sql("SELECT group_concat(action, ',') FROM (SELECT action FROM endpoint_actions"
+                     " WHERE endpoint = 'demo' ORDER BY id) AS a") == "pause,resume");
+}
+
+TEST_CASE("outage: max_per_second = 50 drains 1000 waiting events no faster than the limit", "[worker][outage][rate]") {
+  Rig rig;
+  rig.inst.WriteTestConfig(Config(rig.inst, rig.downstream.url(), "max_per_second = 50\nconcurrency = 4\n"));
+  rig.server.Start();
+  REQUIRE(rig.Cli("endpoints pause demo").exit_code == 0);
+  for (int i = 0; i < 1000; ++i) rig.Deliver(Event("evt_" + std::to_string(i), "o" + std::to_string(i), 1));
+  REQUIRE(rig.Cli("endpoints resume demo").exit_code == 0);
+  REQUIRE(PollUntil([&] { return rig.Count("status = 'completed'") == 1000; }, 90s));
+  // From the first attempt's start to the last's: a burst of 10 (a fifth of a
+  // second's worth), then one every 20 ms.
+  const std::string span = rig.inst.Sql("SELECT max(started_at) - min(started_at) FROM webhook_attempts");
+  const double seconds = std::stod(span) / 1000.0;
+  const double rate = (1000 - 10) / seconds;
+  INFO("drained at " << rate << "/s over " << seconds << " s");
+  CHECK(rate <= 50 * 1.1);
+  CHECK(rate >= 50 * 0.4);  // and the limit is a pace, not a stall
+}
+
+}  // namespace hookinbox::testing
