@@ -17,6 +17,8 @@ void AdminApi::Handle(const AdminRoute& route, const httplib::Request& req, http
     case RouteId::kConflicts: return ListConflicts(req, res);
     case RouteId::kEffectResolve: return ResolveEffect(req, res);
     case RouteId::kReconcile: return Reconcile(req, res);
+    case RouteId::kEndpoints: return ListEndpoints(res);
+    case RouteId::kEndpointPause: return PauseEndpoint(route, req, res);
     case RouteId::kStats: return Stats(res);
     case RouteId::kMetrics: return Metrics(res);
     case RouteId::kExport: return Export(req, res);

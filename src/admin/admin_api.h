@@ -7,7 +7,8 @@
 // Operator actions are audited with actor "admin:<remote address>". Never
 // logs tokens or payloads. Files by concern: api_events.cpp (list, detail,
 // replay, resolve, queues), api_ops.cpp (conflicts, effect resolve,
-// reconcile), api_pages.cpp (stats, metrics, UI), api_export.cpp (export.db).
+// reconcile), api_pages.cpp (stats, metrics, UI), api_export.cpp (export.db),
+// api_endpoints.cpp (endpoints: list, pause, resume).
 // Thread-safety: handlers run on the listener's pool; the store is thread-safe.
 #pragma once
 
@@ -55,6 +56,9 @@ class AdminApi {
   void Stats(httplib::Response& res) const;
   void Metrics(httplib::Response& res) const;
   void Ui(const AdminRoute& route, httplib::Response& res) const;
+  // api_endpoints.cpp
+  void ListEndpoints(httplib::Response& res) const;
+  void PauseEndpoint(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;  // and resume
   // api_export.cpp
   void Export(const httplib::Request& req, httplib::Response& res) const;
 

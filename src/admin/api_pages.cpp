@@ -22,7 +22,7 @@ void AdminApi::Stats(httplib::Response& res) const {
 }
 
 void AdminApi::Metrics(httplib::Response& res) const {
-  auto body = RenderMetricsText(store_, clock_.NowMs(), config_.EndpointsWithAction());
+  auto body = RenderMetricsText(store_, store_, clock_.NowMs(), config_.EndpointsWithAction());
   if (!body.ok()) return http::ReplyError(res, body.status());
   NoStore(res);
   res.status = 200;

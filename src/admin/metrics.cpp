@@ -23,11 +23,40 @@ void AppendGauge(std::string& out, const char* name, const char* help, const sto
   }
 }
 
+// webhook_endpoint_paused and webhook_breaker_open: one series per endpoint
+// an action processes (the others dispatch nothing to pause or break), 0
+// for one the database has no row for.
+Status AppendEndpointStates(std::string& out, store::EndpointStates& states, const std::vector<std::string>& with_action) {
+  auto rows = states.ListEndpointStates();
+  if (!rows.ok()) return rows.status();
+  auto find = [&](const std::string& name) -> const store::EndpointState* {
+    for (const auto& s : *rows) {
+      if (s.endpoint == name) return &s;
+    }
+    return nullptr;
+  };
+  metrics::AppendHeader(out, "webhook_endpoint_paused", metrics::Type::kGauge,
+                        "1 while an operator has paused the endpoint's deliveries (they are still received), else 0.");
+  for (const auto& name : with_action) {
+    const store::EndpointState* s = find(name);
+    metrics::AppendSample(out, "webhook_endpoint_paused", {{"endpoint", name}}, s != nullptr && s->paused() ? 1 : 0);
+  }
+  metrics::AppendHeader(out, "webhook_breaker_open", metrics::Type::kGauge,
+                        "1 while the endpoint's circuit breaker is open or half_open (deliveries held), else 0.");
+  for (const auto& name : with_action) {
+    const store::EndpointState* s = find(name);
+    const bool open = s != nullptr && s->breaker != store::BreakerState::kClosed;
+    metrics::AppendSample(out, "webhook_breaker_open", {{"endpoint", name}}, open ? 1 : 0);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
-Result<std::string> RenderMetricsText(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action) {
+Result<std::string> RenderMetricsText(store::Maintenance& store, store::EndpointStates& states, int64_t now_ms,
+                                      std::vector<std::string> with_action) {
   store::StatsOptions options;
-  options.with_action = std::move(with_action);
+  options.with_action = with_action;
   auto stats = store.ReadStats(options);
   if (!stats.ok()) return stats.status();
   std::string out = metrics::Registry::Default().Render();
@@ -42,6 +71,7 @@ Result<std::string> RenderMetricsText(store::Maintenance& store, int64_t now_ms,
               [now_ms](const store::EndpointStats& s) { return OldestPendingAgeSeconds(s, now_ms); });
   AppendGauge(out, "webhook_unknown", "Events whose outcome downstream cannot be known, waiting for a person.",
               *stats, [](const store::EndpointStats& s) { return static_cast<double>(s.unknown); });
+  if (Status st = AppendEndpointStates(out, states, with_action); !st.ok()) return st;
   return out;
 }
 

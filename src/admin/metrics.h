@@ -4,7 +4,9 @@
 // registry the receive path and the worker count into); state (backlog, oldest
 // pending, dead letters, unknown, per-endpoint totals) is read from the
 // database at call time through Maintenance::ReadStats, so it is right after a
-// restart. The routes and their auth live in admin/routes.
+// restart. Each endpoint's pause and breaker come from the database too
+// (EndpointStates), so every replica reports the shared state.
+// The routes and their auth live in admin/routes.
 #pragma once
 
 #include <cstdint>
@@ -12,13 +14,17 @@
 #include <vector>
 
 #include "common/status.h"
+#include "store/endpoint_states.h"
 #include "store/maintenance.h"
 
 namespace hookinbox::admin {
 // `with_action`: the endpoints an action processes (config::Config::
 // EndpointsWithAction); backlog and oldest pending count only their events.
-// Prometheus text exposition for GET /metrics (process counters + state read from the database).
-Result<std::string> RenderMetricsText(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action);
+// Prometheus text exposition for GET /metrics (process counters + state read
+// from the database); webhook_endpoint_paused and webhook_breaker_open have
+// one series per endpoint of `with_action`.
+Result<std::string> RenderMetricsText(store::Maintenance& store, store::EndpointStates& states, int64_t now_ms,
+                                      std::vector<std::string> with_action);
 // JSON body for GET /admin/api/stats.
 Result<std::string> RenderStatsJson(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action);
 }  // namespace hookinbox::admin

@@ -61,6 +61,18 @@ AdminRoute EventRoute(std::string_view rest) {
   return {};
 }
 
+// /admin/api/endpoints/{name}/pause|resume; the name is one path segment.
+AdminRoute EndpointRoute(std::string_view rest) {
+  size_t slash = rest.find('/');
+  if (slash == 0 || slash == std::string_view::npos) return {};
+  std::string_view verb = rest.substr(slash + 1);
+  if (verb != "pause" && verb != "resume") return {};
+  AdminRoute r = Make(RouteId::kEndpointPause, "POST", Guard::kAdminToken, kMaxJsonBodyBytes,
+                      std::string(rest.substr(0, slash)));
+  r.action = std::string(verb);
+  return r;
+}
+
 AdminRoute ApiRoute(std::string_view rest) {
   constexpr std::string_view kEventsPrefix = "events/";
   if (rest == "events") return Make(RouteId::kEvents, "GET", Guard::kAdminToken);
@@ -69,6 +81,9 @@ AdminRoute ApiRoute(std::string_view rest) {
   if (rest == "unknown") return Make(RouteId::kUnknownQueue, "GET", Guard::kAdminToken);
   if (rest == "conflicts") return Make(RouteId::kConflicts, "GET", Guard::kAdminToken);
   if (rest == "effects/resolve") return Make(RouteId::kEffectResolve, "POST", Guard::kAdminToken, kMaxJsonBodyBytes);
+  constexpr std::string_view kEndpointsPrefix = "endpoints/";
+  if (rest == "endpoints") return Make(RouteId::kEndpoints, "GET", Guard::kAdminToken);
+  if (StartsWith(rest, kEndpointsPrefix)) return EndpointRoute(rest.substr(kEndpointsPrefix.size()));
   if (rest == "stats") return Make(RouteId::kStats, "GET", Guard::kAdminToken);
   if (rest == "export.db") return Make(RouteId::kExport, "GET", Guard::kAdminToken);
   if (rest == "reconcile") return Make(RouteId::kReconcile, "GET, POST", Guard::kAdminToken, kMaxReconcileBodyBytes);

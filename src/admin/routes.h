@@ -31,6 +31,8 @@ enum class RouteId {
   kStats,        // GET /admin/api/stats
   kExport,       // GET /admin/api/export.db
   kReconcile,    // GET|POST /admin/api/reconcile
+  kEndpoints,    // GET /admin/api/endpoints
+  kEndpointPause,// POST /admin/api/endpoints/{name}/pause|resume (action says which)
 };
 
 // Which credential a route needs.
@@ -54,8 +56,8 @@ inline constexpr int64_t kAdminDrainLimit = 16 * 1024 * 1024;
 
 struct AdminRoute {
   RouteId id = RouteId::kNone;
-  std::string param;   // the effect key, step name, event id or UI asset, as decoded from the path
-  std::string action;  // kEffectEnd: "complete" | "fail" | "unknown"
+  std::string param;   // the effect key, step name, event id, endpoint name or UI asset, as decoded from the path
+  std::string action;  // kEffectEnd: "complete" | "fail" | "unknown"; kEndpointPause: "pause" | "resume"
   const char* allow = "";  // the methods the path accepts, as an Allow header
   size_t max_body = 0;     // the largest body the route reads
   Guard guard = Guard::kHandlerToken;

@@ -68,7 +68,7 @@ TEST_CASE("admin metrics: state gauges come from the database, typed and labelle
   db.Claim("pay", "c", "dead_lettered", 1'000);
   db.Claim("pay", "d", "unknown", 1'000);
   db.Claim("pay", "e", "unknown", 1'000);
-  auto text = admin::RenderMetricsText(*db.store, 20'500, {"pay"});
+  auto text = admin::RenderMetricsText(*db.store, *db.store, 20'500, {"pay"});
   REQUIRE(text.ok());
   INFO(*text);
   auto s = Samples(*text, "webhook_");
@@ -83,6 +83,38 @@ TEST_CASE("admin metrics: state gauges come from the database, typed and labelle
   // The process counters are in the same answer.
   CHECK_THAT(*text, Catch::Contains("# TYPE webhook_received_total counter\n"));
   CHECK_THAT(*text, Catch::Contains("# TYPE webhook_processing_seconds histogram\n"));
+}
+
+TEST_CASE("admin metrics: paused and breaker gauges for every endpoint with an action, from the database",
+          "[admin][metrics]") {
+  Db db;
+  REQUIRE(*db.store->SetPaused("pay", true, "cli:alice", "maintenance", 1'000));
+  store::BreakerRecord half_open;
+  half_open.endpoint = "crm";
+  half_open.state = store::BreakerState::kHalfOpen;
+  half_open.at_ms = 1'000;
+  REQUIRE(db.store->RecordBreaker(half_open).ok());
+  REQUIRE(*db.store->SetPaused("gone", true, "cli:alice", "", 1'000));  // a row of an endpoint no longer configured
+  auto text = admin::RenderMetricsText(*db.store, *db.store, 2'000, {"crm", "pay", "quiet"});
+  REQUIRE(text.ok());
+  INFO(*text);
+  auto s = Samples(*text, "webhook_");
+  CHECK(s["webhook_endpoint_paused{endpoint=\"pay\"}"] == "1");
+  CHECK(s["webhook_endpoint_paused{endpoint=\"crm\"}"] == "0");
+  CHECK(s["webhook_endpoint_paused{endpoint=\"quiet\"}"] == "0");  // no row: running
+  CHECK(s["webhook_breaker_open{endpoint=\"crm\"}"] == "1");       // half_open counts as open
+  CHECK(s["webhook_breaker_open{endpoint=\"pay\"}"] == "0");
+  CHECK(s["webhook_breaker_open{endpoint=\"quiet\"}"] == "0");
+  CHECK(s.count("webhook_endpoint_paused{endpoint=\"gone\"}") == 0);
+  CHECK_THAT(*text, Catch::Contains("# TYPE webhook_endpoint_paused gauge\n"));
+  CHECK_THAT(*text, Catch::Contains("# TYPE webhook_breaker_open gauge\n"));
+
+  half_open.state = store::BreakerState::kClosed;
+  REQUIRE(db.store->RecordBreaker(half_open).ok());
+  REQUIRE(*db.store->SetPaused("pay", false, "cli:alice", "", 3'000));
+  s = Samples(*admin::RenderMetricsText(*db.store, *db.store, 4'000, {"crm", "pay"}), "webhook_");
+  CHECK(s["webhook_endpoint_paused{endpoint=\"pay\"}"] == "0");
+  CHECK(s["webhook_breaker_open{endpoint=\"crm\"}"] == "0");
 }
 
 TEST_CASE("admin metrics: the stats JSON has every dashboard figure per endpoint", "[admin][metrics]") {
@@ -111,7 +143,7 @@ TEST_CASE("admin metrics: the stats JSON has every dashboard figure per endpoint
 TEST_CASE("admin metrics: a closed store is an error, not an empty page", "[admin][metrics]") {
   Db db;
   db.store->Close();
-  CHECK_FALSE(admin::RenderMetricsText(*db.store, 0, {}).ok());
+  CHECK_FALSE(admin::RenderMetricsText(*db.store, *db.store, 0, {}).ok());
   CHECK_FALSE(admin::RenderStatsJson(*db.store, 0, {}).ok());
 }
 
@@ -121,7 +153,7 @@ TEST_CASE("admin metrics: events of an endpoint without an action are not backlo
   db.Claim("keep", "k1", "received", 1'000);  // kept for the audit: nothing will process it
   db.Claim("keep", "k2", "received", 2'000);
   db.Claim("keep", "k3", "dead_lettered", 2'000);
-  auto text = admin::RenderMetricsText(*db.store, 11'000, {"pay"});
+  auto text = admin::RenderMetricsText(*db.store, *db.store, 11'000, {"pay"});
   REQUIRE(text.ok());
   auto s = Samples(*text, "webhook_");
   CHECK(s["webhook_backlog{endpoint=\"pay\",provider=\"stripe\"}"] == "1");

@@ -42,6 +42,29 @@ TEST_CASE("admin routes: the handler API's paths, their parameters and methods",
   }
 }
 
+TEST_CASE("admin routes: the endpoints list, pause and resume", "[admin][routes]") {
+  AdminRoute list = MatchAdminRoute("/admin/api/endpoints");
+  CHECK(list.id == RouteId::kEndpoints);
+  CHECK(std::string(list.allow) == "GET");
+  CHECK(list.guard == Guard::kAdminToken);
+  for (const char* verb : {"pause", "resume"}) {
+    INFO(verb);
+    AdminRoute r = MatchAdminRoute(std::string("/admin/api/endpoints/crm-eu_1/") + verb);
+    CHECK(r.id == RouteId::kEndpointPause);
+    CHECK(r.param == "crm-eu_1");
+    CHECK(r.action == verb);
+    CHECK(std::string(r.allow) == "POST");
+    CHECK(r.guard == Guard::kAdminToken);
+    CHECK(r.max_body == kMaxJsonBodyBytes);
+  }
+  for (const char* none : {"/admin/api/endpoints/", "/admin/api/endpoints/crm", "/admin/api/endpoints/crm/",
+                           "/admin/api/endpoints//pause", "/admin/api/endpoints/crm/stop",
+                           "/admin/api/endpoints/a/b/pause", "/admin/api/endpoints/crm/pause/"}) {
+    INFO(none);
+    CHECK(MatchAdminRoute(none).id == RouteId::kNone);
+  }
+}
+
 TEST_CASE("admin routes: methods and body limits", "[admin][routes]") {
   AdminRoute claim = MatchAdminRoute("/v1/effects/claim");
   CHECK(MethodAllowed(claim, "POST"));
