@@ -107,7 +107,21 @@ int Main(int argc, char** argv) {
                                             "events, per endpoint");
   purge->add_flag("--dry-run", purge_dry_run, "only show what would be removed");
   purge->fallthrough();
-  for (auto* sub : {init, check, serve, send_test, events, ev_list, ev_show, ev_replay, ev_resolve, check_down}) {
+  std::string endpoint_name, pause_reason;
+  auto* endpoints = app.add_subcommand("endpoints", "list endpoints with their pause and circuit breaker; pause or "
+                                                    "resume one endpoint's deliveries (also while serve runs)");
+  endpoints->require_subcommand(1);
+  auto* ep_list = endpoints->add_subcommand("list", "every configured endpoint: provider, action, paused (since, by, "
+                                                    "reason), circuit breaker");
+  auto* ep_pause = endpoints->add_subcommand("pause", "hold NAME's deliveries: still received and stored, not sent "
+                                                      "until resumed (exit 0 also when already paused)");
+  ep_pause->add_option("NAME", endpoint_name, "endpoint name")->required();
+  ep_pause->add_option("--reason", pause_reason, "why (kept with the pause and in its audit row)");
+  auto* ep_resume = endpoints->add_subcommand("resume", "send NAME's waiting deliveries again (exit 0 also when not "
+                                                        "paused)");
+  ep_resume->add_option("NAME", endpoint_name, "endpoint name")->required();
+  for (auto* sub : {init, check, serve, send_test, events, ev_list, ev_show, ev_replay, ev_resolve, check_down,
+                    endpoints, ep_list, ep_pause, ep_resume}) {
     sub->fallthrough();  // -c and --json also work after the verb
   }
 
@@ -133,6 +147,9 @@ int Main(int argc, char** argv) {
   if (verify_audit->parsed()) return RunVerifyAudit(audit_file, common, std::cout, std::cerr);
   if (migrate_pg->parsed()) return RunMigrateToPostgres(migrate, common, std::cout, std::cerr);
   if (purge->parsed()) return RunPurge(purge_dry_run, common, std::cout, std::cerr);
+  if (ep_list->parsed()) return RunEndpointsList(common, std::cout, std::cerr);
+  if (ep_pause->parsed()) return RunEndpointsPause(endpoint_name, pause_reason, common, std::cout, std::cerr);
+  if (ep_resume->parsed()) return RunEndpointsResume(endpoint_name, common, std::cout, std::cerr);
   if (ev_list->parsed()) return RunEventsList(ev, common, std::cout, std::cerr);
   if (ev_show->parsed()) return RunEventsShow(ev, common, std::cout, std::cerr);
   if (ev_replay->parsed()) return RunEventsReplay(ev, common, std::cout, std::cerr);

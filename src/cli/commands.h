@@ -115,6 +115,17 @@ int RunMigrateToPostgres(const MigrateToPostgresOptions& options, const CommonOp
 // endpoint's [endpoint.retention] now (store/purge.h); --dry-run only counts.
 int RunPurge(bool dry_run, const CommonOptions& common, std::ostream& out, std::ostream& err);
 
+// `hookinbox endpoints list|pause NAME [--reason TEXT]|resume NAME`
+// (endpoints.cpp): every configured endpoint with its pause and circuit
+// breaker; an operator's hold on one endpoint's deliveries and its release,
+// recorded with "cli:<os user>". Also while the server runs. 0 done (also
+// when it already was in that state), 1 failure, 2 usage (unknown endpoint,
+// a reason over 1024 bytes).
+int RunEndpointsList(const CommonOptions& common, std::ostream& out, std::ostream& err);
+int RunEndpointsPause(const std::string& name, const std::string& reason, const CommonOptions& common,
+                      std::ostream& out, std::ostream& err);
+int RunEndpointsResume(const std::string& name, const CommonOptions& common, std::ostream& out, std::ostream& err);
+
 // "hookinbox 0.1.0 (SQLite 3.40.1, OpenSSL 3.0.19 …)"
 std::string VersionLine();
 
