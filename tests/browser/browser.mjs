@@ -22,6 +22,8 @@
 //     "without payloads" saves one with no payload bodies;
 //   - Resolve (an event left unknown by a timed-out action) asks for the
 //     outcome, a reference and a note, and the database records them;
+//   - the dashboard's endpoints table pauses "shop" (asking for a reason) and
+//     resumes it; the database records both with actor and reason;
 //   - at 375 px wide (a phone) no view scrolls sideways;
 //   - a token that stops working returns to the login; 10 failed logins
 //     bring the "wait a minute" answer (429);
@@ -465,6 +467,38 @@ async function run() {
   check(await page.locator('#resolve').isDisabled(), 'Resolve is not offered for a completed event');
   await page.screenshot({ path: path.join(dir, 'desktop-detail.png'), fullPage: true });
   ok('resolve with confirmation');
+
+  // Pause and resume an endpoint from the dashboard: a reason is asked for,
+  // the database records who and why.
+  const shopRow = '#endpoint-states tr[data-endpoint="shop"]';
+  const shopPaused = async () => (await textOf(page, shopRow + ' [data-field="paused"]')).trim();
+  await page.goto(ui + '#/');
+  await waitVisible(page, shopRow);
+  check(await shopPaused() === 'Running', `shop starts running, the dashboard says "${await shopPaused()}"`);
+  check(/closed/i.test(await textOf(page, shopRow + ' [data-field="breaker"]')), 'the breaker of shop is closed');
+  await page.click(shopRow + ' button.pause');
+  await waitVisible(page, '#confirm');
+  check(/pause endpoint shop/i.test(await textOf(page, '#confirm-title')), 'the dialog says what it pauses');
+  check(/reason/i.test(await textOf(page, '#confirm-note-name')), 'the dialog asks for a reason');
+  await page.fill('#confirm-note', 'CRM maintenance');
+  await page.click('#confirm-ok');
+  await pollUntil(async () => /^Paused since .+ by admin:127\.[0-9.]+: CRM maintenance$/.test(await shopPaused()),
+    'the dashboard shows shop paused, since when, by whom and why');
+  check(/^admin:127\.[0-9.]+\|pause\|CRM maintenance$/.test(
+    sql(inst.db, "SELECT actor || '|' || action || '|' || reason FROM endpoint_actions WHERE endpoint = 'shop'")),
+    'the database records the pause with its actor and reason');
+  await page.click(shopRow + ' button.resume');
+  await waitVisible(page, '#confirm');
+  check(await page.locator('#confirm-note-label').isHidden(), 'resume asks for no reason');
+  await page.click('#confirm-ok');
+  await pollUntil(async () => await shopPaused() === 'Running', 'shop runs again');
+  check(sql(inst.db, "SELECT count(*) FROM endpoint_actions WHERE endpoint = 'shop' AND action = 'resume'") === '1' &&
+    sql(inst.db, "SELECT count(*) FROM endpoint_states WHERE endpoint = 'shop' AND paused_at IS NULL") === '1',
+    'the database has shop resumed, audited');
+  ok('pause (with a reason) and resume an endpoint from the dashboard');
+  // Leave the dashboard: the 401 check below reaches it by a click on its link.
+  await page.goto(ui + '#/events');
+  await waitVisible(page, '#events');
 
   // A phone: 375 px wide.
   const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

@@ -254,6 +254,80 @@
       show($('stats'), rows.length > 0);
       $('stats-time').textContent = 'As of ' + fmtTime(toMs(stats.now_ms) || Date.now()) +
         '. Received, duplicates, conflicts and rejected count HTTP deliveries; the others count events.';
+      await loadEndpoints();
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  // -- endpoints: pause and circuit breaker (GET /admin/api/endpoints, admin/endpoint_json.h) --
+
+  function pauseText(e) {
+    if (!e.paused) return 'Running';
+    let text = 'Paused since ' + fmtTime(e.paused_at) + ' by ' + dash(e.paused_by);
+    if (e.paused_reason) text += ': ' + e.paused_reason;
+    return text;
+  }
+
+  function breakerText(b) {
+    if (!b || b.state === 'closed') return 'Closed';
+    let text = (b.state === 'open' ? 'Open' : 'Half open (one trial delivery)') + ' after ' + b.failures + ' failures';
+    if (b.next_probe_at) text += '; next trial ' + fmtTime(b.next_probe_at);
+    if (b.last_error) text += '; last error: ' + b.last_error;
+    return text;
+  }
+
+  function endpointRow(e) {
+    const tr = el('tr', { 'data-endpoint': e.name, 'data-paused': e.paused ? 'yes' : 'no',
+      'data-breaker': e.breaker ? e.breaker.state : 'closed' });
+    tr.append(el('th', { scope: 'row', 'data-label': 'Endpoint' }, el('span', {}, e.name,
+      el('span', { class: 'hint provider' }, ' ' + (e.provider || '')))));
+    const paused = el('td', { 'data-field': 'paused', 'data-label': 'Deliveries' }, pauseText(e));
+    if (e.paused) paused.classList.add('attention');
+    tr.append(paused);
+    const breaker = el('td', { 'data-field': 'breaker', 'data-label': 'Circuit breaker' },
+      e.has_action ? breakerText(e.breaker) : el('span', { class: 'hint' }, 'no action'));
+    if (e.breaker && e.breaker.state !== 'closed') breaker.classList.add('attention');
+    tr.append(breaker);
+    const button = el('button', { type: 'button', class: e.paused ? 'resume' : 'pause' }, e.paused ? 'Resume' : 'Pause');
+    button.addEventListener('click', () => (e.paused ? onResumeEndpoint(e.name) : onPauseEndpoint(e.name)));
+    tr.append(el('td', { 'data-field': 'verb', 'data-label': 'Pause or resume' }, button));
+    return tr;
+  }
+
+  async function loadEndpoints() {
+    const list = await apiJson('/endpoints');
+    const rows = Array.isArray(list.endpoints) ? list.endpoints : [];
+    const body = $('endpoint-states').tBodies[0];
+    clear(body);
+    for (const e of rows) body.append(endpointRow(e));
+    show($('endpoints-empty'), rows.length === 0);
+    show($('endpoint-states'), rows.length > 0);
+  }
+
+  async function onPauseEndpoint(name) {
+    const answer = await confirmAction('Pause endpoint ' + name + '?',
+      'Its deliveries are still received and stored but not sent until you resume it. ' +
+      'Attempts already running finish.', false, 'Reason (optional)');
+    if (!answer) return;
+    try {
+      const res = await apiJson('/endpoints/' + encodeURIComponent(name) + '/pause',
+        { method: 'POST', json: answer.note ? { reason: answer.note } : {} });
+      say(res.changed ? 'Endpoint ' + name + ' paused.' : 'Endpoint ' + name + ' was already paused.', 'ok');
+      await loadEndpoints();
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  async function onResumeEndpoint(name) {
+    const answer = await confirmAction('Resume endpoint ' + name + '?',
+      'Its waiting deliveries are sent again, at the pace its action allows.', false, false);
+    if (!answer) return;
+    try {
+      const res = await apiJson('/endpoints/' + encodeURIComponent(name) + '/resume', { method: 'POST', json: {} });
+      say(res.changed ? 'Endpoint ' + name + ' resumed.' : 'Endpoint ' + name + ' was not paused.', 'ok');
+      await loadEndpoints();
     } catch (err) {
       fail(err);
     }
@@ -564,11 +638,14 @@
   }
 
   // Asks for confirmation in a <dialog>; resolves to null (cancelled) or the fields.
-  function confirmAction(title, text, withResolveFields) {
+  // The free-text field is labelled `noteName` (default "Note (optional)"), or hidden when it is false.
+  function confirmAction(title, text, withResolveFields, noteName) {
     const dlg = $('confirm');
     $('confirm-title').textContent = title;
     $('confirm-text').textContent = text;
     $('confirm-note').value = '';
+    $('confirm-note-name').textContent = noteName || 'Note (optional)';
+    show($('confirm-note-label'), noteName !== false);
     $('resolve-ref').value = '';
     show($('resolve-fields'), withResolveFields);
     return new Promise((resolve) => {
