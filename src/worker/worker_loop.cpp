@@ -368,9 +368,14 @@ std::optional<store::LeasedEvent> WorkerLoop::LeaseNext(const std::string& owner
 }
 
 std::optional<store::WorkQueue::LeaseRequest> WorkerLoop::NextClaim(const std::string& owner,
-                                                                    const std::string& finishing_endpoint) {
+                                                                    const store::LeasedEvent& finishing, bool failed,
+                                                                    const std::string& error,
+                                                                    std::optional<BreakerChange>* change) {
   std::lock_guard<std::mutex> lock(mu_);
-  return ReserveClaimLocked(owner, &finishing_endpoint);
+  // The breaker learns the outcome before the next claim is reserved: the
+  // attempt that opens it must not lease another event of its endpoint.
+  *change = gate_.Finished(finishing.endpoint, finishing.id, failed, error, clock_.NowMs());
+  return ReserveClaimLocked(owner, &finishing.endpoint);
 }
 
 std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, store::LeasedEvent claimed) {
@@ -408,7 +413,8 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt_started).count();
   if (action) metrics::Registry::Default().Observe(metrics::kProcessingSeconds, {event->endpoint, event->provider}, seconds);
   const bool lost = DropLease(event->id);
-  bool recorded = false;  // an outcome was recorded: the breaker learns from it
+  bool outcome_known = false;  // the breaker learned the attempt's outcome (NextClaim)
+  std::optional<BreakerChange> finished_change;
 
   std::shared_lock<std::shared_mutex> finish_lock(finish_mu_);
   if (released_) {
@@ -422,7 +428,9 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
       ApplyProbe(config_.worker, *event, *probe, probe_started_ms, Uniform01(), &result);
     }
     // Finishing and taking the next event share one commit.
-    std::optional<store::WorkQueue::LeaseRequest> request = NextClaim(owner, event->endpoint);
+    std::optional<store::WorkQueue::LeaseRequest> request =
+        NextClaim(owner, *event, action && CountsAgainstBreaker(outcome), outcome.error, &finished_change);
+    outcome_known = true;
     claimed_next = request.has_value();
     Status st = request ? queue_.FinishAndLease(result, *request, &next) : queue_.Finish(result);
     if (st.code() == Code::kConflict) {
@@ -431,7 +439,6 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
       log::Error("worker_finish_failed", {{"endpoint", event->endpoint}, {"id", std::to_string(event->id)},
                                           {"error", st.message()}});
     } else {
-      recorded = true;
       CountAttempt(*event, outcome, probe, result);
       log::Info("attempt", {{"endpoint", event->endpoint},
                             {"provider", event->provider},
@@ -445,15 +452,13 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
     }
   }
   finish_lock.unlock();
-  std::optional<BreakerChange> finished_change, next_change;
+  std::optional<BreakerChange> next_change;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const int64_t now_ms = clock_.NowMs();
     --in_flight_by_endpoint_[event->endpoint];
     --in_flight_;
-    finished_change = recorded ? gate_.Finished(event->endpoint, event->id, action && CountsAgainstBreaker(outcome),
-                                                outcome.error, now_ms)
-                               : gate_.Abandoned(event->endpoint, event->id, now_ms);
+    if (!outcome_known) finished_change = gate_.Abandoned(event->endpoint, event->id, now_ms);
     // Recorded (or given up): from now on a claim may take it, when due.
     running_events_.Remove(event->id);
     if (claimed_next) --claiming_;

@@ -86,10 +86,13 @@ class WorkerLoop {
   // `freeing_endpoint`: the endpoint of an event whose finish comes first.
   std::optional<store::WorkQueue::LeaseRequest> ReserveClaimLocked(const std::string& owner,
                                                                    const std::string* freeing_endpoint);
-  // What to claim along with the finish of an event of `finishing_endpoint`
-  // (counted in claiming_), or nullopt when stopping or nothing may be claimed.
-  std::optional<store::WorkQueue::LeaseRequest> NextClaim(const std::string& owner,
-                                                          const std::string& finishing_endpoint);
+  // What to claim along with the finish of `finishing` (counted in
+  // claiming_), or nullopt when stopping or nothing may be claimed. Tells
+  // the dispatch gate how the attempt went first (`failed`:
+  // CountsAgainstBreaker); *change is the breaker's change, if any.
+  std::optional<store::WorkQueue::LeaseRequest> NextClaim(const std::string& owner, const store::LeasedEvent& finishing,
+                                                          bool failed, const std::string& error,
+                                                          std::optional<BreakerChange>* change);
   // Claims one due event for `owner`, or nothing; counts it in flight.
   // *at_capacity: nothing was tried, every endpoint is at its concurrency.
   // *searched: the endpoints the claim looked at.
