@@ -108,9 +108,15 @@ struct StorageConfig {
 struct WorkerConfig {  // [worker]: the loop that runs the actions (worker/worker_loop.h)
   int threads = 4;                     // worker.threads
   int lease_seconds = 60;              // worker.lease_seconds (>= 1)
-  int max_attempts = 12;               // worker.max_attempts (>= 1)
+  // worker.max_attempts (>= 1 when set): ends retries early. Unset = no
+  // limit: the retry horizon (retry_for) alone decides when to give up.
+  std::optional<int> max_attempts;
+  // worker.retry_for ("3d"): transient failures are retried until this long
+  // after the event was received (or replayed), the last attempt at that
+  // moment; then it is dead-lettered. [endpoint.action] retry_for overrides it.
+  int64_t retry_for_ms = int64_t{3} * 24 * 3600 * 1000;
   int64_t backoff_initial_ms = 1000;   // worker.backoff_initial_ms (>= 10)
-  int64_t backoff_max_ms = 3600000;    // worker.backoff_max_ms
+  int64_t backoff_max_ms = 3600000;    // worker.backoff_max_ms: the longest interval, also for Retry-After
   int shutdown_grace_seconds = 30;     // worker.shutdown_grace_seconds (>= 0)
 };
 
@@ -249,6 +255,9 @@ struct ActionConfig {
   // action.probe_url: asked (GET) when an attempt ends unknown; 200 = found →
   // completed, 404 = not found → retried, else it stays unknown. "" = no probe.
   std::string probe_url;
+  // action.retry_for: this endpoint's retry horizon in ms; unset =
+  // worker.retry_for (Config::RetryForMs).
+  std::optional<int64_t> retry_for_ms;
 };
 
 // [endpoint.retention] (SPEC §9 "Beyond the inbox"): how long an endpoint's
@@ -372,6 +381,8 @@ struct Config {
     }
     return out;
   }
+  // Effective retry horizon of an endpoint: action.retry_for, else worker.retry_for.
+  int64_t RetryForMs(const EndpointConfig& e) const { return e.action.retry_for_ms.value_or(worker.retry_for_ms); }
   // Effective action.concurrency of an endpoint (SPEC §9): half the worker threads, at least 1, unless set.
   int ActionConcurrency(const EndpointConfig& e) const {
     return e.action.concurrency > 0 ? e.action.concurrency : (worker.threads / 2 > 1 ? worker.threads / 2 : 1);

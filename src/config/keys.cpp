@@ -11,6 +11,9 @@
 #include <cassert>
 #include <cstdio>
 #include <limits>
+#include <optional>
+
+#include "config/duration.h"
 
 namespace hookinbox::config {
 namespace {
@@ -107,6 +110,45 @@ KeyInfo Int(std::string path, Section<S> section, I S::*field, int64_t min, int6
   k.max = max;
   k.set = [section, field](const KeyTarget& t, const KeyValue& v) { section(t)->*field = static_cast<I>(v.number); };
   k.get = [section, field](const KeyTarget& t) { return std::to_string(section(t)->*field); };
+  return k;
+}
+
+// An integer key that may be left unset (no default; see KeyInfo::optional).
+template <class S, class I>
+KeyInfo OptionalInt(std::string path, Section<S> section, std::optional<I> S::*field, int64_t min, int64_t max,
+                    std::string doc) {
+  assert(min >= std::numeric_limits<I>::min() && max <= std::numeric_limits<I>::max());
+  KeyInfo k = Table(std::move(path), KeyType::kInt, std::move(doc));
+  k.min = min;
+  k.max = max;
+  k.optional = true;
+  k.set = [section, field](const KeyTarget& t, const KeyValue& v) { section(t)->*field = static_cast<I>(v.number); };
+  k.get = [section, field](const KeyTarget& t) {
+    const std::optional<I>& value = section(t)->*field;
+    return value ? std::to_string(*value) : std::string();
+  };
+  return k;
+}
+
+// A duration key ("3d"), held in ms; the loader checks it with ParseDurationMs.
+template <class S>
+KeyInfo Duration(std::string path, Section<S> section, int64_t S::*field, std::string doc) {
+  KeyInfo k = Table(std::move(path), KeyType::kDuration, std::move(doc));
+  k.set = [section, field](const KeyTarget& t, const KeyValue& v) { section(t)->*field = v.number; };
+  k.get = [section, field](const KeyTarget& t) { return TomlQuote(FormatDurationMs(section(t)->*field)); };
+  return k;
+}
+
+// A duration key that may be left unset (no default; see KeyInfo::optional).
+template <class S>
+KeyInfo OptionalDuration(std::string path, Section<S> section, std::optional<int64_t> S::*field, std::string doc) {
+  KeyInfo k = Table(std::move(path), KeyType::kDuration, std::move(doc));
+  k.optional = true;
+  k.set = [section, field](const KeyTarget& t, const KeyValue& v) { section(t)->*field = v.number; };
+  k.get = [section, field](const KeyTarget& t) {
+    const std::optional<int64_t>& value = section(t)->*field;
+    return value ? TomlQuote(FormatDurationMs(*value)) : std::string();
+  };
   return k;
 }
 
@@ -208,12 +250,15 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(Int("worker.threads", Worker, &WorkerConfig::threads, 1, 1024, "events processed at once"));
   k.push_back(Int("worker.lease_seconds", Worker, &WorkerConfig::lease_seconds, 1, 86400,
                   "an event in processing is claimable again after this"));
-  k.push_back(Int("worker.max_attempts", Worker, &WorkerConfig::max_attempts, 1, 10000,
-                  "attempts before an event is dead-lettered"));
+  k.push_back(OptionalInt("worker.max_attempts", Worker, &WorkerConfig::max_attempts, 1, 10000,
+                          "attempts before an event is dead-lettered, even within retry_for; unset = no limit"));
+  k.push_back(Duration("worker.retry_for", Worker, &WorkerConfig::retry_for_ms,
+                       "how long transient failures are retried, from the event's arrival (or replay): \"90s\", "
+                       "\"30m\", \"6h\", \"3d\"; the last attempt is at that moment, then it is dead-lettered"));
   k.push_back(Int("worker.backoff_initial_ms", Worker, &WorkerConfig::backoff_initial_ms, 10, 86400000,
                   "delay before the first retry; doubles per attempt, with jitter"));
   k.push_back(Int("worker.backoff_max_ms", Worker, &WorkerConfig::backoff_max_ms, 10, 604800000,
-                  "longest delay between retries"));
+                  "longest delay between retries, also when Retry-After asks for more"));
   k.push_back(Int("worker.shutdown_grace_seconds", Worker, &WorkerConfig::shutdown_grace_seconds, 0, 3600,
                   "how long shutdown waits for running actions"));
 
@@ -369,6 +414,8 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(String("endpoint.action.probe_url", Action, &ActionConfig::probe_url,
                      "asked with GET when an attempt ends unknown ({idempotency_key}, {event_id}, {event_type} "
                      "filled in): 200 = found → completed, 404 = not found → retried, else it stays unknown"));
+  k.push_back(OptionalDuration("endpoint.action.retry_for", Action, &ActionConfig::retry_for_ms,
+                               "this endpoint's retry horizon, as worker.retry_for; unset = worker.retry_for"));
 
   // [endpoint.business_key] and [endpoint.ordering].
   k.push_back(Table("endpoint.business_key", KeyType::kTable,
@@ -435,6 +482,7 @@ const char* KeyTypeName(KeyType type) {
     case KeyType::kTable: return "a table";
     case KeyType::kTableArray: return "an array of tables";
     case KeyType::kStringMap: return "a table of strings";
+    case KeyType::kDuration: return "a duration";
   }
   return "?";
 }

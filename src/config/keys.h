@@ -20,10 +20,12 @@
 namespace hookinbox::config {
 
 // kStringMap: a table whose keys are free text (event types) and whose values are strings.
-enum class KeyType { kString, kInt, kBool, kStringArray, kTable, kTableArray, kStringMap };
+// kDuration: a string such as "3d" (config/duration.h), held in ms.
+enum class KeyType { kString, kInt, kBool, kStringArray, kTable, kTableArray, kStringMap, kDuration };
 
 // "a string", "an integer", "true or false", "an array of strings", "a table",
-// "an array of tables", "a table of strings": how a type error names what was expected.
+// "an array of tables", "a table of strings", "a duration": how a type error
+// names what was expected.
 const char* KeyTypeName(KeyType type);
 
 // Secret sources as written in the file. config.h keeps only the resolved
@@ -63,8 +65,8 @@ struct KeyTarget {
 
 // A parsed value; only the member matching the key's type is meaningful.
 struct KeyValue {
-  std::string text;               // kString
-  int64_t number = 0;             // kInt
+  std::string text;               // kString, kDuration (as written)
+  int64_t number = 0;             // kInt; kDuration in ms
   bool flag = false;              // kBool
   std::vector<std::string> list;  // kStringArray
   std::vector<std::pair<std::string, std::string>> map;  // kStringMap, in file order
@@ -74,7 +76,10 @@ struct KeyInfo {
   std::string path;           // "endpoint.signature.algorithm": arrays of tables without indices
   KeyType type = KeyType::kString;
   std::string doc;            // one line, for `init` and the docs
-  std::string default_value;  // the default as TOML text ("" for tables)
+  std::string default_value;  // the default as TOML text ("" for tables and optional keys)
+  // No default: unset means what `doc` says (worker.max_attempts: no limit;
+  // endpoint.action.retry_for: worker.retry_for). default_value is then "".
+  bool optional = false;
   int64_t min = 0;            // kInt: inclusive bounds
   int64_t max = 0;
   std::vector<std::string> allowed;  // kString: the only accepted values; empty = any

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "config/duration.h"
 #include "config/load.h"
 #include "config/parsed.h"
 
@@ -127,6 +128,7 @@ class Walker {
       case KeyType::kTable: return node.is_table();
       case KeyType::kTableArray: return node.is_array_of_tables();
       case KeyType::kStringMap: return node.is_table();
+      case KeyType::kDuration: return node.is_string();
     }
     return false;
   }
@@ -134,6 +136,7 @@ class Walker {
   static std::string TypeMessage(const KeyInfo& info, const toml::node& node) {
     std::string expected = KeyTypeName(info.type);
     if (info.type == KeyType::kTableArray) expected += ", written [[" + info.path + "]]";
+    if (info.type == KeyType::kDuration) expected += " such as \"3d\"";
     if (info.type == KeyType::kTable || info.type == KeyType::kStringMap) {
       expected += ", written [" + info.path + "]";
     }
@@ -168,6 +171,18 @@ class Walker {
           return std::nullopt;
         }
         break;
+      case KeyType::kDuration: {
+        value.text = node.as_string()->get();
+        std::string why;
+        std::optional<int64_t> ms = ParseDurationMs(value.text, &why);
+        if (!ms) {
+          report_.ErrorAt(at, line, "must be a duration such as \"90s\", \"30m\", \"6h\" or \"3d\": " +
+                                        TomlQuote(value.text) + " " + why);
+          return std::nullopt;
+        }
+        value.number = *ms;
+        break;
+      }
       case KeyType::kBool: value.flag = node.as_boolean()->get(); break;
       case KeyType::kStringArray: {
         bool ok = true;

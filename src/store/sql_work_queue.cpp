@@ -69,7 +69,8 @@ const std::string& LeaseSql() {
       " attempt_count = attempt_count + 1, token_hash = ?4, waiting_for = NULL"
       " WHERE id = ?5 AND status IN " + SqlList(kLeasableStatuses) + " AND next_attempt_at <= ?3"
       " AND (status <> " + SqlLiteral(EventStatus::kProcessing) + " OR lease_until < ?3)"
-      " RETURNING id, provider, endpoint, tenant_id, event_id, event_type, payload_hash, attempt_count, received_at";
+      " RETURNING id, provider, endpoint, tenant_id, event_id, event_type, payload_hash, attempt_count, received_at,"
+      " COALESCE(retry_window_start, received_at)";
   return sql;
 }
 
@@ -130,6 +131,7 @@ std::optional<LeasedEvent> LeaseEvent(sql::Connection& db, const DueEvent& due, 
   e.payload_hash = st->getColumn(6).getString();
   e.attempt = st->getColumn(7).getInt();
   e.received_at_ms = st->getColumn(8).getInt64();
+  e.retry_window_start_ms = st->getColumn(9).getInt64();
   e.lease_until_ms = now_ms + lease_ms;
   st->reset();
   CloseOpenAttempts(db, e.id, "lost", now_ms, "lease expired; event reclaimed");
@@ -474,13 +476,14 @@ Status SqlStore::Replay(int64_t id, const std::string& actor, const std::string&
     body->bind(1, static_cast<int64_t>(id));
     body_purged = !body->executeStep();
     if (body_purged) return;
-    // attempt_count restarts at 0: a replay is a person's decision to try
-    // again, so max_attempts applies afresh instead of dead-lettering at once.
+    // attempt_count restarts at 0 and the retry window at now: a replay is a
+    // person's decision to try again, so max_attempts and retry_for apply
+    // afresh instead of dead-lettering at once.
     // result_ref and completed_at are cleared (the event is no longer
     // completed); the replaced reference is kept in the audit row.
     Prepared up(db,
                 "UPDATE webhook_inbox SET status = " + SqlLiteral(EventStatus::kReceived) +
-                    ", next_attempt_at = ?, attempt_count = 0,"
+                    ", next_attempt_at = ?1, attempt_count = 0, retry_window_start = ?1,"
                 " lease_owner = NULL, lease_until = NULL, completed_at = NULL, result_ref = NULL"
                 " WHERE id = ?");
     up->bind(1, static_cast<int64_t>(now_ms));

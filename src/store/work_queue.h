@@ -33,6 +33,10 @@ struct LeasedEvent {
   std::string provider, endpoint, tenant_id, event_id, event_type, payload_hash;
   int attempt = 0;            // attempt_count after this claim: 1 for the first
   int64_t received_at_ms = 0;
+  // Start of the retry window: when the event was received, or last
+  // replayed (COALESCE(retry_window_start, received_at)). The retry horizon
+  // (worker.retry_for) counts from here.
+  int64_t retry_window_start_ms = 0;
   int64_t lease_until_ms = 0;
   std::string content_type;   // of the original delivery; may be empty
   std::string body;           // the original payload, byte for byte

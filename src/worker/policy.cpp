@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "config/duration.h"
+
 namespace hookinbox::worker {
 namespace {
 
@@ -11,20 +13,40 @@ std::string Capped(std::string text) {
 }
 
 // A transient failure of `event`'s attempt at `failed_at_ms`: retried after a
-// backoff, or dead-lettered when it was the last attempt allowed.
-void RetryOrGiveUp(const config::WorkerConfig& worker, const store::LeasedEvent& event, int64_t failed_at_ms,
+// backoff, or dead-lettered when it was the last attempt allowed, by count
+// or by time.
+void RetryOrGiveUp(const RetrySchedule& schedule, const store::LeasedEvent& event, int64_t failed_at_ms,
                    std::optional<int64_t> retry_after_ms, double uniform01, store::AttemptResult* r) {
-  if (event.attempt >= worker.max_attempts) {
+  if (schedule.max_attempts && event.attempt >= *schedule.max_attempts) {
     r->outcome = store::AttemptOutcome::kDeadLettered;
     r->error = Capped("attempts exhausted: " + r->error);
     return;
   }
+  const int64_t horizon = event.retry_window_start_ms + schedule.retry_for_ms;
+  if (failed_at_ms >= horizon) {
+    r->outcome = store::AttemptOutcome::kDeadLettered;
+    r->error = Capped("retry horizon reached after " + config::FormatDurationMs(schedule.retry_for_ms) + ": " +
+                      r->error);
+    return;
+  }
   r->outcome = store::AttemptOutcome::kRetryableFailed;
-  r->next_attempt_at_ms = NextAttemptAt(failed_at_ms, event.attempt, retry_after_ms, worker.backoff_initial_ms,
-                                        worker.backoff_max_ms, uniform01);
+  // Capped at the horizon: the last attempt is made when the window closes,
+  // so an event is retried for at least retry_for, never given up early.
+  r->next_attempt_at_ms = std::min(horizon, NextAttemptAt(failed_at_ms, event.attempt, retry_after_ms,
+                                                          schedule.initial_ms, schedule.max_ms, uniform01));
 }
 
 }  // namespace
+
+RetrySchedule ScheduleFor(const config::WorkerConfig& worker) {
+  return RetrySchedule{worker.max_attempts, worker.backoff_initial_ms, worker.backoff_max_ms, worker.retry_for_ms};
+}
+
+RetrySchedule ScheduleFor(const config::Config& config, const config::EndpointConfig& endpoint) {
+  RetrySchedule s = ScheduleFor(config.worker);
+  s.retry_for_ms = config.RetryForMs(endpoint);
+  return s;
+}
 
 int64_t BackoffMs(int attempt, int64_t initial_ms, int64_t max_ms, double uniform01) {
   max_ms = std::max<int64_t>(max_ms, 0);
@@ -38,11 +60,12 @@ int64_t BackoffMs(int attempt, int64_t initial_ms, int64_t max_ms, double unifor
 int64_t NextAttemptAt(int64_t now_ms, int attempt, std::optional<int64_t> retry_after_ms, int64_t initial_ms,
                       int64_t max_ms, double uniform01) {
   int64_t delay = BackoffMs(attempt, initial_ms, max_ms, uniform01);
-  if (retry_after_ms) delay = std::max(delay, *retry_after_ms);
+  // Honoured up to the cap: Retry-After: 99999999 waits max_ms, not three years.
+  if (retry_after_ms) delay = std::max(delay, std::min(*retry_after_ms, std::max<int64_t>(max_ms, 0)));
   return now_ms + delay;
 }
 
-store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store::LeasedEvent& event,
+store::AttemptResult MapOutcome(const RetrySchedule& schedule, const store::LeasedEvent& event,
                                 const std::string& owner, const action::Outcome& outcome, int64_t now_ms,
                                 double uniform01) {
   store::AttemptResult r;
@@ -59,7 +82,7 @@ store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store:
       r.result_ref = outcome.result_ref;
       break;
     case action::Verdict::kTransient:
-      RetryOrGiveUp(worker, event, now_ms, outcome.retry_after_ms, uniform01, &r);
+      RetryOrGiveUp(schedule, event, now_ms, outcome.retry_after_ms, uniform01, &r);
       break;
     case action::Verdict::kPermanent: r.outcome = store::AttemptOutcome::kDeadLettered; break;
     case action::Verdict::kUnknown: r.outcome = store::AttemptOutcome::kUnknown; break;
@@ -67,7 +90,7 @@ store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store:
   return r;
 }
 
-void ApplyProbe(const config::WorkerConfig& worker, const store::LeasedEvent& event, const action::ProbeResult& probe,
+void ApplyProbe(const RetrySchedule& schedule, const store::LeasedEvent& event, const action::ProbeResult& probe,
                 int64_t probe_started_ms, double uniform01, store::AttemptResult* r) {
   r->probe = store::AttemptResult::Probe{probe_started_ms, std::nullopt, probe.error};
   if (probe.http_status > 0) r->probe->http_status = probe.http_status;
@@ -78,7 +101,7 @@ void ApplyProbe(const config::WorkerConfig& worker, const store::LeasedEvent& ev
       r->result_ref = probe.result_ref;
       break;
     case action::ProbeVerdict::kNotFound:
-      RetryOrGiveUp(worker, event, r->finished_at_ms, std::nullopt, uniform01, r);
+      RetryOrGiveUp(schedule, event, r->finished_at_ms, std::nullopt, uniform01, r);
       break;
     case action::ProbeVerdict::kUnclear: break;  // stays unknown, for a person
   }

@@ -17,6 +17,21 @@
 
 namespace hookinbox::worker {
 
+// How transient failures of one endpoint's events are retried: built by the
+// worker loop from [worker] and the endpoint's effective retry_for
+// (ScheduleFor), so a test builds one in a line.
+struct RetrySchedule {
+  std::optional<int> max_attempts;   // worker.max_attempts; nullopt = only the horizon ends retries
+  int64_t initial_ms = 1000;         // worker.backoff_initial_ms
+  int64_t max_ms = 3600000;          // worker.backoff_max_ms: the longest interval, Retry-After included
+  int64_t retry_for_ms = int64_t{3} * 24 * 3600 * 1000;  // Config::RetryForMs of the endpoint
+};
+
+// The schedule of `endpoint`'s events under `config`.
+RetrySchedule ScheduleFor(const config::Config& config, const config::EndpointConfig& endpoint);
+// The schedule under [worker] alone (an endpoint no longer in the config).
+RetrySchedule ScheduleFor(const config::WorkerConfig& worker);
+
 // Exponential backoff with full jitter: uniform01 * min(max_ms, initial_ms *
 // 2^(attempt-1)), for the failure of attempt `attempt` (1 = the first).
 // `uniform01` is in [0, 1); values outside are clamped. Never negative,
@@ -25,25 +40,30 @@ int64_t BackoffMs(int attempt, int64_t initial_ms, int64_t max_ms, double unifor
 
 // The time (ms since the epoch) the next attempt is due after attempt
 // `attempt` failed transiently at `now_ms`: now + BackoffMs, but never
-// earlier than now + retry_after_ms when the downstream asked for a delay
-// (Retry-After is honoured even beyond max_ms: the downstream knows best).
+// earlier than now + retry_after_ms when the downstream asked for a delay,
+// and never later than now + max_ms: Retry-After is honoured up to the cap,
+// so a downstream cannot push an event years away.
 int64_t NextAttemptAt(int64_t now_ms, int attempt, std::optional<int64_t> retry_after_ms, int64_t initial_ms,
                       int64_t max_ms, double uniform01);
 
 // The state an attempt's outcome moves its event to, as an AttemptResult
 // (owner/id/attempt/finished_at filled from `event`): success → completed,
-// transient → retryable_failed after a backoff (dead_lettered once
-// worker.max_attempts is spent), permanent → dead_lettered, unknown →
-// unknown. `uniform01` picks the jitter.
-store::AttemptResult MapOutcome(const config::WorkerConfig& worker, const store::LeasedEvent& event,
+// transient → retryable_failed after a backoff, permanent → dead_lettered,
+// unknown → unknown. A transient failure is dead-lettered instead once
+// schedule.max_attempts (when set) is spent, or once it failed at or after
+// the horizon, event.retry_window_start_ms + retry_for_ms; before that the
+// next attempt is due no later than the horizon, so the last one happens
+// there. `uniform01` picks the jitter.
+store::AttemptResult MapOutcome(const RetrySchedule& schedule, const store::LeasedEvent& event,
                                 const std::string& owner, const action::Outcome& outcome, int64_t now_ms,
                                 double uniform01);
 
 // Reconcile before retry: `r` (an unknown outcome from MapOutcome) after
 // the probe answered `probe`, started at `probe_started_ms`. Found →
 // completed with the probe's result_ref; not found → as a transient failure
-// (backoff, or dead_lettered at max_attempts); cannot tell → stays unknown.
-void ApplyProbe(const config::WorkerConfig& worker, const store::LeasedEvent& event, const action::ProbeResult& probe,
+// (backoff, or dead_lettered at max_attempts or the horizon); cannot tell →
+// stays unknown.
+void ApplyProbe(const RetrySchedule& schedule, const store::LeasedEvent& event, const action::ProbeResult& probe,
                 int64_t probe_started_ms, double uniform01, store::AttemptResult* r);
 
 // Why an attempt ended retryable_failed: the `reason` label of

@@ -422,10 +422,11 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
   } else if (lost) {
     log::Info("worker_lease_lost", {{"endpoint", event->endpoint}, {"id", std::to_string(event->id)}});
   } else {
-    store::AttemptResult result =
-        MapOutcome(config_.worker, *event, owner, outcome, clock_.NowMs(), Uniform01());
+    const config::EndpointConfig* endpoint = config_.FindEndpoint(event->endpoint);
+    const RetrySchedule schedule = endpoint ? ScheduleFor(config_, *endpoint) : ScheduleFor(config_.worker);
+    store::AttemptResult result = MapOutcome(schedule, *event, owner, outcome, clock_.NowMs(), Uniform01());
     if (probe && result.outcome == store::AttemptOutcome::kUnknown) {
-      ApplyProbe(config_.worker, *event, *probe, probe_started_ms, Uniform01(), &result);
+      ApplyProbe(schedule, *event, *probe, probe_started_ms, Uniform01(), &result);
     }
     // Finishing and taking the next event share one commit.
     std::optional<store::WorkQueue::LeaseRequest> request =

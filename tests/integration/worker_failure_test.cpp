@@ -261,7 +261,9 @@ TEST_CASE("worker failure: downstream down for a while; retries back off with gr
 
 TEST_CASE("worker failure: 429 with Retry-After 2 holds the next attempt back at least 2 s, then it completes",
           "[worker][failure]") {
-  Fixture f(Knobs{});
+  Knobs knobs;
+  knobs.backoff_max_ms = 5000;  // Retry-After is honoured up to this cap
+  Fixture f(knobs);
   f.downstream.Script(json::parse(R"([{"status":429,"retry_after":"2"}])"));
   f.server.Start();
   const int64_t id = f.Deliver("evt_429");
@@ -272,8 +274,9 @@ TEST_CASE("worker failure: 429 with Retry-After 2 holds the next attempt back at
       "SELECT b.started_at - a.finished_at FROM webhook_attempts a JOIN webhook_attempts b"
       " ON b.inbox_id = a.inbox_id AND b.attempt = 2 WHERE a.inbox_id = " + std::to_string(id) + " AND a.attempt = 1");
   INFO("gap after the 429: " << gap << " ms");
-  // backoff_max_ms is 50, so only Retry-After can explain a pause of 2 s; the
-  // upper bound catches a misread unit (ms taken for s, or the reverse).
+  // The first backoff is at most backoff_initial_ms (10), so only Retry-After
+  // can explain a pause of 2 s; the upper bound catches a misread unit (ms
+  // taken for s, or the reverse).
   CHECK(std::stoll(gap) >= 2000);
   CHECK(std::stoll(gap) < 6000);
   CHECK(f.downstream.Stats()["effects"] == 1);

@@ -23,6 +23,8 @@ void WriteFile(const std::string& path, const std::string& text, mode_t mode) {
 }
 
 // The demo endpoint with an http action to `url`, tiny backoff and lease.
+// backoff_max_ms leaves room for a Retry-After of 1 s (honoured up to it);
+// five attempts from 10 ms never reach it otherwise.
 std::string HttpActionConfig(const Installation& inst, const std::string& url) {
   return ForwardingAction(inst, url) + R"(result_ref_header = "X-Ref"
 idempotent_target = true
@@ -33,7 +35,7 @@ threads = 2
 lease_seconds = 1
 max_attempts = 5
 backoff_initial_ms = 10
-backoff_max_ms = 50
+backoff_max_ms = 2000
 shutdown_grace_seconds = 5
 )";
 }

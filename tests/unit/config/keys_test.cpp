@@ -22,7 +22,8 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
       "admin.metrics_token_env", "admin.allow_plain_http", "admin.allowed_hosts", "log", "log.redact",
       "storage", "storage.backend", "storage.path", "storage.busy_timeout_ms", "storage.max_batch",
       "storage.url", "storage.url_file", "storage.url_env", "storage.pool_size",
-      "worker", "worker.threads", "worker.lease_seconds", "worker.max_attempts", "worker.backoff_initial_ms",
+      "worker", "worker.threads", "worker.lease_seconds", "worker.max_attempts", "worker.retry_for",
+      "worker.backoff_initial_ms",
       "worker.backoff_max_ms", "worker.shutdown_grace_seconds",
       "endpoint", "endpoint.name", "endpoint.provider", "endpoint.tenant", "endpoint.secret_env",
       "endpoint.secret_file", "endpoint.secrets_env", "endpoint.secrets_file", "endpoint.public_key_env",
@@ -44,6 +45,7 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
       "endpoint.action.timeout_ms", "endpoint.action.idempotent_target", "endpoint.action.forward_secret_env",
       "endpoint.action.forward_secret_file", "endpoint.action.concurrency", "endpoint.action.result_ref_header",
       "endpoint.action.result_ref_pointer", "endpoint.action.ca_file", "endpoint.action.probe_url",
+      "endpoint.action.retry_for",
       "endpoint.business_key", "endpoint.business_key.fields", "endpoint.business_key.operation",
       "endpoint.business_key.operations", "endpoint.ordering", "endpoint.ordering.object", "endpoint.ordering.version",
       "endpoint.retention", "endpoint.retention.payload_days", "endpoint.retention.key_days",
@@ -65,8 +67,8 @@ TEST_CASE("keys: every entry is complete and its default is allowed", "[config]"
     const bool table = k.type == KeyType::kTable || k.type == KeyType::kTableArray;
     CHECK(static_cast<bool>(k.set) == !table);
     CHECK(static_cast<bool>(k.get) == !table);
-    CHECK(k.default_value.empty() == table);
-    if (k.type == KeyType::kInt) {
+    CHECK(k.default_value.empty() == (table || k.optional));
+    if (k.type == KeyType::kInt && !k.optional) {
       CHECK(k.min <= k.max);
       const int64_t d = std::stoll(k.default_value);
       CHECK(d >= k.min);
@@ -91,6 +93,9 @@ TEST_CASE("keys: defaults are read from the structs of config.h", "[config]") {
                                          {"server.plain_http", "false"},
                                          {"storage.path", "\"data/hookinbox.db\""},
                                          {"worker.backoff_max_ms", "3600000"},
+                                         {"worker.retry_for", "\"3d\""},
+                                         {"worker.max_attempts", ""},
+                                         {"endpoint.action.retry_for", ""},
                                          {"endpoint.provider", "\"generic\""},
                                          {"endpoint.content_types", "[\"application/json\"]"},
                                          {"endpoint.event_types", "[]"},
@@ -115,6 +120,8 @@ TEST_CASE("keys: a sample file written from the table loads without key or type 
       toml += "\n[" + k.path + "]\n";
     } else if (k.type == KeyType::kTableArray) {
       toml += "\n[[" + k.path + "]]\n";
+    } else if (k.optional) {
+      toml += "# " + k.doc + "\n# " + k.path.substr(k.path.rfind('.') + 1) + " = \n";
     } else {
       toml += "# " + k.doc + "\n" + k.path.substr(k.path.rfind('.') + 1) + " = " + k.default_value + "\n";
     }

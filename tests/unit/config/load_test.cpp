@@ -221,7 +221,8 @@ TEST_CASE("config: omitted sections keep their defaults", "[config]") {
   CHECK(r.config.admin.listen == "127.0.0.1:8081");
   CHECK(r.config.storage.busy_timeout_ms == 5000);
   CHECK(r.config.storage.max_batch == 256);
-  CHECK(r.config.worker.max_attempts == 12);
+  CHECK_FALSE(r.config.worker.max_attempts.has_value());  // no limit: the horizon decides
+  CHECK(r.config.worker.retry_for_ms == 3 * 86400000LL);
   CHECK(r.config.worker.backoff_max_ms == 3600000);
   CHECK(r.config.path.empty());
   CHECK(r.config.base_dir == "/etc/hookinbox");

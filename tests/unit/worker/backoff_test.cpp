@@ -28,13 +28,16 @@ TEST_CASE("backoff: grows with the attempt for the same random draw", "[worker]"
   }
 }
 
-TEST_CASE("next attempt: never earlier than Retry-After, even beyond the cap", "[worker]") {
+TEST_CASE("next attempt: never earlier than Retry-After, up to the cap", "[worker]") {
   const int64_t now = 1700000000000;
   CHECK(NextAttemptAt(now, 1, std::nullopt, 1000, 3600000, 0.5) == now + 500);
   CHECK(NextAttemptAt(now, 1, 2000, 1000, 3600000, 0.5) == now + 2000);
   CHECK(NextAttemptAt(now, 5, 2000, 1000, 3600000, 0.5) == now + 8000);  // backoff already later
-  CHECK(NextAttemptAt(now, 1, 7200000, 1000, 3600000, 0.5) == now + 7200000);
   CHECK(NextAttemptAt(now, 1, 0, 1000, 3600000, 0.0) == now);
+  // Beyond the cap, the cap: a downstream cannot push an event years away.
+  CHECK(NextAttemptAt(now, 1, 7200000, 1000, 3600000, 0.5) == now + 3600000);
+  CHECK(NextAttemptAt(now, 1, int64_t{99999999} * 1000, 1000, 3600000, 0.0) == now + 3600000);
+  CHECK(NextAttemptAt(now, 1, INT64_MAX, 1000, 2000, 0.0) == now + 2000);
 }
 
 }  // namespace
