@@ -11,6 +11,8 @@
 //   - a wrong token is refused on the login form, the right one lets in;
 //   - the dashboard shows the endpoint's figures as the database has them;
 //   - the list filtered by status dead_lettered shows exactly the dead letter;
+//     with an endpoint too, "Replay matching…" counts (a dry run) and asks
+//     with the count, and Cancel changes nothing;
 //     a page size of 2 pages through all events with "Next page"; a
 //     receive-time range and part of an event id narrow the list;
 //   - the HTML event id is shown as text (no element is created from it);
@@ -339,6 +341,21 @@ async function run() {
   }, 'the list filtered by dead_lettered shows exactly evt_fail_1');
   check(page.url().includes('status=dead_lettered'), 'the filter is in the address, for Back and bookmarks');
   ok('filter by status');
+
+  // Bulk replay: offered only for one replayable state and one endpoint; it
+  // counts first (a dry run) and asks with that count; Cancel changes nothing.
+  check(await page.locator('#bulk-replay').isHidden(), 'no bulk replay without an endpoint filter');
+  await page.goto(ui + '#/events?status=dead_lettered&endpoint=shop');
+  await waitVisible(page, '#bulk-replay');
+  await page.click('#bulk-replay');
+  await waitVisible(page, '#confirm');
+  const bulkTitle = await textOf(page, '#confirm-title');
+  check(/replay 1 matching events/i.test(bulkTitle), `the dialog gives the dry run's count: ${bulkTitle}`);
+  await page.click('#confirm-cancel');
+  await page.locator('#confirm').waitFor({ state: 'hidden', timeout: STEP_MS });
+  check(statusOf(inst, 'evt_fail_1') === 'dead_lettered', 'Cancel on the bulk replay replayed the event anyway');
+  check(sql(inst.db, 'SELECT count(*) FROM webhook_event_actions') === '0', 'the dry run wrote an audit row');
+  ok('bulk replay counts and asks first');
 
   // Keyset pages of 2: shop's three events, newest first, over two pages.
   await page.goto(ui + '#/events?endpoint=shop&limit=2');
