@@ -24,6 +24,7 @@
 //     "without payloads" saves one with no payload bodies;
 //   - Resolve (an event left unknown by a timed-out action) asks for the
 //     outcome, a reference and a note, and the database records them;
+//   - "Replay matching…" confirmed replays two new dead letters, which complete;
 //   - at 375 px wide (a phone) no view scrolls sideways;
 //   - a token that stops working returns to the login; 10 failed logins
 //     bring the "wait a minute" answer (429);
@@ -482,6 +483,31 @@ async function run() {
   check(await page.locator('#resolve').isDisabled(), 'Resolve is not offered for a completed event');
   await page.screenshot({ path: path.join(dir, 'desktop-detail.png'), fullPage: true });
   ok('resolve with confirmation');
+
+  // Bulk replay, confirmed: two new dead letters go back and complete, each
+  // with its own audit row; the message gives the counts.
+  fs.rmSync(inst.flag);
+  for (const id of ['evt_bulk_1', 'evt_bulk_2']) {
+    await send(inst, pub, { id: id, type: 'invoice.failed' }, 'accepted');
+    await pollUntil(() => statusOf(inst, id) === 'dead_lettered', `${id} is dead-lettered`);
+  }
+  fs.writeFileSync(inst.flag, '');
+  await page.goto(ui + '#/events?status=dead_lettered&endpoint=shop');
+  await waitVisible(page, '#bulk-replay');
+  await page.click('#bulk-replay');
+  await waitVisible(page, '#confirm');
+  const title2 = await textOf(page, '#confirm-title');
+  check(/replay 2 matching events/i.test(title2), `the dialog gives the count of the two dead letters: ${title2}`);
+  await page.fill('#confirm-note', 'downstream back');
+  await page.click('#confirm-ok');
+  await pollUntil(async () => /replayed 2 of 2 events/i.test(await textOf(page, '#message')),
+    'the message says 2 of 2 were replayed');
+  for (const id of ['evt_bulk_1', 'evt_bulk_2']) {
+    await pollUntil(() => statusOf(inst, id) === 'completed', `${id} completes after the bulk replay`, 30000);
+  }
+  check(sql(inst.db, "SELECT count(*) FROM webhook_event_actions WHERE action = 'replay' AND note = 'downstream back'") ===
+    '2', 'each bulk-replayed event has its own audit row with the note');
+  ok('bulk replay with confirmation');
 
   // A phone: 375 px wide.
   const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
