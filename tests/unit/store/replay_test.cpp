@@ -224,3 +224,25 @@ TEST_CASE("bulk replay: an event no longer in the filtered state when its batch 
   CHECK(store::ReplayEventInTransaction(*db, ids[0] + 100, std::nullopt, "cli:bob", "", kNow).verdict ==
         store::ReplayVerdict::kNoSuchEvent);
 }
+
+TEST_CASE("bulk replay: 100 000 events, how long each batch holds the writer (prints figures)", "[.][bench][replay]") {
+  ReplayFixture f;
+  const int n = 100000;
+  for (int i = 0; i < n / 5000; ++i) f.Add(5000, "b" + std::to_string(i) + "_");
+  std::vector<std::chrono::steady_clock::time_point> commits;
+  f.store->writer().SetCommitHookForTest([&] {
+    commits.push_back(std::chrono::steady_clock::now());
+    return Status::Ok();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  store::ReplayReport r = f.Run(Filter());
+  const auto total = std::chrono::steady_clock::now() - start;
+  CHECK(r.replayed == n);
+  int64_t longest_us = 0;
+  for (size_t i = 1; i < commits.size(); ++i) {
+    longest_us = std::max<int64_t>(
+        longest_us, std::chrono::duration_cast<std::chrono::microseconds>(commits[i] - commits[i - 1]).count());
+  }
+  WARN("replayed " << n << " in " << std::chrono::duration_cast<std::chrono::milliseconds>(total).count() << " ms, "
+                   << commits.size() << " commits, longest gap between two commits " << longest_us / 1000 << " ms");
+}
