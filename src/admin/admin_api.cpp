@@ -14,6 +14,7 @@ void AdminApi::Handle(const AdminRoute& route, const httplib::Request& req, http
     case RouteId::kEvent: return ShowEvent(route, req, res);
     case RouteId::kEventReplay: return ReplayEvent(route, req, res);
     case RouteId::kEventResolve: return ResolveEvent(route, req, res);
+    case RouteId::kEventsReplay: return ReplayMatching(req, res);
     case RouteId::kConflicts: return ListConflicts(req, res);
     case RouteId::kEffectResolve: return ResolveEffect(req, res);
     case RouteId::kReconcile: return Reconcile(req, res);

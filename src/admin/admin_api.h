@@ -6,9 +6,9 @@
 // the answers. Refusals are 4xx {"error": …} before anything is changed.
 // Operator actions are audited with actor "admin:<remote address>". Never
 // logs tokens or payloads. Files by concern: api_events.cpp (list, detail,
-// replay, resolve, queues), api_ops.cpp (conflicts, effect resolve,
-// reconcile), api_pages.cpp (stats, metrics, UI), api_export.cpp (export.db),
-// api_endpoints.cpp (endpoints: list, pause, resume).
+// replay, resolve, queues), api_replay.cpp (bulk replay), api_ops.cpp
+// (conflicts, effect resolve, reconcile), api_pages.cpp (stats, metrics, UI),
+// api_export.cpp (export.db), api_endpoints.cpp (endpoints: list, pause, resume).
 // Thread-safety: handlers run on the listener's pool; the store is thread-safe.
 #pragma once
 
@@ -48,6 +48,8 @@ class AdminApi {
   void ShowEvent(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
   void ReplayEvent(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
   void ResolveEvent(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
+  // api_replay.cpp
+  void ReplayMatching(const httplib::Request& req, httplib::Response& res) const;
   // api_ops.cpp
   void ListConflicts(const httplib::Request& req, httplib::Response& res) const;
   void ResolveEffect(const httplib::Request& req, httplib::Response& res) const;

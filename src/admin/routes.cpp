@@ -76,6 +76,7 @@ AdminRoute EndpointRoute(std::string_view rest) {
 AdminRoute ApiRoute(std::string_view rest) {
   constexpr std::string_view kEventsPrefix = "events/";
   if (rest == "events") return Make(RouteId::kEvents, "GET", Guard::kAdminToken);
+  if (rest == "events/replay") return Make(RouteId::kEventsReplay, "POST", Guard::kAdminToken, kMaxJsonBodyBytes);
   if (StartsWith(rest, kEventsPrefix)) return EventRoute(rest.substr(kEventsPrefix.size()));
   if (rest == "dead-letters") return Make(RouteId::kDeadLetters, "GET", Guard::kAdminToken);
   if (rest == "unknown") return Make(RouteId::kUnknownQueue, "GET", Guard::kAdminToken);

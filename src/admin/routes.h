@@ -24,6 +24,7 @@ enum class RouteId {
   kEvent,        // GET /admin/api/events/{id}
   kEventReplay,  // POST /admin/api/events/{id}/replay
   kEventResolve, // POST /admin/api/events/{id}/resolve
+  kEventsReplay, // POST /admin/api/events/replay (bulk, by filter)
   kDeadLetters,  // GET /admin/api/dead-letters
   kUnknownQueue, // GET /admin/api/unknown
   kConflicts,    // GET /admin/api/conflicts

@@ -56,9 +56,21 @@ int Main(int argc, char** argv) {
   auto* ev_show = events->add_subcommand("show", "one event with its deliveries, attempts and actions");
   ev_show->add_option("ID", ev.ids, "event id")->required()->expected(1);
   ev_show->add_flag("--payload", ev.payload, "also print the stored payload");
-  auto* ev_replay = events->add_subcommand("replay", "put dead_lettered, unknown or completed events back to received");
-  ev_replay->add_option("ID", ev.ids, "event ids")->required();
+  auto* ev_replay = events->add_subcommand(
+      "replay", "put dead_lettered, unknown or completed events back to received: by ID, or every event "
+                "--status and --endpoint match (exit 0 done, 1 failure, 2 usage)");
+  ev_replay->add_option("ID", ev.ids, "event ids (not with the filter flags)");
   ev_replay->add_option("--note", ev.note, "why (kept in the audit row)");
+  ev_replay->add_option("--status", ev.status, "replay every event in this state: dead_lettered, unknown or completed")
+      ->check(CLI::IsMember({std::string(store::ToSql(store::EventStatus::kDeadLettered)),
+                             std::string(store::ToSql(store::EventStatus::kUnknown)),
+                             std::string(store::ToSql(store::EventStatus::kCompleted))}));
+  ev_replay->add_option("--endpoint", ev.endpoint, "… of this endpoint");
+  ev_replay->add_option("--since", ev.since, "… received at or after T (RFC 3339, ms, or ago: 90s, 30m, 2h, 3d)");
+  ev_replay->add_option("--until", ev.until, "… received before T");
+  ev_replay->add_option("--error", ev.error, "… whose last error contains TEXT");
+  ev_replay->add_flag("--dry-run", ev.dry_run, "only count what would be replayed");
+  ev_replay->add_flag("--yes", ev.yes, "do not ask (needed when stdin is not a terminal)");
   auto* ev_resolve = events->add_subcommand("resolve", "close an unknown event as completed or dead_lettered");
   ev_resolve->add_option("ID", ev.ids, "event id")->required()->expected(1);
   ev_resolve->add_option("--as", ev.as, "completed or dead_lettered")

@@ -48,8 +48,12 @@ int RunSendTest(const SendTestOptions& options, const CommonOptions& common, std
 // `hookinbox events list|show|replay|resolve` (events.cpp): read and act on
 // stored events in the config's database, also while the server runs.
 struct EventsOptions {
-  std::string status;        // list --status
-  std::string endpoint;      // list --endpoint
+  std::string status;        // list/replay --status
+  std::string endpoint;      // list/replay --endpoint
+  std::string since, until;  // replay --since/--until (cli/replay_time.h)
+  std::string error;         // replay --error: a substring of last_error
+  bool dry_run = false;      // replay --dry-run: count only
+  bool yes = false;          // replay --yes: do not ask
   int limit = 50;            // list --limit
   std::vector<int64_t> ids;  // show ID (one), replay ID…, resolve ID (one)
   bool payload = false;      // show --payload: include the stored body
@@ -61,6 +65,14 @@ int RunEventsList(const EventsOptions& options, const CommonOptions& common, std
 int RunEventsShow(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
 int RunEventsReplay(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
 int RunEventsResolve(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
+// `events replay` by filter (events_replay.cpp): 0 done (or nothing matched),
+// 1 failure or not confirmed, 2 usage (a bad flag or time, no --yes without a terminal).
+int RunEventsReplayMatching(const EventsOptions& options, const CommonOptions& common, std::ostream& out,
+                            std::ostream& err);
+// True when any of replay's filter flags was given.
+bool HasReplayFilter(const EventsOptions& options);
+// "cli:" + the OS user: the actor of the events verbs' audit rows.
+std::string EventsActor();
 
 // `hookinbox check-downstream ENDPOINT` (check_downstream.cpp): sends a marked
 // probe twice with one Idempotency-Key to the endpoint's http target and says

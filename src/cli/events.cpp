@@ -1,5 +1,6 @@
 // `hookinbox events list|show|replay|resolve`: the operator's view of stored
-// events and the two things a person may do to one (SPEC §4, §7).
+// events and the two things a person may do to one (SPEC §4, §7); replay by
+// filter is in events_replay.cpp.
 //
 // The database is the one the config names; it is opened like the server
 // opens it (busy_timeout, WAL), so these verbs work while `serve` runs — the
@@ -25,12 +26,16 @@ namespace {
 
 using nlohmann::json;
 
-std::string Actor() {
+}  // namespace
+
+std::string EventsActor() {
   if (const passwd* pw = ::getpwuid(::geteuid()); pw != nullptr && pw->pw_name != nullptr) {
     return std::string("cli:") + pw->pw_name;
   }
   return "cli:uid" + std::to_string(::geteuid());
 }
+
+namespace {
 
 // Opens the config's database; nullptr (with the reason on err) on failure.
 std::unique_ptr<store::SqlStore> OpenStore(const CommonOptions& common, std::ostream& err) {
@@ -129,9 +134,18 @@ int RunEventsShow(const EventsOptions& options, const CommonOptions& common, std
 }
 
 int RunEventsReplay(const EventsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err) {
+  if (!options.ids.empty() && HasReplayFilter(options)) {
+    err << "hookinbox events replay: give event IDs or a filter (--status, --endpoint, …), not both\n";
+    return kExitUsage;
+  }
+  if (options.ids.empty()) {
+    if (HasReplayFilter(options)) return RunEventsReplayMatching(options, common, out, err);
+    err << "hookinbox events replay: give event IDs, or --status and --endpoint to replay by filter\n";
+    return kExitUsage;
+  }
   auto store = OpenStore(common, err);
   if (!store) return kExitFailure;
-  const std::string actor = Actor();
+  const std::string actor = EventsActor();
   int code = kExitOk;
   json results = json::array();
   for (int64_t id : options.ids) {
@@ -152,7 +166,7 @@ int RunEventsResolve(const EventsOptions& options, const CommonOptions& common, 
   auto store = OpenStore(common, err);
   if (!store) return kExitFailure;
   int64_t id = options.ids.at(0);
-  Status st = store->Resolve(id, options.as, options.result_ref, options.note, Actor(), SystemClock().NowMs());
+  Status st = store->Resolve(id, options.as, options.result_ref, options.note, EventsActor(), SystemClock().NowMs());
   if (!st.ok()) return Fail(st, err);
   if (common.json) {
     out << Dump({{"id", id}, {"ok", true}, {"status", options.as}}) << "\n";

@@ -1,7 +1,7 @@
 // store/admin_queries.h — what an operator reads and does to stored events:
 // list and show them (with their deliveries, attempts, actions, effects and
-// steps), list conflicting deliveries, replay and resolve an event, resolve
-// an effect left 'unknown'. The admin API and the `events` verbs use it.
+// steps), list conflicting deliveries, replay and resolve an event, replay
+// every event a filter matches, resolve an effect left 'unknown'. The admin API and the `events` verbs use it.
 //
 // Reads run on a reader connection; the verbs write through the store's
 // single writer, each with its audit row, in one transaction. Durability:
@@ -121,10 +121,30 @@ struct ConflictPage {
   bool more = false;                   // the last row's (delivery_id, position) is the next page's keyset
 };
 
+// Which events a bulk replay takes (ReplayMatching). status and endpoint
+// are required; the others narrow, empty / 0 = no condition.
+struct ReplayFilter {
+  std::string status;          // dead_lettered | unknown | completed
+  std::string endpoint;        // exactly one endpoint: a replay is decided per downstream
+  int64_t since_ms = 0;        // received_at >= since_ms
+  int64_t until_ms = 0;        // received_at < until_ms
+  std::string error_contains;  // a substring of last_error (case-sensitive, taken literally)
+};
+
+struct ReplayReport {
+  int64_t matched = 0;                 // events the filter matched when the replay started
+  int64_t replayed = 0;                // put back to 'received' (0 on a dry run)
+  int64_t skipped_payload_purged = 0;  // matched, but retention removed the body: not replayable
+  int64_t skipped_changed = 0;         // matched, but left the state before its batch ran (someone else acted)
+};
+
 struct EventPage {
   std::vector<EventRow> events;  // newest first
   int64_t next_before_id = 0;    // pass as before_id for the next page; 0 = no more
 };
+
+// Events one bulk-replay transaction puts back (ReplayMatching).
+inline constexpr int kReplayBatch = 500;
 
 class AdminQueries {
  public:
@@ -133,7 +153,23 @@ class AdminQueries {
   // Puts a dead_lettered, unknown or completed event back to 'received' (same
   // key, due now, attempts counted afresh) and writes an audit row. Errors:
   // NotFound for an unknown id, Conflict for any other state; nothing changed.
+  // The replay also starts a new retry round (retry_window_start = now).
   virtual Status Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) = 0;
+
+  // Replays, as Replay does one, every event `filter` matches, each with its
+  // own audit row naming `actor`. The matching ids are read once, at the
+  // start, so an event that fails again during the run is not replayed
+  // twice; they are replayed in batches of kReplayBatch, each its own
+  // transaction, so deliveries commit between batches and the write lock is
+  // never held for long. An event whose payload retention removed, or that
+  // left the state before its batch ran, is skipped and counted. With
+  // `dry_run` nothing is written: matched and skipped_payload_purged say
+  // what a real run would do now. Errors: InvalidArgument for a missing
+  // endpoint, a status that is not replayable or an empty time range,
+  // nothing changed; a failed batch stops the run (the batches before it
+  // stay committed) and its error is returned.
+  virtual Result<ReplayReport> ReplayMatching(const ReplayFilter& filter, const std::string& actor,
+                                              const std::string& note, int64_t now_ms, bool dry_run) = 0;
 
   // Closes an 'unknown' event as completed or dead_lettered, with an audit
   // row. Errors: InvalidArgument for another target state, NotFound for an

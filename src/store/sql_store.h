@@ -81,9 +81,12 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore {
   Result<std::optional<StepResult>> GetStep(const HandlerGrant& grant, const std::string& name,
                                             int64_t now_ms) override;
 
-  // AdminQueries (sql_event_queries.cpp; Replay and Resolve in sql_work_queue.cpp beside the other
-  // transitions; ResolveEffect in sql_ledger.cpp beside the other effect writes).
+  // AdminQueries (sql_event_queries.cpp; Replay and ReplayMatching in sql_replay.cpp; Resolve in
+  // sql_work_queue.cpp beside the other transitions; ResolveEffect in sql_ledger.cpp beside the other
+  // effect writes).
   Status Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) override;
+  Result<ReplayReport> ReplayMatching(const ReplayFilter& filter, const std::string& actor, const std::string& note,
+                                      int64_t now_ms, bool dry_run) override;
   Status Resolve(int64_t id, const std::string& as, const std::string& result_ref, const std::string& note,
                  const std::string& actor, int64_t now_ms) override;
   Result<EventDetail> GetEvent(int64_t id, bool with_payload) override;

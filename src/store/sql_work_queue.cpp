@@ -1,6 +1,6 @@
-// The WorkQueue's writes on SQLite: claim, renew, finish, release, replay,
-// resolve. Each runs as one operation of the single Writer, so each is one
-// transaction (possibly sharing a group commit) and every conditional UPDATE
+// The WorkQueue's writes on SQLite: claim, renew, finish, release, and the
+// operator's resolve (replay is in sql_replay.cpp). Each runs as one
+// operation of the single Writer, so each is one transaction (possibly sharing a group commit) and every conditional UPDATE
 // is decided under the database's write lock — two claims, in this process
 // or another, can never take the same row.
 //
@@ -16,6 +16,7 @@
 #include "common/secret.h"
 #include "store/claim_gate.h"
 #include "store/due_search.h"
+#include "store/event_actions.h"
 #include "store/sql_bind.h"
 #include "store/sql_store.h"
 #include "store/statement_cache.h"
@@ -258,35 +259,6 @@ void InsertProbe(sql::Connection& db, const AttemptResult& r) {
   st->exec();
 }
 
-// Reads the status of `id` inside the transaction; nullopt when there is no such event.
-std::optional<EventStatus> StatusOf(sql::Connection& db, int64_t id, std::string* result_ref) {
-  Prepared st(db, "SELECT status, result_ref FROM webhook_inbox WHERE id = ?");
-  st->bind(1, static_cast<int64_t>(id));
-  if (!st->executeStep()) return std::nullopt;
-  if (result_ref) *result_ref = st->getColumn(1).isNull() ? "" : st->getColumn(1).getString();
-  return EventStatusFromSql(st->getColumn(0).getString()).value_or(EventStatus::kUnknown);
-}
-
-struct Action {
-  int64_t id = 0, at_ms = 0;
-  std::string actor, action, from_status, to_status, result_ref, note;
-};
-
-void InsertAction(sql::Connection& db, const Action& a) {
-  Prepared st(db,
-              "INSERT INTO webhook_event_actions (inbox_id, at, actor, action, from_status, to_status,"
-              " result_ref, note) VALUES (?,?,?,?,?,?,?,?)");
-  st->bind(1, static_cast<int64_t>(a.id));
-  st->bind(2, static_cast<int64_t>(a.at_ms));
-  st->bind(3, a.actor);
-  st->bind(4, a.action);
-  st->bind(5, a.from_status);
-  st->bind(6, a.to_status);
-  BindText(*st, 7, a.result_ref);
-  BindText(*st, 8, a.note);
-  st->exec();
-}
-
 Status Prefixed(const std::string& what, const Status& st) { return Status(st.code(), what + ": " + st.message()); }
 
 }  // namespace
@@ -463,49 +435,6 @@ Result<int> SqlStore::ReleaseLeases(const std::string& owner, int64_t now_ms) {
   return released;
 }
 
-Status SqlStore::Replay(int64_t id, const std::string& actor, const std::string& note, int64_t now_ms) {
-  std::optional<EventStatus> from;
-  bool body_purged = false;
-  Status st = writer_->Submit([&](sql::Connection& db) {
-    std::string old_ref;
-    from = StatusOf(db, id, &old_ref);
-    if (!from || !IsOneOf(*from, kReplayableStatuses)) return;
-    // Retention (payload_days) may have removed the body: the action would
-    // get an empty one, so such an event cannot be processed again.
-    Prepared body(db, "SELECT 1 FROM webhook_payloads WHERE inbox_id = ? AND kind = 'original'");
-    body->bind(1, static_cast<int64_t>(id));
-    body_purged = !body->executeStep();
-    if (body_purged) return;
-    // attempt_count restarts at 0 and the retry window at now: a replay is a
-    // person's decision to try again, so max_attempts and retry_for apply
-    // afresh instead of dead-lettering at once.
-    // result_ref and completed_at are cleared (the event is no longer
-    // completed); the replaced reference is kept in the audit row.
-    Prepared up(db,
-                "UPDATE webhook_inbox SET status = " + SqlLiteral(EventStatus::kReceived) +
-                    ", next_attempt_at = ?1, attempt_count = 0, retry_window_start = ?1,"
-                " lease_owner = NULL, lease_until = NULL, completed_at = NULL, result_ref = NULL"
-                " WHERE id = ?");
-    up->bind(1, static_cast<int64_t>(now_ms));
-    up->bind(2, static_cast<int64_t>(id));
-    up->exec();
-    InsertAction(db, {id, now_ms, actor, "replay", std::string(ToSql(*from)),
-                      std::string(ToSql(EventStatus::kReceived)), old_ref, note});
-  });
-  std::string what = "replay " + std::to_string(id);
-  if (!st.ok()) return Prefixed(what, st);
-  if (!from) return NotFound(what + ": no such event");
-  if (!IsOneOf(*from, kReplayableStatuses)) {
-    return Status(Code::kConflict, what + ": event is " + std::string(ToSql(*from)) +
-                                       "; only dead_lettered, unknown or completed events can be replayed");
-  }
-  if (body_purged) {
-    return Status(Code::kConflict, what + ": its payload was removed by retention (payload_days); it cannot be "
-                                          "processed again");
-  }
-  return Status::Ok();
-}
-
 Status SqlStore::Resolve(int64_t id, const std::string& as, const std::string& result_ref, const std::string& note,
                             const std::string& actor, int64_t now_ms) {
   std::string what = "resolve " + std::to_string(id);
@@ -528,7 +457,7 @@ Status SqlStore::Resolve(int64_t id, const std::string& as, const std::string& r
     up->bind(4, static_cast<int64_t>(id));
     up->exec();
     AfterFinish(db, id, *to, now_ms);
-    InsertAction(db, {id, now_ms, actor, "resolve", std::string(ToSql(*from)), as, result_ref, note});
+    InsertEventAction(db, {id, now_ms, actor, "resolve", std::string(ToSql(*from)), as, result_ref, note});
   });
   if (!st.ok()) return Prefixed(what, st);
   if (!from) return NotFound(what + ": no such event");

@@ -11,6 +11,8 @@
 //   - a wrong token is refused on the login form, the right one lets in;
 //   - the dashboard shows the endpoint's figures as the database has them;
 //   - the list filtered by status dead_lettered shows exactly the dead letter;
+//     with an endpoint too, "Replay matching…" counts (a dry run) and asks
+//     with the count, and Cancel changes nothing;
 //     a page size of 2 pages through all events with "Next page"; a
 //     receive-time range and part of an event id narrow the list;
 //   - the HTML event id is shown as text (no element is created from it);
@@ -24,6 +26,7 @@
 //     outcome, a reference and a note, and the database records them;
 //   - the dashboard's endpoints table pauses "shop" (asking for a reason) and
 //     resumes it; the database records both with actor and reason;
+//   - "Replay matching…" confirmed replays two new dead letters, which complete;
 //   - at 375 px wide (a phone) no view scrolls sideways;
 //   - a token that stops working returns to the login; 10 failed logins
 //     bring the "wait a minute" answer (429);
@@ -342,6 +345,21 @@ async function run() {
   check(page.url().includes('status=dead_lettered'), 'the filter is in the address, for Back and bookmarks');
   ok('filter by status');
 
+  // Bulk replay: offered only for one replayable state and one endpoint; it
+  // counts first (a dry run) and asks with that count; Cancel changes nothing.
+  check(await page.locator('#bulk-replay').isHidden(), 'no bulk replay without an endpoint filter');
+  await page.goto(ui + '#/events?status=dead_lettered&endpoint=shop');
+  await waitVisible(page, '#bulk-replay');
+  await page.click('#bulk-replay');
+  await waitVisible(page, '#confirm');
+  const bulkTitle = await textOf(page, '#confirm-title');
+  check(/replay 1 matching events/i.test(bulkTitle), `the dialog gives the dry run's count: ${bulkTitle}`);
+  await page.click('#confirm-cancel');
+  await page.locator('#confirm').waitFor({ state: 'hidden', timeout: STEP_MS });
+  check(statusOf(inst, 'evt_fail_1') === 'dead_lettered', 'Cancel on the bulk replay replayed the event anyway');
+  check(sql(inst.db, 'SELECT count(*) FROM webhook_event_actions') === '0', 'the dry run wrote an audit row');
+  ok('bulk replay counts and asks first');
+
   // Keyset pages of 2: shop's three events, newest first, over two pages.
   await page.goto(ui + '#/events?endpoint=shop&limit=2');
   const pageIds = async () => page.locator('#event-list tbody tr').evaluateAll((trs) => trs.map((tr) => tr.children[4].textContent));
@@ -499,6 +517,30 @@ async function run() {
   // Leave the dashboard: the 401 check below reaches it by a click on its link.
   await page.goto(ui + '#/events');
   await waitVisible(page, '#events');
+  // Bulk replay, confirmed: two new dead letters go back and complete, each
+  // with its own audit row; the message gives the counts.
+  fs.rmSync(inst.flag);
+  for (const id of ['evt_bulk_1', 'evt_bulk_2']) {
+    await send(inst, pub, { id: id, type: 'invoice.failed' }, 'accepted');
+    await pollUntil(() => statusOf(inst, id) === 'dead_lettered', `${id} is dead-lettered`);
+  }
+  fs.writeFileSync(inst.flag, '');
+  await page.goto(ui + '#/events?status=dead_lettered&endpoint=shop');
+  await waitVisible(page, '#bulk-replay');
+  await page.click('#bulk-replay');
+  await waitVisible(page, '#confirm');
+  const title2 = await textOf(page, '#confirm-title');
+  check(/replay 2 matching events/i.test(title2), `the dialog gives the count of the two dead letters: ${title2}`);
+  await page.fill('#confirm-note', 'downstream back');
+  await page.click('#confirm-ok');
+  await pollUntil(async () => /replayed 2 of 2 events/i.test(await textOf(page, '#message')),
+    'the message says 2 of 2 were replayed');
+  for (const id of ['evt_bulk_1', 'evt_bulk_2']) {
+    await pollUntil(() => statusOf(inst, id) === 'completed', `${id} completes after the bulk replay`, 30000);
+  }
+  check(sql(inst.db, "SELECT count(*) FROM webhook_event_actions WHERE action = 'replay' AND note = 'downstream back'") ===
+    '2', 'each bulk-replayed event has its own audit row with the note');
+  ok('bulk replay with confirmation');
 
   // A phone: 375 px wide.
   const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

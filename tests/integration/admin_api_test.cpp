@@ -178,6 +178,7 @@ const RouteCase kRoutes[] = {
     {"GET", "/admin/api/events/1?payload=1", ""},
     {"POST", "/admin/api/events/1/replay", "{}"},
     {"POST", "/admin/api/events/1/resolve", R"({"as":"completed"})"},
+    {"POST", "/admin/api/events/replay", R"({"status":"dead_lettered","endpoint":"demo","dry_run":true})"},
     {"GET", "/admin/api/dead-letters", ""},
     {"GET", "/admin/api/unknown", ""},
     {"GET", "/admin/api/conflicts", ""},

@@ -109,3 +109,58 @@ TEST_CASE("events cli: resolve closes an unknown event and replay returns a dead
   // The replayed event is a fresh arrival again: a second replay is refused.
   CHECK(r.Events("replay " + std::to_string(dead)).exit_code == 1);
 }
+
+TEST_CASE("events cli: replay by filter counts with --dry-run, refuses without --yes off a terminal, then replays "
+          "what the filter matches",
+          "[integration][cli][events][replay]") {
+  Running r;
+  std::vector<int64_t> ids;
+  for (const char* id : {"evt_a", "evt_b", "evt_c"}) ids.push_back(r.Deliver(id));
+  r.SqlWrite("UPDATE webhook_inbox SET status = 'dead_lettered', next_attempt_at = NULL, attempt_count = 5,"
+             " last_error = 'HTTP 422 invalid customer'");
+  r.SqlWrite("UPDATE webhook_inbox SET last_error = 'HTTP 410 gone' WHERE id = " + std::to_string(ids[2]));
+  auto snapshot = [&] {
+    return r.inst.Sql("SELECT group_concat(status, ',') FROM (SELECT status FROM webhook_inbox ORDER BY id) AS s") +
+           "|" + r.inst.Sql("SELECT count(*) FROM webhook_event_actions");
+  };
+  const std::string before = snapshot();
+  REQUIRE(before == "dead_lettered,dead_lettered,dead_lettered|0");
+
+  json dry = r.EventsJson("replay --status dead_lettered --endpoint demo --dry-run");
+  CHECK(dry["matched"] == 3);
+  CHECK(dry["replayed"] == 0);
+  CHECK(dry["dry_run"] == true);
+  auto dry_text = r.Events("replay --status dead_lettered --endpoint demo --error 'HTTP 422' --dry-run");
+  CHECK(dry_text.exit_code == 0);
+  CHECK(dry_text.out.find("dry run: 2 events match") != std::string::npos);
+  CHECK(snapshot() == before);
+
+  // stdin is not a terminal: without --yes it refuses, as a usage error.
+  auto refused = r.Events("replay --status dead_lettered --endpoint demo < /dev/null");
+  INFO(refused.out);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.out.find("--yes") != std::string::npos);
+  // Bad flags are usage errors too, and change nothing.
+  for (const char* bad : {"--status received --endpoint demo --yes", "--status dead_letters --endpoint demo --yes",
+                          "--status dead_lettered --yes", "--endpoint demo --yes",
+                          "--status dead_lettered --endpoint demo --since yesterday --yes",
+                          "--status dead_lettered --endpoint demo --until 2026-13-01T00:00:00Z --yes",
+                          "--status dead_lettered --endpoint demo --since 1h --until 2h --yes",
+                          "1 --status dead_lettered --endpoint demo --yes", ""}) {
+    auto res = r.Events(std::string("replay ") + bad + " < /dev/null");
+    INFO(bad << " → " << res.out);
+    CHECK(res.exit_code == 2);
+  }
+  CHECK(snapshot() == before);
+
+  auto done = r.Events("replay --status dead_lettered --endpoint demo --error 'HTTP 422' --since 1h --yes "
+                       "--note 'CRM back' < /dev/null");
+  INFO(done.out);
+  CHECK(done.exit_code == 0);
+  CHECK(done.out.find("matched 2, replayed 2, skipped 0") != std::string::npos);
+  CHECK(r.inst.Sql("SELECT group_concat(status, ',') FROM (SELECT status FROM webhook_inbox ORDER BY id) AS s") ==
+        "received,received,dead_lettered");
+  CHECK(r.inst.Sql("SELECT count(*) FROM webhook_event_actions WHERE action = 'replay' AND note = 'CRM back'"
+                   " AND actor LIKE 'cli:%'") == "2");
+  CHECK(r.inst.Sql("SELECT count(*) FROM webhook_inbox WHERE retry_window_start IS NOT NULL") == "2");
+}

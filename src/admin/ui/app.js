@@ -14,7 +14,7 @@
   const API = 'api';  // relative to /admin/, so the UI works behind a path prefix too
   const TOKEN_KEY = 'hookinbox.adminToken';
   const PAGE_SIZE = 50;
-  // What the store allows (store/sql_work_queue.cpp Replay and Resolve).
+  // What the store allows (store/sql_replay.cpp Replay, store/sql_work_queue.cpp Resolve).
   const STATUSES_REPLAYABLE = ['completed', 'dead_lettered', 'unknown'];
   const STATUSES_RESOLVABLE = ['unknown'];
 
@@ -458,6 +458,7 @@
       show($('events-empty'), events.length === 0);
       show($('event-list'), events.length > 0);
       listState.next = page.next_cursor || null;
+      show($('bulk-replay-row'), bulkReplayFilter(p) !== null && events.length > 0);
       show($('page-next'), Boolean(listState.next));
       show($('page-first'), Boolean(cursor));
     } catch (err) {
@@ -473,6 +474,50 @@
       loadEvents(null);
     } else {
       location.hash = target;
+    }
+  }
+
+  // The body of POST /events/replay for the list's filters, or null when the
+  // filters do not name one replayable state and one endpoint, or narrow by
+  // something a bulk replay cannot (tenant, type, id): the replay must take
+  // exactly the events the list shows.
+  function bulkReplayFilter(p) {
+    const status = p.get('status');
+    const endpoint = p.get('endpoint');
+    if (!STATUSES_REPLAYABLE.includes(status) || !endpoint) return null;
+    if (p.get('tenant') || p.get('type') || p.get('q')) return null;
+    const body = { status: status, endpoint: endpoint };
+    for (const f of ['since', 'until']) {
+      const ms = localToMs(p.get(f));
+      if (ms !== null) body[f] = ms;
+    }
+    return body;
+  }
+
+  // Counts first (a dry run), asks with that count, then replays.
+  async function onBulkReplay() {
+    const filter = bulkReplayFilter(parseHashQuery());
+    if (!filter) return;
+    try {
+      const dry = await apiJson('/events/replay', { method: 'POST', json: Object.assign({ dry_run: true }, filter) });
+      if (!dry.matched) {
+        say('No events match these filters any more.', 'ok');
+        return;
+      }
+      const purged = dry.skipped_payload_purged
+        ? ' ' + dry.skipped_payload_purged + ' of them have no payload left (retention) and will be skipped.' : '';
+      const answer = await confirmAction('Replay ' + dry.matched + ' matching events?',
+        'Every ' + filter.status + ' event of endpoint "' + filter.endpoint + '" these filters match goes back to ' +
+        '"received" with its own idempotency key, and its action runs again.' + purged, false);
+      if (!answer) return;
+      const body = Object.assign({}, filter);
+      if (answer.note) body.note = answer.note;
+      const done = await apiJson('/events/replay', { method: 'POST', json: body });
+      say('Replayed ' + done.replayed + ' of ' + done.matched + ' events' +
+        (done.skipped ? '; ' + done.skipped + ' skipped.' : '.'), 'ok');
+      await loadEvents(null);
+    } catch (err) {
+      fail(err);
     }
   }
 
@@ -741,6 +786,7 @@
       loadEvents(null);
     });
     $('replay').addEventListener('click', onReplay);
+    $('bulk-replay').addEventListener('click', onBulkReplay);
     $('resolve').addEventListener('click', onResolve);
     $('show-payload').addEventListener('click', onShowPayload);
     window.addEventListener('hashchange', onHashChange);

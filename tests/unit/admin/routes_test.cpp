@@ -93,6 +93,7 @@ TEST_CASE("admin routes: the admin API, the UI and /metrics, with the credential
       {"/admin/api/events/42", RouteId::kEvent, "42", "GET", Guard::kAdminToken},
       {"/admin/api/events/42/replay", RouteId::kEventReplay, "42", "POST", Guard::kAdminToken},
       {"/admin/api/events/42/resolve", RouteId::kEventResolve, "42", "POST", Guard::kAdminToken},
+      {"/admin/api/events/replay", RouteId::kEventsReplay, "", "POST", Guard::kAdminToken},
       {"/admin/api/dead-letters", RouteId::kDeadLetters, "", "GET", Guard::kAdminToken},
       {"/admin/api/unknown", RouteId::kUnknownQueue, "", "GET", Guard::kAdminToken},
       {"/admin/api/conflicts", RouteId::kConflicts, "", "GET", Guard::kAdminToken},
