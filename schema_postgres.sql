@@ -380,7 +380,7 @@ CREATE TABLE endpoint_states (
   paused_reason         TEXT,
   breaker               TEXT    NOT NULL DEFAULT 'closed'
                         CHECK (breaker IN ('closed', 'open', 'half_open')),
-  breaker_changed_at    BIGINT, 
+  breaker_changed_at    BIGINT,
   breaker_failures      BIGINT  NOT NULL DEFAULT 0,  -- consecutive failures that opened it
   breaker_next_probe_at BIGINT,                  -- open: when the next trial delivery may start
   breaker_last_error    TEXT,                    -- open: the failure that opened it (never payload or secrets)

@@ -17,6 +17,10 @@ void AdminApi::ReplayMatching(const httplib::Request& req, httplib::Response& re
   auto request = ParseReplayRequest(*body);
   if (!request.ok()) return http::ReplyError(res, request.status());
   const store::ReplayFilter& f = request->filter;
+  // A mistyped endpoint would match nothing and look like "all clear".
+  if (config_.FindEndpoint(f.endpoint) == nullptr) {
+    return http::ReplyError(res, NotFound("no endpoint named " + f.endpoint + " in the config"));
+  }
   auto report = store_.ReplayMatching(f, AdminActor(req), request->note, clock_.NowMs(), request->dry_run);
   if (!report.ok()) return http::ReplyError(res, report.status());
   // Each event has its own audit row; the log says once that a bulk replay ran.

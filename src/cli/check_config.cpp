@@ -25,7 +25,7 @@ nlohmann::json Horizons(const config::Config& c) {
     if (c.worker.max_attempts) max_attempts = *c.worker.max_attempts;
     list.push_back({{"name", e.name},
                     {"action", e.HasAction() ? nlohmann::json(e.action.type) : nlohmann::json(nullptr)},
-                    {"retry_for_seconds", c.RetryForMs(e) / 1000},
+                    {"retry_for_seconds", static_cast<double>(c.RetryForMs(e)) / 1000.0},
                     {"max_attempts", max_attempts}});
   }
   return list;

@@ -71,8 +71,8 @@ int RunEventsReplayMatching(const EventsOptions& options, const CommonOptions& c
                             std::ostream& err);
 // True when any of replay's filter flags was given.
 bool HasReplayFilter(const EventsOptions& options);
-// "cli:" + the OS user: the actor of the events verbs' audit rows.
-std::string EventsActor();
+// "cli:" + the OS user: the actor of the CLI's audit rows (events, endpoints).
+std::string CliActor();
 
 // `hookinbox check-downstream ENDPOINT` (check_downstream.cpp): sends a marked
 // probe twice with one Idempotency-Key to the endpoint's http target and says

@@ -9,8 +9,6 @@
 // Pausing a paused endpoint (resuming a running one) says so, writes
 // nothing and exits 0: the endpoint is in the state asked for. --json prints
 // what the admin API answers (admin/endpoint_json.h).
-#include <pwd.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -25,14 +23,6 @@ namespace hookinbox::cli {
 namespace {
 
 using nlohmann::ordered_json;
-
-// As `events` records it (cli/events.cpp).
-std::string Actor() {
-  if (const passwd* pw = ::getpwuid(::geteuid()); pw != nullptr && pw->pw_name != nullptr) {
-    return std::string("cli:") + pw->pw_name;
-  }
-  return "cli:uid" + std::to_string(::geteuid());
-}
 
 std::string Dump(const ordered_json& j) { return j.dump(2, ' ', false, ordered_json::error_handler_t::replace); }
 
@@ -87,7 +77,7 @@ int SetPaused(const std::string& name, bool pause, const std::string& reason, co
   }
   if (!opened->OpenStore(err)) return kExitFailure;
   store::SqlStore& store = *opened->store;
-  auto changed = store.SetPaused(endpoint->name, pause, Actor(), reason, SystemClock().NowMs());
+  auto changed = store.SetPaused(endpoint->name, pause, CliActor(), reason, SystemClock().NowMs());
   if (!changed.ok()) {
     err << "hookinbox endpoints: " << changed.status().message() << "\n";
     return ExitFor(changed.status());  // an over-long reason is the command line's fault

@@ -28,7 +28,7 @@ using nlohmann::json;
 
 }  // namespace
 
-std::string EventsActor() {
+std::string CliActor() {
   if (const passwd* pw = ::getpwuid(::geteuid()); pw != nullptr && pw->pw_name != nullptr) {
     return std::string("cli:") + pw->pw_name;
   }
@@ -145,7 +145,7 @@ int RunEventsReplay(const EventsOptions& options, const CommonOptions& common, s
   }
   auto store = OpenStore(common, err);
   if (!store) return kExitFailure;
-  const std::string actor = EventsActor();
+  const std::string actor = CliActor();
   int code = kExitOk;
   json results = json::array();
   for (int64_t id : options.ids) {
@@ -166,7 +166,7 @@ int RunEventsResolve(const EventsOptions& options, const CommonOptions& common, 
   auto store = OpenStore(common, err);
   if (!store) return kExitFailure;
   int64_t id = options.ids.at(0);
-  Status st = store->Resolve(id, options.as, options.result_ref, options.note, EventsActor(), SystemClock().NowMs());
+  Status st = store->Resolve(id, options.as, options.result_ref, options.note, CliActor(), SystemClock().NowMs());
   if (!st.ok()) return Fail(st, err);
   if (common.json) {
     out << Dump({{"id", id}, {"ok", true}, {"status", options.as}}) << "\n";

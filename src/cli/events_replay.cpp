@@ -97,10 +97,15 @@ int RunEventsReplayMatching(const EventsOptions& options, const CommonOptions& c
   if (ask && ::isatty(STDIN_FILENO) == 0) {
     return Usage("refusing to replay without --yes (stdin is not a terminal); --dry-run counts first", err);
   }
-  auto opened = OpenForCommand(common, {.verb = "events", .open_store = true}, err);
+  auto opened = OpenForCommand(common, {.verb = "events"}, err);
   if (!opened) return kExitFailure;
+  // A mistyped endpoint would match nothing and look like "all clear".
+  if (opened->config.FindEndpoint(filter->endpoint) == nullptr) {
+    return Usage("no endpoint named " + filter->endpoint + " in the config", err);
+  }
+  if (!opened->OpenStore(err)) return kExitFailure;
   store::SqlStore& store = *opened->store;
-  const std::string actor = EventsActor();
+  const std::string actor = CliActor();
   if (ask) {
     auto count = store.ReplayMatching(*filter, actor, options.note, now_ms, true);
     if (!count.ok()) {

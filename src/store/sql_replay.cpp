@@ -4,7 +4,7 @@
 // single replay leaves, audit row included.
 //
 // The bulk replay reads the matching ids on a reader connection (no write
-// lock), then replays them kReplayBatch at a time, each batch one writer
+// lock), then replays them a batch (kReplayBatchSqlite/Postgres) at a time, each batch one writer
 // operation: between two batches the writer commits whatever deliveries
 // queued meanwhile, so 100 000 replays never hold ingest up for longer than
 // one batch. Each event is replayed only if it is still in the filtered
@@ -23,8 +23,8 @@ namespace {
 Status Prefixed(const std::string& what, const Status& st) { return Status(st.code(), what + ": " + st.message()); }
 
 // The event's state, its result_ref and whether its body is still stored,
-// in one statement (a bulk replay runs this 500 times per transaction; on
-// PostgreSQL each statement is a round trip under the write lock).
+// in one statement (a bulk replay runs this once per event, a batch per
+// transaction; on PostgreSQL each statement is a round trip under the write lock).
 struct Replayable {
   std::optional<EventStatus> status;
   std::string result_ref;
@@ -193,8 +193,10 @@ Result<ReplayReport> SqlStore::ReplayMatching(const ReplayFilter& filter, const 
         std::count_if(matches->begin(), matches->end(), [](const Match& m) { return !m.has_payload; });
     return report;
   }
-  for (size_t start = 0; start < matches->size(); start += kReplayBatch) {
-    const size_t end = std::min(matches->size(), start + static_cast<size_t>(kReplayBatch));
+  const size_t batch_size =
+      static_cast<size_t>(backend() == sql::Backend::kPostgres ? kReplayBatchPostgres : kReplayBatchSqlite);
+  for (size_t start = 0; start < matches->size(); start += batch_size) {
+    const size_t end = std::min(matches->size(), start + batch_size);
     ReplayReport batch;
     Status st = writer_->Submit([&](sql::Connection& db) {
       batch = {};  // the writer may run an operation twice

@@ -29,8 +29,8 @@ std::optional<int> Breaker::Capacity(int64_t now_ms) const {
   return std::nullopt;
 }
 
-std::optional<int64_t> Breaker::NextChangeAt() const {
-  if (state_ == store::BreakerState::kOpen) return next_probe_at_ms_;
+std::optional<int64_t> Breaker::NextChangeAt(int64_t now_ms) const {
+  if (state_ == store::BreakerState::kOpen && next_probe_at_ms_ > now_ms) return next_probe_at_ms_;
   return std::nullopt;
 }
 

@@ -45,8 +45,10 @@ class Breaker {
   // when closed; 1 when open and a trial is due (the trial itself, and
   // in_flight counts it while it runs); 0 while open and waiting.
   std::optional<int> Capacity(int64_t now_ms) const;
-  // When Capacity changes next without an attempt ending (the probe time), if it will.
-  std::optional<int64_t> NextChangeAt() const;
+  // When Capacity changes next without an attempt ending: the trial time,
+  // while it is still ahead of `now_ms`. Once due, the trial waits for an
+  // event or a free slot, which wake the worker themselves.
+  std::optional<int64_t> NextChangeAt(int64_t now_ms) const;
   // An event was leased at `now_ms`: when a trial was due, it is the trial.
   std::optional<BreakerChange> Leased(int64_t event_id, int64_t now_ms);
   // An attempt of `event_id` ended; `failed`: CountsAgainstBreaker.

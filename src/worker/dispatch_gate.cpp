@@ -36,7 +36,7 @@ std::optional<int64_t> DispatchGate::NextChangeAt(int64_t now_ms) const {
   auto consider = [&](const std::string& endpoint, std::optional<int64_t> at) {
     if (at && !Paused(endpoint) && (!next || *at < *next)) next = at;
   };
-  for (const auto& [endpoint, breaker] : breakers_) consider(endpoint, breaker.NextChangeAt());
+  for (const auto& [endpoint, breaker] : breakers_) consider(endpoint, breaker.NextChangeAt(now_ms));
   for (const auto& [endpoint, limit] : limits_) consider(endpoint, limit.NextTokenAt(now_ms));
   return next;
 }

@@ -40,7 +40,8 @@ class DispatchGate {
   // may take one of its events).
   bool MayLease(const std::string& endpoint, int in_flight, int claiming, int64_t now_ms) const;
   // When an endpoint held by time (a breaker's next trial, a rate limit's next
-  // token) may be leased again; nullopt when nothing is held by time.
+  // token) may be leased again, if later than `now_ms`; nullopt when nothing
+  // is held by time (a wake-up at a time already past would spin).
   std::optional<int64_t> NextChangeAt(int64_t now_ms) const;
 
   // An event of `endpoint` was leased / its attempt ended (`failed`:

@@ -121,6 +121,7 @@ void WorkerLoop::Start() {
     std::lock_guard<std::mutex> lock(leases_mu_);
     renewer_stopping_ = false;
   }
+  RecordBreakersClosed();
   renewer_ = std::thread([this] { RenewMain(); });
   for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { ThreadMain(i); });
   log::Info("worker_started", {{"threads", std::to_string(n)}, {"actions", std::to_string(actions_.size())}});
@@ -213,26 +214,55 @@ void WorkerLoop::RefreshPaused() {
   wake_.notify_all();  // a resumed endpoint may be claimed now
 }
 
-void WorkerLoop::ReportBreaker(const std::string& endpoint, const std::optional<BreakerChange>& change) {
-  if (!change) return;
+std::optional<WorkerLoop::BreakerReport> WorkerLoop::NumberLocked(const std::string& endpoint,
+                                                                  std::optional<BreakerChange> change) {
+  if (!change) return std::nullopt;
+  return BreakerReport{endpoint, std::move(*change), ++breaker_seq_};
+}
+
+void WorkerLoop::ReportBreaker(const std::optional<BreakerReport>& report) {
+  if (!report) return;
+  const std::string& endpoint = report->endpoint;
+  const BreakerChange& change = report->change;
   const int64_t now_ms = clock_.NowMs();
-  const bool opened = change->to == store::BreakerState::kOpen;
-  if (opened && change->from == store::BreakerState::kClosed) {
+  const bool opened = change.to == store::BreakerState::kOpen;
+  if (opened && change.from == store::BreakerState::kClosed) {
     log::Warn("breaker_opened", {{"endpoint", endpoint},
-                                 {"failures", change->failures},
-                                 {"next_trial_in_ms", *change->next_probe_at_ms - now_ms},
-                                 {"error", change->last_error}});
+                                 {"failures", change.failures},
+                                 {"next_trial_in_ms", *change.next_probe_at_ms - now_ms},
+                                 {"error", change.last_error}});
+  } else if (opened && change.last_error.empty()) {
+    log::Info("breaker_trial_abandoned", {{"endpoint", endpoint}});  // its lease was lost or released
   } else if (opened) {
     log::Info("breaker_trial_failed", {{"endpoint", endpoint},
-                                       {"next_trial_in_ms", *change->next_probe_at_ms - now_ms},
-                                       {"error", change->last_error}});
-  } else if (change->to == store::BreakerState::kClosed) {
+                                       {"next_trial_in_ms", *change.next_probe_at_ms - now_ms},
+                                       {"error", change.last_error}});
+  } else if (change.to == store::BreakerState::kClosed) {
     log::Info("breaker_closed", {{"endpoint", endpoint}});
   }
   if (options_.endpoint_states == nullptr) return;
+  std::lock_guard<std::mutex> lock(report_mu_);
+  uint64_t& last = reported_seq_[endpoint];
+  if (report->seq < last) return;  // a newer change is recorded already
+  last = report->seq;
   Status st = options_.endpoint_states->RecordBreaker(
-      {endpoint, change->to, change->failures, change->next_probe_at_ms, change->last_error, now_ms});
+      {endpoint, change.to, change.failures, change.next_probe_at_ms, change.last_error, now_ms});
   if (!st.ok()) log::Error("breaker_record_failed", {{"endpoint", endpoint}, {"error", st.message()}});
+}
+
+void WorkerLoop::RecordBreakersClosed() {
+  if (options_.endpoint_states == nullptr) return;
+  auto states = options_.endpoint_states->ListEndpointStates();
+  if (!states.ok()) {
+    log::Error("breaker_record_failed", {{"error", states.status().message()}});
+    return;
+  }
+  for (const store::EndpointState& s : *states) {
+    if (s.breaker == store::BreakerState::kClosed || actions_.find(s.endpoint) == actions_.end()) continue;
+    Status st = options_.endpoint_states->RecordBreaker(
+        {s.endpoint, store::BreakerState::kClosed, 0, std::nullopt, "", clock_.NowMs()});
+    if (!st.ok()) log::Error("breaker_record_failed", {{"endpoint", s.endpoint}, {"error", st.message()}});
+  }
 }
 
 std::chrono::milliseconds WorkerLoop::UntilGateChanges(std::chrono::milliseconds sleep) const {
@@ -342,7 +372,7 @@ std::optional<store::LeasedEvent> WorkerLoop::LeaseNext(const std::string& owner
   *searched = *request.endpoints;
   // Not under mu_: concurrent claims share the writer's commit (group commit).
   auto claimed = queue_.LeaseDue(request);
-  std::optional<BreakerChange> change;
+  std::optional<BreakerReport> change;
   {
     // The claim's hold on every endpoint ends and the event it took (if any)
     // counts in flight in the same step: between the two, another thread
@@ -352,10 +382,10 @@ std::optional<store::LeasedEvent> WorkerLoop::LeaseNext(const std::string& owner
     if (claimed.ok() && claimed->has_value()) {
       ++in_flight_by_endpoint_[(*claimed)->endpoint];
       ++in_flight_;
-      change = gate_.Leased((*claimed)->endpoint, (*claimed)->id, clock_.NowMs());
+      change = NumberLocked((*claimed)->endpoint, gate_.Leased((*claimed)->endpoint, (*claimed)->id, clock_.NowMs()));
     }
   }
-  if (change) ReportBreaker((*claimed)->endpoint, change);
+  ReportBreaker(change);
   // The other endpoints are free of this claim's hold: threads that could not
   // search one may now.
   wake_.notify_all();
@@ -370,11 +400,12 @@ std::optional<store::LeasedEvent> WorkerLoop::LeaseNext(const std::string& owner
 std::optional<store::WorkQueue::LeaseRequest> WorkerLoop::NextClaim(const std::string& owner,
                                                                     const store::LeasedEvent& finishing, bool failed,
                                                                     const std::string& error,
-                                                                    std::optional<BreakerChange>* change) {
+                                                                    std::optional<BreakerReport>* change) {
   std::lock_guard<std::mutex> lock(mu_);
   // The breaker learns the outcome before the next claim is reserved: the
   // attempt that opens it must not lease another event of its endpoint.
-  *change = gate_.Finished(finishing.endpoint, finishing.id, failed, error, clock_.NowMs());
+  *change = NumberLocked(finishing.endpoint,
+                         gate_.Finished(finishing.endpoint, finishing.id, failed, error, clock_.NowMs()));
   return ReserveClaimLocked(owner, &finishing.endpoint);
 }
 
@@ -414,7 +445,7 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
   if (action) metrics::Registry::Default().Observe(metrics::kProcessingSeconds, {event->endpoint, event->provider}, seconds);
   const bool lost = DropLease(event->id);
   bool outcome_known = false;  // the breaker learned the attempt's outcome (NextClaim)
-  std::optional<BreakerChange> finished_change;
+  std::optional<BreakerReport> finished_change;
 
   std::shared_lock<std::shared_mutex> finish_lock(finish_mu_);
   if (released_) {
@@ -453,26 +484,26 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
     }
   }
   finish_lock.unlock();
-  std::optional<BreakerChange> next_change;
+  std::optional<BreakerReport> next_change;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const int64_t now_ms = clock_.NowMs();
     --in_flight_by_endpoint_[event->endpoint];
     --in_flight_;
-    if (!outcome_known) finished_change = gate_.Abandoned(event->endpoint, event->id, now_ms);
+    if (!outcome_known) finished_change = NumberLocked(event->endpoint, gate_.Abandoned(event->endpoint, event->id, now_ms));
     // Recorded (or given up): from now on a claim may take it, when due.
     running_events_.Remove(event->id);
     if (claimed_next) --claiming_;
     if (next) {
       ++in_flight_by_endpoint_[next->endpoint];
       ++in_flight_;
-      next_change = gate_.Leased(next->endpoint, next->id, now_ms);
+      next_change = NumberLocked(next->endpoint, gate_.Leased(next->endpoint, next->id, now_ms));
     }
     // A slot freed, or the claim's hold on the other endpoints ended: a
     // thread that could not search an endpoint may now.
   }
-  ReportBreaker(event->endpoint, finished_change);
-  if (next) ReportBreaker(next->endpoint, next_change);
+  ReportBreaker(finished_change);
+  ReportBreaker(next_change);
   wake_.notify_all();
   idle_.notify_all();
   return next;

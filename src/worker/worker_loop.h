@@ -77,6 +77,14 @@ class WorkerLoop {
   bool running() const;
 
  private:
+  // A breaker's change of state, numbered under mu_ in the order the gate
+  // made them: records are written outside mu_, and an older one that
+  // arrives after a newer one is not written over it.
+  struct BreakerReport {
+    std::string endpoint;
+    BreakerChange change;
+    uint64_t seq = 0;
+  };
   void ThreadMain(int index);
   // Runs `event`'s action and records it; returns the next event when the
   // record also claimed one (FinishAndLease).
@@ -92,7 +100,7 @@ class WorkerLoop {
   // CountsAgainstBreaker); *change is the breaker's change, if any.
   std::optional<store::WorkQueue::LeaseRequest> NextClaim(const std::string& owner, const store::LeasedEvent& finishing,
                                                           bool failed, const std::string& error,
-                                                          std::optional<BreakerChange>* change);
+                                                          std::optional<BreakerReport>* change);
   // Claims one due event for `owner`, or nothing; counts it in flight.
   // *at_capacity: nothing was tried, every endpoint is at its concurrency.
   // *searched: the endpoints the claim looked at.
@@ -108,8 +116,11 @@ class WorkerLoop {
   // Re-reads the paused endpoints when the last read is a poll old (one
   // thread at a time; not under mu_).
   void RefreshPaused();
+  std::optional<BreakerReport> NumberLocked(const std::string& endpoint, std::optional<BreakerChange> change);
   // Logs and records a breaker's change of state (not under mu_).
-  void ReportBreaker(const std::string& endpoint, const std::optional<BreakerChange>& change);
+  void ReportBreaker(const std::optional<BreakerReport>& report);
+  // At start every breaker is closed: rows a previous run left open say so.
+  void RecordBreakersClosed();
   // How long an idle thread sleeps: until the next due event, at most a
   // poll; nullopt when something is due already.
   std::optional<std::chrono::milliseconds> SleepFor();
@@ -160,6 +171,9 @@ class WorkerLoop {
   // it took, so none is claimed twice at once (store::RunningSet).
   store::RunningSet running_events_;
   DispatchGate gate_;  // guarded by mu_
+  uint64_t breaker_seq_ = 0;  // guarded by mu_
+  std::mutex report_mu_;      // orders ReportBreaker's writes; taken without mu_
+  std::map<std::string, uint64_t> reported_seq_;  // guarded by report_mu_
   std::chrono::steady_clock::time_point paused_read_at_{};  // guarded by mu_
   bool reading_paused_ = false;                              // guarded by mu_
 

@@ -171,7 +171,8 @@ TEST_CASE("bulk replay: 1000 dead letters replayed by filter while 1000 new deli
   CHECK(rig.downstream.Stats()["effects"] == 2 * n);
 }
 
-TEST_CASE("bulk replay: bad requests are refused with 400 (401 without the token) and change nothing",
+TEST_CASE("bulk replay: bad requests are refused with 400 (404 for an unknown endpoint, 401 without the token) and "
+          "change nothing",
           "[integration][replay]") {
   Rig rig;
   rig.downstream.Default(json{{"status", 422}});
@@ -200,6 +201,10 @@ TEST_CASE("bulk replay: bad requests are refused with 400 (401 without the token
     CHECK(r.status == 400);
     CHECK(r.body.find(c.says) != std::string::npos);
   }
+  // A mistyped endpoint is an error, not "0 matched".
+  auto unknown = rig.Admin(R"({"status":"dead_lettered","endpoint":"dmeo"})");
+  CHECK(unknown.status == 404);
+  CHECK(unknown.body.find("no endpoint named dmeo") != std::string::npos);
   auto unauthorized = rig.Admin(R"({"status":"dead_lettered","endpoint":"demo"})", "wrong");
   CHECK(unauthorized.status == 401);
   CHECK(rig.Snapshot() == before);

@@ -146,7 +146,8 @@ TEST_CASE("events cli: replay by filter counts with --dry-run, refuses without -
                           "--status dead_lettered --endpoint demo --since yesterday --yes",
                           "--status dead_lettered --endpoint demo --until 2026-13-01T00:00:00Z --yes",
                           "--status dead_lettered --endpoint demo --since 1h --until 2h --yes",
-                          "1 --status dead_lettered --endpoint demo --yes", ""}) {
+                          "1 --status dead_lettered --endpoint demo --yes",
+                          "--status dead_lettered --endpoint dmeo --yes", ""}) {
     auto res = r.Events(std::string("replay ") + bad + " < /dev/null");
     INFO(bad << " → " << res.out);
     CHECK(res.exit_code == 2);

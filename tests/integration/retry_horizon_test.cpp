@@ -22,7 +22,10 @@ using json = nlohmann::json;
 // lines of [endpoint.action] and [worker].
 std::string Config(const Installation& inst, const std::string& url, const std::string& action_extra,
                    const std::string& worker) {
-  return ForwardingAction(inst, url) + "idempotent_target = true\ntimeout_ms = 5000\n" + action_extra +
+  // No circuit breaker: these tests watch each event's own retries (an open
+  // breaker would hold them; outage_test.cpp covers it).
+  return ForwardingAction(inst, url) + "idempotent_target = true\ntimeout_ms = 5000\nbreaker_failures = 0\n" +
+         action_extra +
          "\n[worker]\nthreads = 2\nlease_seconds = 5\nshutdown_grace_seconds = 5\n" + worker;
 }
 

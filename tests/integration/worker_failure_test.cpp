@@ -40,7 +40,9 @@ std::string ActionConfig(const Installation& inst, const std::string& url, const
   std::ostringstream toml;
   toml << ForwardingAction(inst, url) << "result_ref_header = \"X-Ref\"\n"
        << "idempotent_target = " << (k.idempotent_target ? "true" : "false") << "\n"
-       << "timeout_ms = " << k.timeout_ms << "\nconcurrency = " << k.concurrency << "\n\n"
+       << "timeout_ms = " << k.timeout_ms << "\nconcurrency = " << k.concurrency << "\n"
+       // Each event's own retries are watched here; the breaker's holding is outage_test.cpp's.
+       << "breaker_failures = 0\n\n"
        << "[worker]\nthreads = " << k.threads << "\nlease_seconds = 2\nmax_attempts = " << k.max_attempts
        << "\nbackoff_initial_ms = " << k.backoff_initial_ms << "\nbackoff_max_ms = " << k.backoff_max_ms
        << "\nshutdown_grace_seconds = 5\n";

@@ -1,5 +1,5 @@
 // Bulk replay (AdminQueries::ReplayMatching): which events a filter takes,
-// that it works in batches of kReplayBatch (one commit each), that each
+// that it works in batches (kReplayBatchSqlite or kReplayBatchPostgres) (one commit each), that each
 // event ends as a single replay leaves it, with its own audit row, and that
 // a dry run or a bad filter changes nothing.
 #include <catch2/catch.hpp>
@@ -121,7 +121,8 @@ TEST_CASE("bulk replay: the single replay starts a new retry round too", "[store
 TEST_CASE("bulk replay: works in batches, one commit each, and a failed batch keeps the ones before it",
           "[store][replay]") {
   ReplayFixture f;
-  const int n = 2 * store::kReplayBatch + 100;
+  const int batch = f.postgres() ? store::kReplayBatchPostgres : store::kReplayBatchSqlite;
+  const int n = 2 * batch + 100;
   f.Add(n, "a");
   std::atomic<int> commits{0};
   std::atomic<int> fail_at{0};  // the commit to fail; 0 = none
@@ -143,12 +144,13 @@ TEST_CASE("bulk replay: works in batches, one commit each, and a failed batch ke
     fail_at = 2;
     auto r = f.store->ReplayMatching(Filter(), "cli:bob", "", kNow, false);
     REQUIRE_FALSE(r.ok());
-    CHECK(r.status().message().find("after 500 of 1100 replayed") != std::string::npos);
-    CHECK(f.CountStatus("received") == store::kReplayBatch);
-    CHECK(f.Count("SELECT count(*) FROM webhook_event_actions") == store::kReplayBatch);
+    CHECK(r.status().message().find("after " + std::to_string(batch) + " of " + std::to_string(n) + " replayed") !=
+          std::string::npos);
+    CHECK(f.CountStatus("received") == batch);
+    CHECK(f.Count("SELECT count(*) FROM webhook_event_actions") == batch);
     // Run again, it takes the rest.
     fail_at = 0;
-    CHECK(f.Run(Filter()).replayed == n - store::kReplayBatch);
+    CHECK(f.Run(Filter()).replayed == n - batch);
     CHECK(f.CountStatus("received") == n);
   }
 }

@@ -59,7 +59,9 @@ TEST_CASE("breaker: opens after N consecutive failures; a success in between sta
   CHECK(opened->next_probe_at_ms == 1100);
   CHECK(opened->last_error == "connect: refused");
   CHECK(b.Capacity(1099) == 0);
-  CHECK(b.NextChangeAt() == 1100);
+  CHECK(b.NextChangeAt(100) == 1100);
+  // Once the trial is due, no timed wake-up: a due event or a freed slot wakes the worker.
+  CHECK(b.NextChangeAt(1100) == std::nullopt);
 }
 
 TEST_CASE("breaker: one trial at a growing interval decides; success closes", "[worker]") {
@@ -79,7 +81,7 @@ TEST_CASE("breaker: one trial at a growing interval decides; success closes", "[
   CHECK(again->next_probe_at_ms == 3500);
   REQUIRE(b.Leased(4, 3500));
   REQUIRE(b.Finished(4, true, "e", 3500));
-  CHECK(b.NextChangeAt() == 3500 + 4000);
+  CHECK(b.NextChangeAt(3500) == 3500 + 4000);
   REQUIRE(b.Leased(5, 7500));
   auto closed = b.Finished(5, false, "", 7600);
   REQUIRE(closed);
@@ -87,7 +89,7 @@ TEST_CASE("breaker: one trial at a growing interval decides; success closes", "[
   CHECK(b.Capacity(7600) == std::nullopt);
   // The interval starts over after closing.
   REQUIRE(b.Finished(6, true, "e", 8000));
-  CHECK(b.NextChangeAt() == 9000);
+  CHECK(b.NextChangeAt(8000) == 9000);
 }
 
 TEST_CASE("breaker: the interval grows to ten minutes at most", "[worker]") {
@@ -95,11 +97,11 @@ TEST_CASE("breaker: the interval grows to ten minutes at most", "[worker]") {
   int64_t now = 0;
   REQUIRE(b.Finished(1, true, "e", now));
   for (int i = 0; i < 20; ++i) {
-    now = *b.NextChangeAt();
+    now = *b.NextChangeAt(now);
     REQUIRE(b.Leased(100 + i, now));
     REQUIRE(b.Finished(100 + i, true, "e", now));
   }
-  CHECK(*b.NextChangeAt() - now == 600000);
+  CHECK(*b.NextChangeAt(now) - now == 600000);
 }
 
 TEST_CASE("breaker: a trial whose lease was lost gives its place to the next event at once", "[worker]") {
@@ -204,6 +206,7 @@ TEST_CASE("dispatch gate: paused, breaker and rate limit each hold an endpoint",
   REQUIRE(opened);
   CHECK_FALSE(g.MayLease("crm", 0, 0, 10999));
   CHECK(g.NextChangeAt(10000) == 11000);
+  CHECK(g.NextChangeAt(11000) == std::nullopt);  // due: nothing to wait for
   CHECK(g.MayLease("crm", 0, 0, 11000));
   CHECK_FALSE(g.MayLease("crm", 1, 0, 11000));  // an attempt still running takes the trial's place
   REQUIRE(g.Leased("crm", 3, 11000));
