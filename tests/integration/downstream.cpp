@@ -109,4 +109,27 @@ void DownstreamProcess::Release() const { Control("POST", "release"); }
 nlohmann::json DownstreamProcess::Calls() const { return Control("GET", "calls"); }
 nlohmann::json DownstreamProcess::Stats() const { return Control("GET", "stats"); }
 
+int64_t ForwardingRig::DeliverBody(const std::string& body, const std::string& endpoint) const {
+  HttpResult r = server.PostSigned("/hooks/" + endpoint, body);
+  INFO(r.body);
+  REQUIRE(r.status == 200);
+  return nlohmann::json::parse(r.body).at("id").get<int64_t>();
+}
+
+int64_t ForwardingRig::Deliver(const std::string& event_id) const {
+  return DeliverBody(R"({"id":")" + event_id + R"(","type":"invoice.paid"})");
+}
+
+std::string ForwardingRig::Field(int64_t id, const std::string& expr) const {
+  return inst.Sql("SELECT " + expr + " FROM webhook_inbox WHERE id = " + std::to_string(id));
+}
+
+bool ForwardingRig::Becomes(int64_t id, const std::string& status, std::chrono::milliseconds timeout) const {
+  return PollUntil([&] { return Field(id, "status") == status; }, timeout);
+}
+
+int64_t ForwardingRig::Count(const std::string& where) const {
+  return std::stoll(inst.Sql("SELECT count(*) FROM webhook_inbox WHERE " + where));
+}
+
 }  // namespace hookinbox::testing

@@ -9,9 +9,12 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "harness.h"
 #include "support/temp_dir.h"
 
 namespace hookinbox::testing {
@@ -51,6 +54,28 @@ class DownstreamProcess {
 // forwards to `url` signed with it; append the table's other keys.
 class Installation;
 std::string ForwardingAction(const Installation& inst, const std::string& url);
+
+// The worker tests' rig: an installation, its server and a downstream the
+// test's config forwards to (the test writes the config, then starts the
+// server), with the reads those tests share.
+struct ForwardingRig {
+  Installation inst;
+  ServerProcess server{inst};
+  DownstreamProcess downstream;
+  explicit ForwardingRig(bool dedup = true) : downstream(dedup) {}
+  // POSTs `body` signed as the demo endpoint expects to /hooks/ENDPOINT;
+  // REQUIREs 200 and returns the inbox id.
+  int64_t DeliverBody(const std::string& body, const std::string& endpoint = "demo") const;
+  // Delivers {"id":EVENT_ID,"type":"invoice.paid"} to demo.
+  int64_t Deliver(const std::string& event_id) const;
+  // `expr` over event `id`'s webhook_inbox row.
+  std::string Field(int64_t id, const std::string& expr) const;
+  // Polls until event `id` is in `status`.
+  bool Becomes(int64_t id, const std::string& status,
+               std::chrono::milliseconds timeout = std::chrono::seconds(20)) const;
+  // How many events match `where` (SQL over webhook_inbox).
+  int64_t Count(const std::string& where) const;
+};
 
 // ForwardingAction for an idempotent target (result_ref from X-Ref, four at
 // a time) plus a [worker] table with a 1 s lease and fast retries, so that a

@@ -43,19 +43,8 @@ int CountLines(const std::string& log, const std::string& what, const std::strin
   return n;
 }
 
-struct Rig {
-  Installation inst;
-  ServerProcess server{inst};
-  DownstreamProcess downstream{false};  // applies every call: a second delivery would show
-  int64_t Deliver(const std::string& body, const std::string& endpoint = "demo") const {
-    HttpResult r = server.PostSigned("/hooks/" + endpoint, body);
-    INFO(r.body);
-    REQUIRE(r.status == 200);
-    return json::parse(r.body).at("id").get<int64_t>();
-  }
-  int64_t Count(const std::string& where) const {
-    return std::stoll(inst.Sql("SELECT count(*) FROM webhook_inbox WHERE " + where));
-  }
+struct Rig : ForwardingRig {
+  Rig() : ForwardingRig(false) {}  // the downstream applies every call: a second delivery would show
   CommandResult Cli(const std::string& args) const {
     return RunCommand(BinaryPath() + " " + args + " -c " + inst.config_path() + " 2>&1");
   }
@@ -89,9 +78,9 @@ TEST_CASE("outage: a downstream down for a (scaled) afternoon: no dead letter, e
   const int port = rig.downstream.port();
   rig.downstream.Kill();
   // 500 events arrive while the downstream refuses connections.
-  for (int i = 0; i < 400; ++i) rig.Deliver(Event("evt_" + std::to_string(i), "o" + std::to_string(i), 1));
+  for (int i = 0; i < 400; ++i) rig.DeliverBody(Event("evt_" + std::to_string(i), "o" + std::to_string(i), 1));
   for (int i = 0; i < 100; ++i) {
-    rig.Deliver(Event("ord_evt_" + std::to_string(i), "ord_" + std::to_string(i % 10), i), "orders");
+    rig.DeliverBody(Event("ord_evt_" + std::to_string(i), "ord_" + std::to_string(i % 10), i), "orders");
   }
   const auto log_count = [&](const std::string& event, const std::string& endpoint) {
     return CountLines(rig.server.log(), "\"" + event + "\"", "\"endpoint\":\"" + endpoint + "\"");
@@ -153,12 +142,12 @@ TEST_CASE("outage: a paused endpoint keeps receiving, stays paused across a rest
   rig.server.Start();
   // An attempt in flight when the pause comes finishes.
   rig.downstream.Script(json::array({json{{"status", 200}, {"hold", true}}}));
-  const int64_t running = rig.Deliver(Event("evt_running", "o", 1));
+  const int64_t running = rig.DeliverBody(Event("evt_running", "o", 1));
   REQUIRE(PollUntil([&] { return rig.downstream.Stats().value("holding", 0) == 1; }, 10s));
   CommandResult paused = rig.Cli("endpoints pause demo --reason 'CRM maintenance'");
   INFO(paused.out);
   REQUIRE(paused.exit_code == 0);
-  for (int i = 0; i < 200; ++i) rig.Deliver(Event("evt_p" + std::to_string(i), "o" + std::to_string(i), 1));
+  for (int i = 0; i < 200; ++i) rig.DeliverBody(Event("evt_p" + std::to_string(i), "o" + std::to_string(i), 1));
   rig.downstream.Release();
   REQUIRE(PollUntil([&] { return rig.Count("id = " + std::to_string(running) + " AND status = 'completed'") == 1; },
                     10s));
@@ -199,7 +188,7 @@ TEST_CASE("outage: max_per_second = 50 drains 1000 waiting events no faster than
   rig.inst.WriteTestConfig(Config(rig.inst, rig.downstream.url(), "max_per_second = 50\nconcurrency = 4\n"));
   rig.server.Start();
   REQUIRE(rig.Cli("endpoints pause demo").exit_code == 0);
-  for (int i = 0; i < 1000; ++i) rig.Deliver(Event("evt_" + std::to_string(i), "o" + std::to_string(i), 1));
+  for (int i = 0; i < 1000; ++i) rig.DeliverBody(Event("evt_" + std::to_string(i), "o" + std::to_string(i), 1));
   REQUIRE(rig.Cli("endpoints resume demo").exit_code == 0);
   REQUIRE(PollUntil([&] { return rig.Count("status = 'completed'") == 1000; }, 90s));
   // From the first attempt's start to the last's: a burst of 10 (a fifth of a

@@ -29,26 +29,11 @@ std::string Config(const Installation& inst, const std::string& url, const std::
          "\n[worker]\nthreads = 2\nlease_seconds = 5\nshutdown_grace_seconds = 5\n" + worker;
 }
 
-struct Fixture {
-  Installation inst;
-  ServerProcess server{inst};
-  DownstreamProcess downstream;
+struct Fixture : ForwardingRig {
   Fixture(const std::string& action_extra, const std::string& worker) {
     inst.WriteTestConfig(Config(inst, downstream.url(), action_extra, worker));
   }
-  int64_t Deliver(const std::string& event_id) const {
-    auto r = server.PostSigned("/hooks/demo", R"({"id":")" + event_id + R"(","type":"invoice.paid"})");
-    INFO(r.body);
-    REQUIRE(r.status == 200);
-    return json::parse(r.body).at("id").get<int64_t>();
-  }
-  std::string Field(int64_t id, const std::string& expr) const {
-    return inst.Sql("SELECT " + expr + " FROM webhook_inbox WHERE id = " + std::to_string(id));
-  }
   int64_t Number(int64_t id, const std::string& expr) const { return std::stoll(Field(id, expr)); }
-  bool Becomes(int64_t id, const std::string& status, std::chrono::milliseconds timeout = 20s) const {
-    return PollUntil([&] { return Field(id, "status") == status; }, timeout);
-  }
   int64_t AttemptField(int64_t id, int attempt, const std::string& column) const {
     return std::stoll(inst.Sql("SELECT " + column + " FROM webhook_attempts WHERE inbox_id = " + std::to_string(id) +
                                " AND attempt = " + std::to_string(attempt) + " AND kind = 'action'"));

@@ -66,24 +66,9 @@ struct AttemptRow {
 
 std::string Header(const json& call, const std::string& name) { return call["headers"].value(name, ""); }
 
-struct Fixture {
-  Installation inst;
-  ServerProcess server{inst};
-  DownstreamProcess downstream;
+struct Fixture : ForwardingRig {
   explicit Fixture(const Knobs& knobs) {
     inst.WriteTestConfig(ActionConfig(inst, downstream.url(), knobs));
-  }
-  int64_t Deliver(const std::string& event_id) const {
-    auto r = server.PostSigned("/hooks/demo", R"({"id":")" + event_id + R"(","type":"invoice.paid"})");
-    INFO(r.body);
-    REQUIRE(r.status == 200);
-    return json::parse(r.body).at("id").get<int64_t>();
-  }
-  std::string Field(int64_t id, const std::string& expr) const {
-    return inst.Sql("SELECT " + expr + " FROM webhook_inbox WHERE id = " + std::to_string(id));
-  }
-  bool Becomes(int64_t id, const std::string& status, std::chrono::milliseconds timeout = 20s) const {
-    return PollUntil([&] { return Field(id, "status") == status; }, timeout);
   }
   // `expr` over the attempt rows of `id`, oldest first, joined by ','.
   std::string AttemptList(int64_t id, const std::string& expr) const {
