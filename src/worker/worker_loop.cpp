@@ -190,8 +190,10 @@ std::vector<std::string> WorkerLoop::ClaimableLocked() const {
     if (actions_.find(e.name) == actions_.end()) continue;
     auto it = in_flight_by_endpoint_.find(e.name);
     const int in_flight = it != in_flight_by_endpoint_.end() ? it->second : 0;
-    if (in_flight + claiming_ >= config_.ActionConcurrency(e)) continue;
-    if (gate_.MayLease(e.name, in_flight, claiming_, now_ms)) out.push_back(e.name);
+    auto c = claiming_.find(e.name);
+    const int claiming = c != claiming_.end() ? c->second : 0;
+    if (in_flight + claiming >= config_.ActionConcurrency(e)) continue;
+    if (gate_.MayLease(e.name, in_flight, claiming, now_ms)) out.push_back(e.name);
   }
   return out;
 }
@@ -347,9 +349,16 @@ std::optional<store::WorkQueue::LeaseRequest> WorkerLoop::ReserveClaimLocked(con
   std::vector<std::string> claimable = ClaimableLocked();
   if (freeing_endpoint != nullptr) ++in_flight_by_endpoint_[*freeing_endpoint];
   if (claimable.empty()) return std::nullopt;
-  ++claiming_;
+  for (const std::string& endpoint : claimable) ++claiming_[endpoint];
   return store::WorkQueue::LeaseRequest{owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000,
                                         {}, {}, &running_events_, std::move(claimable)};
+}
+
+void WorkerLoop::ClaimLandedLocked(const std::vector<std::string>& endpoints) {
+  for (const std::string& endpoint : endpoints) {
+    auto it = claiming_.find(endpoint);
+    if (it != claiming_.end() && --it->second == 0) claiming_.erase(it);
+  }
 }
 
 bool WorkerLoop::NewlyClaimableLocked(const std::vector<std::string>& searched) const {
@@ -378,7 +387,7 @@ std::optional<store::LeasedEvent> WorkerLoop::LeaseNext(const std::string& owner
     // counts in flight in the same step: between the two, another thread
     // would see the endpoint with neither and overshoot its concurrency.
     std::lock_guard<std::mutex> lock(mu_);
-    --claiming_;
+    ClaimLandedLocked(*request.endpoints);
     if (claimed.ok() && claimed->has_value()) {
       ++in_flight_by_endpoint_[(*claimed)->endpoint];
       ++in_flight_;
@@ -412,7 +421,8 @@ std::optional<store::WorkQueue::LeaseRequest> WorkerLoop::NextClaim(const std::s
 std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, store::LeasedEvent claimed) {
   std::optional<store::LeasedEvent> event(std::move(claimed));
   std::optional<store::LeasedEvent> next;
-  bool claimed_next = false;  // a NextClaim was made (its claiming_ count is ours to undo)
+  // A NextClaim made with the finish: its claiming_ count is ours to undo.
+  std::optional<store::WorkQueue::LeaseRequest> next_request;
   HoldLease(*event, owner);
 
   std::shared_ptr<action::Action> action;
@@ -460,11 +470,9 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
       ApplyProbe(schedule, *event, *probe, probe_started_ms, Uniform01(), &result);
     }
     // Finishing and taking the next event share one commit.
-    std::optional<store::WorkQueue::LeaseRequest> request =
-        NextClaim(owner, *event, action && CountsAgainstBreaker(outcome), outcome.error, &finished_change);
+    next_request = NextClaim(owner, *event, action && CountsAgainstBreaker(outcome), outcome.error, &finished_change);
     outcome_known = true;
-    claimed_next = request.has_value();
-    Status st = request ? queue_.FinishAndLease(result, *request, &next) : queue_.Finish(result);
+    Status st = next_request ? queue_.FinishAndLease(result, *next_request, &next) : queue_.Finish(result);
     if (st.code() == Code::kConflict) {
       log::Info("worker_lease_lost", {{"endpoint", event->endpoint}, {"id", std::to_string(event->id)}});
     } else if (!st.ok()) {
@@ -493,7 +501,7 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
     if (!outcome_known) finished_change = NumberLocked(event->endpoint, gate_.Abandoned(event->endpoint, event->id, now_ms));
     // Recorded (or given up): from now on a claim may take it, when due.
     running_events_.Remove(event->id);
-    if (claimed_next) --claiming_;
+    if (next_request) ClaimLandedLocked(*next_request->endpoints);
     if (next) {
       ++in_flight_by_endpoint_[next->endpoint];
       ++in_flight_;

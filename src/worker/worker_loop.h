@@ -89,7 +89,7 @@ class WorkerLoop {
   // Runs `event`'s action and records it; returns the next event when the
   // record also claimed one (FinishAndLease).
   std::optional<store::LeasedEvent> RunOne(const std::string& owner, store::LeasedEvent event);
-  // Under mu_: a claim request and its slot on every endpoint (claiming_),
+  // Under mu_: a claim request and its slot on every endpoint it searches (claiming_),
   // or nullopt when stopping or every endpoint is at its concurrency.
   // `freeing_endpoint`: the endpoint of an event whose finish comes first.
   std::optional<store::WorkQueue::LeaseRequest> ReserveClaimLocked(const std::string& owner,
@@ -106,6 +106,8 @@ class WorkerLoop {
   // *searched: the endpoints the claim looked at.
   std::optional<store::LeasedEvent> LeaseNext(const std::string& owner, bool* at_capacity,
                                               std::vector<std::string>* searched);
+  // Under mu_: the claim that searched `endpoints` landed (claiming_).
+  void ClaimLandedLocked(const std::vector<std::string>& endpoints);
   // Under mu_: an endpoint outside `searched` may be claimed now.
   bool NewlyClaimableLocked(const std::vector<std::string>& searched) const;
   // Under mu_: the endpoints a claim may take now — those with an action
@@ -162,10 +164,13 @@ class WorkerLoop {
   uint64_t notifications_ = 0;        // bumped by Notify: a new event
   std::map<std::string, int> in_flight_by_endpoint_;
   int in_flight_ = 0;
-  // Claims on their way to the store. Claims run concurrently, so the writer
-  // commits them together; each one counts against every endpoint's
-  // concurrency until it lands, so a limit is never overshot.
-  int claiming_ = 0;
+  // Claims on their way to the store, by the endpoints each may take. Claims
+  // run concurrently, so the writer commits them together; each one counts
+  // against the concurrency (and the dispatch gate) of every endpoint it
+  // searches until it lands, so a limit is never overshot — and a claim that
+  // could not take an endpoint's events holds nothing of it (an open
+  // breaker's one trial is not starved by other endpoints' claims).
+  std::map<std::string, int> claiming_;
   // The events this process's threads are running (claimed, not yet
   // recorded): every claim reads it when it runs in the store and adds what
   // it took, so none is claimed twice at once (store::RunningSet).
