@@ -4,7 +4,10 @@
 #include "store/sql/sql.h"
 
 #include <cstddef>
+#include <optional>
 #include <string>
+
+#include "common/status.h"
 
 namespace hookinbox::store {
 
@@ -15,6 +18,24 @@ inline void BindText(sql::Statement& st, int index, const std::string& value) {
   } else {
     st.bind(index, value);
   }
+}
+
+// Binds an optional number, storing NULL when it is absent.
+template <typename T>
+void BindOptional(sql::Statement& st, int index, const std::optional<T>& value) {
+  if (value) {
+    st.bind(index, *value);
+  } else {
+    st.bind(index);
+  }
+}
+
+// A text column, "" for NULL.
+inline std::string Text(const sql::Column& c) { return c.isNull() ? "" : c.getString(); }
+
+// `st` with "what: " before its message: which store operation failed.
+inline Status Prefixed(const std::string& what, const Status& st) {
+  return Status(st.code(), what + ": " + st.message());
 }
 
 // "?first,?first+1,…": n numbered parameters, for an IN list.

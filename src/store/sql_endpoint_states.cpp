@@ -74,7 +74,6 @@ void WriteAction(sql::Connection& db, const std::string& endpoint, bool paused, 
 std::optional<int64_t> OptTime(const sql::Column& c) {
   return c.isNull() ? std::nullopt : std::optional<int64_t>(c.getInt64());
 }
-std::string Text(const sql::Column& c) { return c.isNull() ? "" : c.getString(); }
 
 EndpointState ReadState(sql::Statement& st) {
   EndpointState s;
@@ -91,15 +90,6 @@ EndpointState ReadState(sql::Statement& st) {
   return s;
 }
 
-void BindOptTime(sql::Statement& st, int index, const std::optional<int64_t>& ms) {
-  if (ms) {
-    st.bind(index, *ms);
-  } else {
-    st.bind(index);
-  }
-}
-
-Status Prefixed(const std::string& what, const Status& st) { return Status(st.code(), what + ": " + st.message()); }
 
 }  // namespace
 
@@ -165,7 +155,7 @@ Status SqlStore::RecordBreaker(const BreakerRecord& r) {
     up->bind(2, BreakerStateName(r.state));
     up->bind(3, r.at_ms);
     up->bind(4, r.failures);
-    BindOptTime(*up, 5, r.next_probe_at_ms);
+    BindOptional(*up, 5, r.next_probe_at_ms);
     // Bounded (a downstream's error text can be long; the row is for people
     // to read) and valid UTF-8 even where the cut splits a character.
     BindText(*up, 6, ToValidUtf8(std::string_view(r.last_error).substr(0, kMaxReasonBytes)));

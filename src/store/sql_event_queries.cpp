@@ -16,7 +16,6 @@
 namespace hookinbox::store {
 namespace {
 
-std::string Text(const sql::Column& c) { return c.isNull() ? "" : c.getString(); }
 int64_t Time(const sql::Column& c) { return c.isNull() ? 0 : c.getInt64(); }
 std::optional<int> OptInt(const sql::Column& c) {
   return c.isNull() ? std::nullopt : std::optional<int>(c.getInt());

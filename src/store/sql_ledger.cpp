@@ -196,7 +196,6 @@ constexpr const char* kExpiredMessage = "token expired: its attempt ended or was
 
 Status Expired() { return Unauthenticated(kExpiredMessage); }
 
-Status Prefixed(const std::string& what, const Status& st) { return Status(st.code(), what + ": " + st.message()); }
 
 }  // namespace
 

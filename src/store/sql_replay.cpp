@@ -20,7 +20,6 @@
 namespace hookinbox::store {
 namespace {
 
-Status Prefixed(const std::string& what, const Status& st) { return Status(st.code(), what + ": " + st.message()); }
 
 // The event's state, its result_ref and whether its body is still stored,
 // in one statement (a bulk replay runs this once per event, a batch per

@@ -24,14 +24,6 @@
 namespace hookinbox::store {
 namespace {
 
-void BindOptionalInt(sql::Statement& st, int index, const std::optional<int>& value) {
-  if (value) {
-    st.bind(index, *value);
-  } else {
-    st.bind(index);
-  }
-}
-
 std::string ShortError(const std::string& error) {
   return error.size() <= kMaxErrorBytes ? error : error.substr(0, kMaxErrorBytes);
 }
@@ -232,8 +224,8 @@ void CloseAttempt(sql::Connection& db, const AttemptResult& r, const char* outco
               " AND id = (SELECT max(id) FROM webhook_attempts WHERE inbox_id = ? AND attempt = ? AND worker = ?)");
   st->bind(1, outcome);
   st->bind(2, static_cast<int64_t>(r.finished_at_ms));
-  BindOptionalInt(*st, 3, r.http_status);
-  BindOptionalInt(*st, 4, r.exit_code);
+  BindOptional(*st, 3, r.http_status);
+  BindOptional(*st, 4, r.exit_code);
   BindText(*st, 5, ShortError(error));
   for (int base : {6, 9}) {
     st->bind(base, static_cast<int64_t>(r.id));
@@ -254,12 +246,11 @@ void InsertProbe(sql::Connection& db, const AttemptResult& r) {
   st->bind(4, static_cast<int64_t>(r.probe->started_at_ms));
   st->bind(5, static_cast<int64_t>(r.finished_at_ms));
   st->bind(6, AttemptOutcomeName(r.outcome));
-  BindOptionalInt(*st, 7, r.probe->http_status);
+  BindOptional(*st, 7, r.probe->http_status);
   BindText(*st, 8, ShortError(r.probe->error));
   st->exec();
 }
 
-Status Prefixed(const std::string& what, const Status& st) { return Status(st.code(), what + ": " + st.message()); }
 
 }  // namespace
 
