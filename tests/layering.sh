@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Fails when a module includes a header from a peer or a higher layer. The
 # rule (README "Guide to folders"), lowest first:
-#   common <- config <- {verify, store, action} <- {worker, http} <- admin <- cli
+#   common <- config <- {verify, store, action} <- {worker, http, alert} <- admin <- cli
 # action (one attempt against a downstream) uses verify/ only for its crypto;
 # worker (the loop and its policy) joins store's WorkQueue to the actions;
+# alert (conditions, incidents, channels) reads the store and sends like an action;
 # http (the public listener) verifies and stores; admin serves the store with
 # http's listener and answers; only cli wires everything.
 set -uo pipefail
@@ -16,8 +17,9 @@ declare -A allowed=(
   [action]="common config verify action"
   [worker]="common config verify store action worker"
   [http]="common config verify store http"
+  [alert]="common config verify store action alert"
   [admin]="common config store http admin"
-  [cli]="common config verify store action worker http admin cli"
+  [cli]="common config verify store action worker http alert admin cli"
 )
 bad=0
 for module in "${!allowed[@]}"; do

@@ -268,6 +268,49 @@ struct RetentionConfig {
   int key_days = 0;      // retention.key_days: terminal events (their key, audit rows, …) older than this are removed
 };
 
+// [[alert.channel]] (SPEC §10): where alerts and the digest go (alert/channel.h).
+struct AlertChannelConfig {
+  std::string name;  // alert.channel.name: unique; what alert test, digest_channel and the records name
+  std::string type;  // alert.channel.type: "email" | "slack" | "teams" | "discord" | "webhook"
+  // Chat and webhook channels: the URL (an incoming-webhook URL is itself a
+  // credential) from url / url_env / url_file.
+  Secret url;
+  // email: smtp://user:password@host:587 (STARTTLS, required) or smtps://…:465
+  // (implicit TLS), from smtp_url / smtp_url_env / smtp_url_file.
+  Secret smtp_url;
+  std::string from;             // alert.channel.from (email)
+  std::vector<std::string> to;  // alert.channel.to (email): at least one address
+  Secret secret;                // alert.channel.secret_env / secret_file (webhook): Standard Webhooks "whsec_…" key
+  std::string ca_file;          // alert.channel.ca_file: PEM CA bundle to trust instead of the system CAs
+  int timeout_seconds = 10;     // alert.channel.timeout_seconds: one send attempt
+};
+
+// Thresholds of the alert conditions (SPEC §10 [alert]); nullopt = off
+// (`= false` in TOML). [endpoint.alert] overrides the per-endpoint ones.
+struct AlertThresholds {
+  std::optional<int64_t> dead_letters = 1;        // alert.dead_letters: new dead letters since the last check
+  std::optional<int64_t> unknown = 1;             // alert.unknown: events in 'unknown'
+  std::optional<int64_t> conflicts = 1;           // alert.conflicts: new conflicting deliveries
+  std::optional<int64_t> backlog_age_ms = int64_t{15} * 60 * 1000;  // alert.backlog_age: oldest due event older than
+  std::optional<int64_t> signature_failures = 20;  // alert.signature_failures: refused signatures per 5 minutes
+  std::optional<int64_t> silence_ms;               // alert.silence: no accepted delivery for this long (off by default)
+  std::optional<int64_t> breaker_open_ms = int64_t{10} * 60 * 1000;  // alert.breaker_open: open for longer than
+};
+
+struct AlertConfig {  // [alert]
+  std::vector<AlertChannelConfig> channels;
+  AlertThresholds thresholds;
+  std::optional<int64_t> certificate_days = 14;      // alert.certificate_days: TLS certificate expires within
+  std::optional<int64_t> disk_free_bytes = int64_t{1} << 30;  // alert.disk_free: free space under ("1GB")
+  std::optional<int64_t> database_size_bytes;        // alert.database_size: the database grew past ("10GB")
+  std::optional<int64_t> storage_failures = 1;       // alert.storage_failures: 503s (storage unavailable) since the last check
+  int64_t remind_every_ms = int64_t{4} * 3600 * 1000;  // alert.remind_every: reminders while it lasts ("4h"; "0s" = none)
+  int64_t check_every_ms = 30 * 1000;                // alert.check_every: how often conditions are evaluated
+  std::string digest_at;        // alert.digest_at: "08:00" local time; "" = no digest
+  std::string digest_channel;   // alert.digest_channel: "" = every channel
+  std::string ui_url;           // alert.ui_url: the admin UI as a person reaches it, for links ("" = no links)
+};
+
 struct EndpointConfig {
   std::string name;                    // endpoint.name: the {endpoint} of POST /hooks/{endpoint}
   std::string provider = "generic";    // endpoint.provider: "generic" or a preset name (verify/registry.cpp)
@@ -323,6 +366,9 @@ struct EndpointConfig {
   BusinessKeyConfig business_key;
   OrderingConfig ordering;
   RetentionConfig retention;
+  // [endpoint.alert]: the effective thresholds for this endpoint — [alert]'s,
+  // with the keys [endpoint.alert] sets (silence = "24h") replaced (config/load.cpp).
+  AlertThresholds alert;
 
   // The tenant with this id, or nullptr.
   const TenantConfig* FindTenant(std::string_view id) const;
@@ -361,6 +407,7 @@ struct Config {
   LogConfig log;
   StorageConfig storage;
   WorkerConfig worker;
+  AlertConfig alert;
   std::vector<EndpointConfig> endpoints;
   SecretOrigins secret_origins;
 
