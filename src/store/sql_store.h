@@ -67,6 +67,8 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore {
   Status Finish(const AttemptResult& result) override;
   Status FinishAndLease(const AttemptResult& result, const LeaseRequest& next,
                         std::optional<LeasedEvent>* claimed) override;
+  std::unique_ptr<PendingRecord> StartFinishAndLease(std::optional<AttemptResult> result,
+                                                     std::optional<LeaseRequest> next) override;
   Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms) override;
   Result<std::optional<int64_t>> NextDueAt(const std::vector<std::string>& endpoints) override;
   Result<std::optional<int64_t>> NextDueAt() override;

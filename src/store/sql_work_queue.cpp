@@ -269,6 +269,44 @@ EventStatus StatusAfter(AttemptOutcome o) {
 // ToSql's views are string literals, so their data() ends in NUL.
 const char* AttemptOutcomeName(AttemptOutcome o) { return ToSql(StatusAfter(o)).data(); }
 
+namespace {
+
+// A record that is done already (WorkQueue's synchronous default).
+class DonePendingRecord final : public WorkQueue::PendingRecord {
+ public:
+  DonePendingRecord(Status status, std::optional<LeasedEvent> leased)
+      : status_(std::move(status)), leased_(std::move(leased)) {}
+  Status Wait(std::optional<LeasedEvent>* leased) override {
+    *leased = std::move(leased_);
+    return status_;
+  }
+
+ private:
+  Status status_;
+  std::optional<LeasedEvent> leased_;
+};
+
+}  // namespace
+
+std::unique_ptr<WorkQueue::PendingRecord> WorkQueue::StartFinishAndLease(std::optional<AttemptResult> result,
+                                                                         std::optional<LeaseRequest> next) {
+  std::optional<LeasedEvent> leased;
+  Status st;
+  if (result && next) {
+    st = FinishAndLease(*result, *next, &leased);
+  } else if (result) {
+    st = Finish(*result);
+  } else if (next) {
+    auto c = LeaseDue(*next);
+    if (c.ok()) {
+      leased = std::move(*c);
+    } else {
+      st = c.status();
+    }
+  }
+  return std::make_unique<DonePendingRecord>(std::move(st), std::move(leased));
+}
+
 Result<std::optional<LeasedEvent>> SqlStore::LeaseDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
                                                       const std::vector<std::string>& excluded_endpoints,
                                                           const std::vector<int64_t>& running_ids) {
@@ -400,6 +438,59 @@ Status SqlStore::FinishAndLease(const AttemptResult& r, const LeaseRequest& next
   }
   *claimed = std::move(taken);
   return FinishStatus(r, moved);
+}
+
+namespace {
+
+// FinishAndLease in the writer's queue, awaited later. Its state lives on
+// the heap: the operation runs on the writer thread after the call returned.
+class SqlPendingRecord final : public WorkQueue::PendingRecord {
+ public:
+  struct State {
+    State(std::optional<AttemptResult> r, std::optional<WorkQueue::LeaseRequest> n)
+        : result(std::move(r)), next(std::move(n)) {
+      if (next) claim.emplace(*next);
+    }
+    std::optional<AttemptResult> result;
+    std::optional<WorkQueue::LeaseRequest> next;
+    std::optional<LiveLease> claim;  // refers to *next, which never moves
+    bool moved = false;
+    std::optional<LeasedEvent> taken;
+  };
+
+  SqlPendingRecord(std::shared_ptr<State> state, std::future<Status> done)
+      : state_(std::move(state)), done_(std::move(done)) {}
+
+  Status Wait(std::optional<LeasedEvent>* leased) override {
+    leased->reset();
+    Status st = done_.get();
+    if (!st.ok()) {
+      if (state_->claim) state_->claim->Undo();
+      return Prefixed(state_->result ? "finish" : "claim due", st);
+    }
+    *leased = std::move(state_->taken);
+    return state_->result ? FinishStatus(*state_->result, state_->moved) : Status::Ok();
+  }
+
+ private:
+  std::shared_ptr<State> state_;
+  std::future<Status> done_;
+};
+
+}  // namespace
+
+std::unique_ptr<WorkQueue::PendingRecord> SqlStore::StartFinishAndLease(std::optional<AttemptResult> result,
+                                                                        std::optional<LeaseRequest> next) {
+  Status invalid = result ? CheckResult(*result) : Status::Ok();
+  if (invalid.ok() && next) invalid = CheckLeaseRequest(*next);
+  if (!invalid.ok()) return std::make_unique<DonePendingRecord>(std::move(invalid), std::nullopt);
+  auto state = std::make_shared<SqlPendingRecord::State>(std::move(result), std::move(next));
+  std::future<Status> done = writer_->SubmitAsync([state](sql::Connection& db) {
+    state->taken.reset();
+    if (state->result) state->moved = FinishInTransaction(db, *state->result);
+    if (state->claim) state->taken = state->claim->Run(db);
+  });
+  return std::make_unique<SqlPendingRecord>(std::move(state), std::move(done));
 }
 
 Result<int> SqlStore::ReleaseLeases(const std::string& owner, int64_t now_ms) {

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -183,6 +184,22 @@ class WorkQueue {
     if (c.ok()) *claimed = std::move(*c);
     return st;
   }
+
+  // FinishAndLease started now and awaited later: the worker records one
+  // attempt and leases its thread's next event while that thread's next
+  // action runs, so the commit is no longer between two actions. Either part
+  // may be absent (a finish alone, a lease alone). Wait() gives what the
+  // synchronous call gives; until it returns, what the request names (its
+  // RunningSet) must live. The default does the work at once, synchronously.
+  class PendingRecord {
+   public:
+    virtual ~PendingRecord() = default;
+    // The finish's status (ok without a finish; a Conflict still leases) and
+    // the leased event, set only when the transaction committed.
+    virtual Status Wait(std::optional<LeasedEvent>* leased) = 0;
+  };
+  virtual std::unique_ptr<PendingRecord> StartFinishAndLease(std::optional<AttemptResult> result,
+                                                             std::optional<LeaseRequest> next);
 
   // Shutdown: `owner`'s processing events become claimable at once
   // (a claim at now_ms takes them) and their attempt rows are closed as 'released'.

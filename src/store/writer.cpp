@@ -76,11 +76,17 @@ uint64_t Writer::SubmittedCount() {
   return submitted_;
 }
 
-Status Writer::Submit(Operation op) {
+Status Writer::Submit(Operation op) { return SubmitAsync(std::move(op)).get(); }
+
+std::future<Status> Writer::SubmitAsync(Operation op) {
   std::future<Status> result;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_) return Unavailable("store is closed");
+    if (stopping_) {
+      std::promise<Status> closed;
+      closed.set_value(Unavailable("store is closed"));
+      return closed.get_future();
+    }
     // Steady time: the budget is a real wait for a lock, which the
     // injected (wall) clock of tests cannot shorten anyway.
     queue_.push_back(Job{std::move(op), {}, std::chrono::steady_clock::now() + busy_budget_});
@@ -88,7 +94,7 @@ Status Writer::Submit(Operation op) {
     ++submitted_;
   }
   wake_.notify_one();
-  return result.get();
+  return result;
 }
 
 void Writer::Stop() {

@@ -85,6 +85,9 @@ class Writer {
 
   // Queues `op` and waits for its transaction to be durable (or to fail).
   Status Submit(Operation op);
+  // Queues `op` and returns at once; the future is ready when its
+  // transaction is durable (or failed). What `op` captures must outlive that.
+  std::future<Status> SubmitAsync(Operation op);
 
   // Drains the queue, stops the thread, checkpoints and closes the database.
   void Stop();

@@ -31,6 +31,13 @@ bool DispatchGate::MayLease(const std::string& endpoint, int in_flight, int clai
   return true;
 }
 
+bool DispatchGate::BreakerAdmits(const std::string& endpoint, int in_flight, int64_t now_ms) const {
+  auto b = breakers_.find(endpoint);
+  if (b == breakers_.end()) return true;
+  const std::optional<int> capacity = b->second.Capacity(now_ms);
+  return !capacity || in_flight < *capacity;
+}
+
 std::optional<int64_t> DispatchGate::NextChangeAt(int64_t now_ms) const {
   std::optional<int64_t> next;
   auto consider = [&](const std::string& endpoint, std::optional<int64_t> at) {

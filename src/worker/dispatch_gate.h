@@ -39,6 +39,9 @@ class DispatchGate {
   // of its events running and `claiming` leases on their way (each of which
   // may take one of its events).
   bool MayLease(const std::string& endpoint, int in_flight, int claiming, int64_t now_ms) const;
+  // Whether `endpoint`'s breaker lets an event leased already run now, with
+  // `in_flight` of its events running: not once an attempt opened it.
+  bool BreakerAdmits(const std::string& endpoint, int in_flight, int64_t now_ms) const;
   // When an endpoint held by time (a breaker's next trial, a rate limit's next
   // token) may be leased again, if later than `now_ms`; nullopt when nothing
   // is held by time (a wake-up at a time already past would spin).

@@ -293,7 +293,8 @@ std::optional<std::chrono::milliseconds> WorkerLoop::SleepFor() {
 
 void WorkerLoop::ThreadMain(int index) {
   const std::string owner = owner_prefix_ + ":" + std::to_string(index);
-  std::optional<store::LeasedEvent> next;  // claimed with the last finish
+  std::optional<store::LeasedEvent> next;  // leased ahead, or claimed with the last finish
+  Ahead ahead;
   bool looked_again = false;  // the last look found nothing though something was due
   while (true) {
     uint64_t seen;
@@ -310,7 +311,7 @@ void WorkerLoop::ThreadMain(int index) {
     if (!next) next = LeaseNext(owner, &at_capacity, &searched);
     if (next) {
       looked_again = false;
-      next = RunOne(owner, std::move(*next));
+      next = RunOne(owner, std::move(*next), &ahead);
       continue;
     }
     // Nothing due where it looked. A new event wakes it, and so does an
@@ -418,18 +419,12 @@ std::optional<store::WorkQueue::LeaseRequest> WorkerLoop::NextClaim(const std::s
   return ReserveClaimLocked(owner, &finishing.endpoint);
 }
 
-std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, store::LeasedEvent claimed) {
-  std::optional<store::LeasedEvent> event(std::move(claimed));
-  std::optional<store::LeasedEvent> next;
-  // A NextClaim made with the finish: its claiming_ count is ours to undo.
-  std::optional<store::WorkQueue::LeaseRequest> next_request;
-  HoldLease(*event, owner);
-
+WorkerLoop::Attempted WorkerLoop::RunAction(const store::LeasedEvent& event) {
+  Attempted a;
+  a.event = event;
+  a.event.body.clear();  // kept for the log line, which never has it
   std::shared_ptr<action::Action> action;
-  if (auto it = actions_.find(event->endpoint); it != actions_.end()) action = it->second;
-
-  action::Outcome outcome;
-  std::optional<action::ProbeResult> probe;
+  if (auto it = actions_.find(event.endpoint); it != actions_.end()) action = it->second;
   int64_t probe_started_ms = 0;
   const auto attempt_started = std::chrono::steady_clock::now();
   bool released;
@@ -438,80 +433,225 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
     released = released_;  // Stop released the leases before this event started: leave it to the next run
   }
   if (action && !released) {
-    const action::ActionInput input = InputOf(*event, handler_api_base_);
-    outcome = action->Run(input);
+    const action::ActionInput input = InputOf(event, handler_api_base_);
+    a.outcome = action->Run(input);
     // Reconcile before anyone retries: still under the lease, so no other
     // worker runs the event while the probe is out.
-    const config::EndpointConfig* endpoint = config_.FindEndpoint(event->endpoint);
-    if (outcome.verdict == action::Verdict::kUnknown && endpoint != nullptr && !endpoint->action.probe_url.empty()) {
+    const config::EndpointConfig* endpoint = config_.FindEndpoint(event.endpoint);
+    if (a.outcome.verdict == action::Verdict::kUnknown && endpoint != nullptr && !endpoint->action.probe_url.empty()) {
       probe_started_ms = clock_.NowMs();
-      probe = action::Probe(endpoint->action, input);
+      a.probe = action::Probe(endpoint->action, input);
     }
   } else {  // the config changed under a claimed event: nothing to run it with
-    outcome.verdict = action::Verdict::kPermanent;
-    outcome.error = "endpoint has no action";
+    a.outcome.verdict = action::Verdict::kPermanent;
+    a.outcome.error = "endpoint has no action";
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt_started).count();
-  if (action) metrics::Registry::Default().Observe(metrics::kProcessingSeconds, {event->endpoint, event->provider}, seconds);
-  const bool lost = DropLease(event->id);
-  bool outcome_known = false;  // the breaker learned the attempt's outcome (NextClaim)
+  a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt_started).count();
+  if (action) metrics::Registry::Default().Observe(metrics::kProcessingSeconds, {event.endpoint, event.provider}, a.seconds);
+  const config::EndpointConfig* endpoint = config_.FindEndpoint(event.endpoint);
+  const RetrySchedule schedule = endpoint ? ScheduleFor(config_, *endpoint) : ScheduleFor(config_.worker);
+  a.result = MapOutcome(schedule, event, std::string(), a.outcome, clock_.NowMs(), Uniform01());
+  if (a.probe && a.result.outcome == store::AttemptOutcome::kUnknown) {
+    ApplyProbe(schedule, event, *a.probe, probe_started_ms, Uniform01(), &a.result);
+  }
+  a.counts_against_breaker = action && CountsAgainstBreaker(a.outcome);
+  return a;
+}
+
+void WorkerLoop::LogRecorded(const Attempted& a, const Status& st) {
+  const store::LeasedEvent& event = a.event;
+  if (st.code() == Code::kConflict) {
+    log::Info("worker_lease_lost", {{"endpoint", event.endpoint}, {"id", std::to_string(event.id)}});
+  } else if (!st.ok()) {
+    log::Error("worker_finish_failed",
+               {{"endpoint", event.endpoint}, {"id", std::to_string(event.id)}, {"error", st.message()}});
+  } else {
+    CountAttempt(event, a.outcome, a.probe, a.result);
+    log::Info("attempt", {{"endpoint", event.endpoint},
+                          {"provider", event.provider},
+                          {"id", event.id},
+                          {"event_id", event.event_id},
+                          {"attempt", event.attempt},
+                          {"outcome", store::AttemptOutcomeName(a.result.outcome)},
+                          {"status", a.outcome.http_status},
+                          {"duration_ms", a.seconds * 1000.0},
+                          {"error", a.result.error}});
+  }
+}
+
+bool WorkerLoop::MayLeaseAheadLocked(const std::string& endpoint) const {
+  if (stopping_ || actions_.find(endpoint) == actions_.end()) return false;
+  const config::EndpointConfig* e = config_.FindEndpoint(endpoint);
+  if (e == nullptr) return false;
+  // A thread stays free for the other endpoints: a lease ahead keeps a thread
+  // on its endpoint, which with concurrency = threads could hold them all.
+  if (config_.ActionConcurrency(*e) >= std::max(1, config_.worker.threads)) return false;
+  // The event leased ahead waits for this action (and its probe): that must
+  // end well within its lease, before a renewal would be due.
+  const int64_t lease_ms = int64_t{config_.worker.lease_seconds} * 1000;
+  const int64_t longest = e->action.timeout_ms * (e->action.probe_url.empty() ? 1 : 2);
+  if (longest > lease_ms / 3) return false;
+  auto count = [](const std::map<std::string, int>& m, const std::string& k) {
+    auto it = m.find(k);
+    return it != m.end() ? it->second : 0;
+  };
+  // The gate sees it as one more claim: a half-open breaker's trial has no
+  // second event queued behind it, a rate limit counts it.
+  return gate_.MayLease(endpoint, count(in_flight_by_endpoint_, endpoint),
+                        count(claiming_, endpoint) + count(ahead_claiming_, endpoint), clock_.NowMs());
+}
+
+void WorkerLoop::StartAhead(const std::string& owner, const std::string& endpoint, std::optional<Attempted> finish,
+                            Ahead* ahead) {
+  std::optional<store::WorkQueue::LeaseRequest> request;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (MayLeaseAheadLocked(endpoint)) {
+      ++ahead_claiming_[endpoint];
+      request = store::WorkQueue::LeaseRequest{owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000,
+                                               {}, {}, &running_events_, std::vector<std::string>{endpoint}};
+    }
+  }
+  if (!request && !finish) return;
+  ahead->endpoint = request ? endpoint : std::string();
+  std::optional<store::AttemptResult> result;
+  if (finish) result = finish->result;
+  ahead->rider = std::move(finish);
+  ahead->pending = queue_.StartFinishAndLease(std::move(result), std::move(request));
+}
+
+std::optional<store::LeasedEvent> WorkerLoop::CollectAhead(const std::string& owner, Ahead* ahead) {
+  if (!ahead->pending) return std::nullopt;
+  std::optional<store::LeasedEvent> leased;
+  const Status st = ahead->pending->Wait(&leased);
+  ahead->pending.reset();
+  if (ahead->rider) {
+    LogRecorded(*ahead->rider, st);
+  } else if (!st.ok()) {
+    log::Error("worker_claim_failed", {{"error", st.message()}});
+  }
+  std::optional<BreakerReport> change;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!ahead->endpoint.empty()) {
+      auto it = ahead_claiming_.find(ahead->endpoint);
+      if (it != ahead_claiming_.end() && --it->second == 0) ahead_claiming_.erase(it);
+    }
+    if (ahead->rider) {  // recorded (or given up): from now on a claim may take it, when due
+      --in_flight_;
+      running_events_.Remove(ahead->rider->event.id);
+    }
+    if (leased) {
+      ++in_flight_;
+      change = NumberLocked(leased->endpoint, gate_.Leased(leased->endpoint, leased->id, clock_.NowMs()));
+    }
+  }
+  ahead->rider.reset();
+  ahead->endpoint.clear();
+  ReportBreaker(change);
+  idle_.notify_all();
+  if (!leased) return std::nullopt;
+  // It waited for a whole action: when that took a good part of its lease,
+  // renew it before it runs. Lost meanwhile, another process has it: not
+  // ours to run (a renewal that fails otherwise is tried again once it runs).
+  const int64_t lease_ms = int64_t{config_.worker.lease_seconds} * 1000;
+  if (leased->lease_until_ms - clock_.NowMs() >= lease_ms * 2 / 3) return leased;
+  const Status renewed = queue_.RenewLease(leased->id, owner, leased->attempt, clock_.NowMs() + lease_ms);
+  if (renewed.code() != Code::kConflict) return leased;
+  log::Info("worker_lease_lost", {{"endpoint", leased->endpoint}, {"id", std::to_string(leased->id)}});
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --in_flight_;
+    running_events_.Remove(leased->id);
+    change = NumberLocked(leased->endpoint, gate_.Abandoned(leased->endpoint, leased->id, clock_.NowMs()));
+  }
+  ReportBreaker(change);
+  idle_.notify_all();
+  return std::nullopt;
+}
+
+std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, store::LeasedEvent event, Ahead* ahead) {
+  HoldLease(event, owner);
+  if (!ahead->pending) StartAhead(owner, event.endpoint, std::nullopt, ahead);
+  Attempted attempt = RunAction(event);
+  attempt.result.owner = owner;
+  const bool lost = DropLease(event.id);
+  std::optional<store::LeasedEvent> successor = CollectAhead(owner, ahead);
+
+  std::optional<store::LeasedEvent> next;
+  // A NextClaim made with the finish: its claiming_ count is ours to undo.
+  std::optional<store::WorkQueue::LeaseRequest> next_request;
+  bool outcome_known = false;   // the breaker learned the attempt's outcome
+  bool finish_ahead = false;    // the finish rides with the next lease ahead: accounted when it lands
+  bool successor_released = false;
   std::optional<BreakerReport> finished_change;
 
   std::shared_lock<std::shared_mutex> finish_lock(finish_mu_);
   if (released_) {
-    log::Info("worker_attempt_released", {{"endpoint", event->endpoint}, {"id", std::to_string(event->id)}});
+    log::Info("worker_attempt_released", {{"endpoint", event.endpoint}, {"id", std::to_string(event.id)}});
   } else if (lost) {
-    log::Info("worker_lease_lost", {{"endpoint", event->endpoint}, {"id", std::to_string(event->id)}});
-  } else {
-    const config::EndpointConfig* endpoint = config_.FindEndpoint(event->endpoint);
-    const RetrySchedule schedule = endpoint ? ScheduleFor(config_, *endpoint) : ScheduleFor(config_.worker);
-    store::AttemptResult result = MapOutcome(schedule, *event, owner, outcome, clock_.NowMs(), Uniform01());
-    if (probe && result.outcome == store::AttemptOutcome::kUnknown) {
-      ApplyProbe(schedule, *event, *probe, probe_started_ms, Uniform01(), &result);
+    log::Info("worker_lease_lost", {{"endpoint", event.endpoint}, {"id", std::to_string(event.id)}});
+  } else if (successor) {
+    bool keep;
+    {
+      // The breaker learns the outcome before the successor runs: an attempt
+      // that opens it must not be followed by another of its endpoint.
+      std::lock_guard<std::mutex> lock(mu_);
+      finished_change = NumberLocked(event.endpoint, gate_.Finished(event.endpoint, event.id,
+                                                                    attempt.counts_against_breaker,
+                                                                    attempt.outcome.error, clock_.NowMs()));
+      keep = gate_.BreakerAdmits(successor->endpoint, 0, clock_.NowMs());
     }
-    // Finishing and taking the next event share one commit.
-    next_request = NextClaim(owner, *event, action && CountsAgainstBreaker(outcome), outcome.error, &finished_change);
     outcome_known = true;
-    Status st = next_request ? queue_.FinishAndLease(result, *next_request, &next) : queue_.Finish(result);
-    if (st.code() == Code::kConflict) {
-      log::Info("worker_lease_lost", {{"endpoint", event->endpoint}, {"id", std::to_string(event->id)}});
-    } else if (!st.ok()) {
-      log::Error("worker_finish_failed", {{"endpoint", event->endpoint}, {"id", std::to_string(event->id)},
-                                          {"error", st.message()}});
+    if (keep) {
+      StartAhead(owner, successor->endpoint, std::move(attempt), ahead);
+      finish_ahead = true;
     } else {
-      CountAttempt(*event, outcome, probe, result);
-      log::Info("attempt", {{"endpoint", event->endpoint},
-                            {"provider", event->provider},
-                            {"id", event->id},
-                            {"event_id", event->event_id},
-                            {"attempt", event->attempt},
-                            {"outcome", store::AttemptOutcomeName(result.outcome)},
-                            {"status", outcome.http_status},
-                            {"duration_ms", seconds * 1000.0},
-                            {"error", result.error}});
+      LogRecorded(attempt, queue_.Finish(attempt.result));
+      // The successor goes back unrun; it is this owner's only lease now.
+      auto r = queue_.ReleaseLeases(owner, clock_.NowMs());
+      if (!r.ok()) log::Error("worker_release_failed", {{"error", r.status().message()}});
+      successor_released = true;
     }
+  } else {
+    // Finishing and taking the next event share one commit.
+    next_request = NextClaim(owner, event, attempt.counts_against_breaker, attempt.outcome.error, &finished_change);
+    outcome_known = true;
+    Status st = next_request ? queue_.FinishAndLease(attempt.result, *next_request, &next) : queue_.Finish(attempt.result);
+    LogRecorded(attempt, st);
   }
   finish_lock.unlock();
-  std::optional<BreakerReport> next_change;
+  std::optional<BreakerReport> next_change, successor_change;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const int64_t now_ms = clock_.NowMs();
-    --in_flight_by_endpoint_[event->endpoint];
-    --in_flight_;
-    if (!outcome_known) finished_change = NumberLocked(event->endpoint, gate_.Abandoned(event->endpoint, event->id, now_ms));
-    // Recorded (or given up): from now on a claim may take it, when due.
-    running_events_.Remove(event->id);
+    --in_flight_by_endpoint_[event.endpoint];
+    if (!finish_ahead) {
+      --in_flight_;
+      if (!outcome_known) finished_change = NumberLocked(event.endpoint, gate_.Abandoned(event.endpoint, event.id, now_ms));
+      // Recorded (or given up): from now on a claim may take it, when due.
+      running_events_.Remove(event.id);
+    }
     if (next_request) ClaimLandedLocked(*next_request->endpoints);
     if (next) {
       ++in_flight_by_endpoint_[next->endpoint];
       ++in_flight_;
       next_change = NumberLocked(next->endpoint, gate_.Leased(next->endpoint, next->id, now_ms));
     }
+    if (successor && successor_released) {
+      --in_flight_;
+      running_events_.Remove(successor->id);
+      successor_change = NumberLocked(successor->endpoint, gate_.Abandoned(successor->endpoint, successor->id, now_ms));
+    } else if (successor) {
+      ++in_flight_by_endpoint_[successor->endpoint];  // it runs in this event's slot
+      next = std::move(successor);
+    }
     // A slot freed, or the claim's hold on the other endpoints ended: a
     // thread that could not search an endpoint may now.
   }
   ReportBreaker(finished_change);
   ReportBreaker(next_change);
+  ReportBreaker(successor_change);
   wake_.notify_all();
   idle_.notify_all();
   return next;

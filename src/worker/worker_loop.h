@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "action/action.h"
+#include "action/probe.h"
 #include "common/clock.h"
 #include "config/config.h"
 #include "store/endpoint_states.h"
@@ -85,10 +86,44 @@ class WorkerLoop {
     BreakerChange change;
     uint64_t seq = 0;
   };
+  // An attempt whose action ended, kept until its record commits: what its
+  // log line and metrics need.
+  struct Attempted {
+    store::LeasedEvent event;  // without its body
+    action::Outcome outcome;
+    std::optional<action::ProbeResult> probe;
+    store::AttemptResult result;
+    double seconds = 0;
+    bool counts_against_breaker = false;  // CountsAgainstBreaker, for an attempt that had an action
+  };
+  // A thread's write in the writer's queue while its next action runs (a
+  // lease ahead): the lease of its endpoint's next event, and the finish of
+  // the attempt before, so that commit overlaps an action instead of
+  // separating two. One per thread; empty whenever RunOne returns nothing.
+  struct Ahead {
+    std::unique_ptr<store::WorkQueue::PendingRecord> pending;
+    std::string endpoint;             // the lease's endpoint; "" = a finish alone
+    std::optional<Attempted> rider;   // the finish riding along
+  };
   void ThreadMain(int index);
-  // Runs `event`'s action and records it; returns the next event when the
-  // record also claimed one (FinishAndLease).
-  std::optional<store::LeasedEvent> RunOne(const std::string& owner, store::LeasedEvent event);
+  // Runs `event`'s action and records it; returns the event to run next: the
+  // one leased ahead while it ran, or one the record also claimed
+  // (FinishAndLease).
+  std::optional<store::LeasedEvent> RunOne(const std::string& owner, store::LeasedEvent event, Ahead* ahead);
+  // Runs the action of `event` (and its probe): the attempt, not yet recorded.
+  Attempted RunAction(const store::LeasedEvent& event);
+  // Under mu_: whether a thread running an event of `endpoint` may lease that
+  // endpoint's next event now, to run in the same slot after it.
+  bool MayLeaseAheadLocked(const std::string& endpoint) const;
+  // Queues `finish` (if any) with a lease ahead on `endpoint` (when allowed)
+  // into *ahead; queues nothing when there is neither.
+  void StartAhead(const std::string& owner, const std::string& endpoint, std::optional<Attempted> finish,
+                  Ahead* ahead);
+  // Waits for *ahead's write: logs its finish, lands its lease; returns the
+  // event leased ahead, if any (renewed first when it waited long).
+  std::optional<store::LeasedEvent> CollectAhead(const std::string& owner, Ahead* ahead);
+  // Logs and counts a recorded attempt, as `st` says the record went.
+  static void LogRecorded(const Attempted& a, const Status& st);
   // Under mu_: a claim request and its slot on every endpoint it searches (claiming_),
   // or nullopt when stopping or every endpoint is at its concurrency.
   // `freeing_endpoint`: the endpoint of an event whose finish comes first.
@@ -171,6 +206,10 @@ class WorkerLoop {
   // could not take an endpoint's events holds nothing of it (an open
   // breaker's one trial is not starved by other endpoints' claims).
   std::map<std::string, int> claiming_;
+  // Leases ahead on their way, by endpoint. Not counted against the
+  // concurrency (the event it takes runs in the slot of the one before it),
+  // only in what the dispatch gate sees.
+  std::map<std::string, int> ahead_claiming_;
   // The events this process's threads are running (claimed, not yet
   // recorded): every claim reads it when it runs in the store and adds what
   // it took, so none is claimed twice at once (store::RunningSet).
