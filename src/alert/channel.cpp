@@ -12,6 +12,7 @@
 
 #include <httplib.h>
 
+#include "action/sigpipe_guard.h"
 #include "action/standard_webhooks.h"
 #include "alert/channel_email.h"
 #include "alert/channel_formats.h"
@@ -48,6 +49,7 @@ class HttpChannel final : public Channel {
 
  private:
   Status Post(const httplib::Headers& headers, const std::string& body) {
+    action::SigpipeGuard sigpipe_guard;  // a reset TLS connection raises SIGPIPE on write
     const std::string url(config_.url.bytes());
     const size_t scheme_end = url.find("://");
     const size_t path_at = scheme_end == std::string::npos ? std::string::npos : url.find('/', scheme_end + 3);

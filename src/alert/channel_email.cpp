@@ -5,7 +5,8 @@
 // is TLS from the first byte. AUTH uses the URL's user:password, with
 // whichever of PLAIN and LOGIN the server offers. curl prints nothing (no
 // verbose, no progress) and installs no signal handler (CURLOPT_NOSIGNAL:
-// the process's own handlers stay). Failures name the SMTP reply code and
+// the process's own handlers stay; SIGPIPE is blocked around the transfer
+// instead). Failures name the SMTP reply code and
 // curl's reason, never the URL.
 #include <curl/curl.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <memory>
 
+#include "action/sigpipe_guard.h"
 #include "alert/channel_email.h"
 #include "alert/channel_formats.h"
 #include "common/digest.h"
@@ -107,6 +109,9 @@ EmailChannel::EmailChannel(config::AlertChannelConfig config) : config_(std::mov
 }
 
 Status EmailChannel::Send(const Notification& n) {
+  // With CURLOPT_NOSIGNAL libcurl no longer ignores SIGPIPE itself, and
+  // OpenSSL writes to a reset socket with write(2).
+  action::SigpipeGuard sigpipe_guard;
   std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
   if (!curl) return Internal("smtp: cannot start libcurl");
   const std::string message = EmailMessage(n, config_.from, config_.to, clock_.NowMs());
