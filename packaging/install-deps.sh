@@ -6,12 +6,15 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config            # toolchain
   libcpp-httplib-dev libssl-dev               # HTTPS server (compiled cpp-httplib, OpenSSL 3)
+  libcurl4-openssl-dev                        # the email alert channel's SMTP client (libcurl)
   libsqlitecpp-dev libsqlite3-dev             # storage
   postgresql libpq-dev                        # PostgreSQL backend: the client library, and the server
                                               # the test command starts a throw-away cluster of
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
   catch2                                      # unit tests
   sqlite3 curl openssl ca-certificates        # integration tests and the README tour
+  python3-aiosmtpd                            # the email alert channel's SMTP server in the integration tests
+                                              # (tests/support/smtp_capture.py, run with /usr/bin/python3)
   help2man dpkg-dev file                      # the .deb: man page from --help, computed Depends
   systemd adduser util-linux iproute2         # package test: systemd-analyze verify, unshare, ip
   clang libclang-rt-14-dev                    # fuzzing: libFuzzer + ASan/UBSan runtimes (only Recommended by

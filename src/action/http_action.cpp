@@ -8,9 +8,8 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "common/encoding.h"
-#include "verify/crypto.h"
 #include "action/http_client.h"
+#include "action/standard_webhooks.h"
 #include "action/sigpipe_guard.h"
 
 namespace hookinbox::action {
@@ -69,14 +68,6 @@ Outcome Lost(const config::ActionConfig& c, std::string error) {
 
 HttpAction::HttpAction(config::ActionConfig config, const Clock& clock) : config_(std::move(config)), clock_(clock) {}
 
-std::string HttpAction::Signature(std::string_view secret, std::string_view webhook_id, int64_t timestamp_s,
-                                  std::string_view body) {
-  std::string signed_text;
-  signed_text.reserve(webhook_id.size() + body.size() + 24);
-  signed_text.append(webhook_id).append(".").append(std::to_string(timestamp_s)).append(".").append(body);
-  return "v1," + Base64Encode(verify::Hmac(verify::HashAlg::kSha256, secret, signed_text));
-}
-
 Outcome HttpAction::Run(const ActionInput& in) {
   SigpipeGuard sigpipe_guard;  // a reset TLS connection raises SIGPIPE on write
   OutgoingClient out = ClientFor(config_, config_.url);
@@ -90,7 +81,7 @@ Outcome HttpAction::Run(const ActionInput& in) {
       {"X-Hookinbox-Attempt", std::to_string(in.attempt)},
       {"webhook-id", in.idempotency_key},
       {"webhook-timestamp", std::to_string(timestamp)},
-      {"webhook-signature", Signature(config_.forward_secret.bytes(), in.idempotency_key, timestamp, in.body)},
+      {"webhook-signature", StandardWebhooksSignature(config_.forward_secret.bytes(), in.idempotency_key, timestamp, in.body)},
   };
   if (!in.token.empty()) headers.emplace("X-Hookinbox-Token", in.token);
   if (in.probe) headers.emplace("X-Hookinbox-Probe", "idempotency-check");

@@ -35,11 +35,6 @@ class HttpAction final : public Action {
   HttpAction(config::ActionConfig config, const Clock& clock);
   Outcome Run(const ActionInput& input) override;
 
-  // The webhook-signature value for `input` at `timestamp_s`:
-  // "v1," + base64(HMAC-SHA256(secret, key "." timestamp "." body)).
-  static std::string Signature(std::string_view secret, std::string_view webhook_id, int64_t timestamp_s,
-                               std::string_view body);
-
  private:
   config::ActionConfig config_;
   const Clock& clock_;

@@ -1,6 +1,7 @@
 // action/sigpipe_guard.h — keeps SIGPIPE from killing the process during an action.
 //
-// Internal to action/. Writing to a pipe whose reader is gone (a command that
+// Used by action/ and by the alert channels (alert/channel*.cpp), which
+// write to the same kinds of sockets. Writing to a pipe whose reader is gone (a command that
 // never reads stdin) or to a reset TLS socket (OpenSSL writes with write(2))
 // raises SIGPIPE. `serve` ignores it process-wide; the actions do not rely on
 // that, so they stay safe in any host process and in tests.

@@ -5,6 +5,7 @@
 #include "cli/load_config.h"
 #include "cli/open_command.h"
 #include "config/duration.h"
+#include "config/size.h"
 
 namespace hookinbox::cli {
 namespace {
@@ -41,6 +42,61 @@ void PrintHorizons(const config::Config& c, std::ostream& out) {
   }
 }
 
+// A threshold as written in the file: a count, "15m", "1GB" or false (off).
+nlohmann::json Limit(const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(false); }
+nlohmann::json LimitMs(const std::optional<int64_t>& v) {
+  return v ? nlohmann::json(config::FormatDurationMs(*v)) : nlohmann::json(false);
+}
+nlohmann::json LimitBytes(const std::optional<int64_t>& v) {
+  return v ? nlohmann::json(config::FormatSizeBytes(*v)) : nlohmann::json(false);
+}
+
+nlohmann::json Thresholds(const config::AlertThresholds& t) {
+  return {{"dead_letters", Limit(t.dead_letters)},       {"unknown", Limit(t.unknown)},
+          {"conflicts", Limit(t.conflicts)},             {"backlog_age", LimitMs(t.backlog_age_ms)},
+          {"signature_failures", Limit(t.signature_failures)}, {"silence", LimitMs(t.silence_ms)},
+          {"breaker_open", LimitMs(t.breaker_open_ms)}};
+}
+
+// The channels (name and type only: a channel's URL is a credential) and
+// the thresholds, installation-wide and per endpoint.
+nlohmann::json Alerts(const config::Config& c) {
+  const config::AlertConfig& a = c.alert;
+  auto channels = nlohmann::json::array();
+  for (const auto& ch : a.channels) channels.push_back({{"name", ch.name}, {"type", ch.type}});
+  nlohmann::json thresholds = Thresholds(a.thresholds);
+  thresholds["certificate_days"] = Limit(a.certificate_days);
+  thresholds["disk_free"] = LimitBytes(a.disk_free_bytes);
+  thresholds["database_size"] = LimitBytes(a.database_size_bytes);
+  thresholds["storage_failures"] = Limit(a.storage_failures);
+  nlohmann::json endpoints = nlohmann::json::object();
+  for (const auto& e : c.endpoints) endpoints[e.name] = Thresholds(e.alert);
+  return {{"channels", channels},
+          {"thresholds", thresholds},
+          {"endpoints", endpoints},
+          {"remind_every", a.remind_every_ms > 0 ? nlohmann::json(config::FormatDurationMs(a.remind_every_ms))
+                                                 : nlohmann::json(false)},
+          {"digest_at", a.digest_at},
+          {"digest_channel", a.digest_channel}};
+}
+
+// "  alert channels: ops (slack), mail (email)" and the thresholds, "false" = off.
+void PrintAlerts(const config::Config& c, std::ostream& out) {
+  nlohmann::json alerts = Alerts(c);
+  out << "  alert channels:";
+  if (c.alert.channels.empty()) out << " none";
+  for (size_t i = 0; i < c.alert.channels.size(); ++i) {
+    out << (i > 0 ? ", " : " ") << c.alert.channels[i].name << " (" << c.alert.channels[i].type << ")";
+  }
+  out << "\n  alert thresholds:";
+  bool first = true;
+  for (const auto& [key, value] : alerts["thresholds"].items()) {
+    out << (first ? " " : ", ") << key << " " << (value.is_string() ? value.get<std::string>() : value.dump());
+    first = false;
+  }
+  out << "\n";
+}
+
 }  // namespace
 
 int RunCheckConfig(const CommonOptions& common, std::ostream& out, std::ostream& err) {
@@ -55,7 +111,8 @@ int RunCheckConfig(const CommonOptions& common, std::ostream& out, std::ostream&
                           {"file", path},
                           {"errors", ToJson(errors)},
                           {"warnings", ToJson(loaded.warnings)},
-                          {"endpoints", errors.empty() ? Horizons(loaded.config) : nlohmann::json::array()}}
+                          {"endpoints", errors.empty() ? Horizons(loaded.config) : nlohmann::json::array()},
+                          {"alert", errors.empty() ? Alerts(loaded.config) : nlohmann::json(nullptr)}}
                .dump(2)
         << "\n";
     return errors.empty() ? kExitOk : kExitFailure;
@@ -68,6 +125,7 @@ int RunCheckConfig(const CommonOptions& common, std::ostream& out, std::ostream&
   out << path << ": ok (" << loaded.config.endpoints.size()
       << (loaded.config.endpoints.size() == 1 ? " endpoint" : " endpoints") << ")\n";
   PrintHorizons(loaded.config, out);
+  PrintAlerts(loaded.config, out);
   return kExitOk;
 }
 

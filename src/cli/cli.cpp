@@ -132,7 +132,14 @@ int Main(int argc, char** argv) {
   auto* ep_resume = endpoints->add_subcommand("resume", "send NAME's waiting deliveries again (exit 0 also when not "
                                                         "paused)");
   ep_resume->add_option("NAME", endpoint_name, "endpoint name")->required();
-  for (auto* sub : {init, check, serve, send_test, events, ev_list, ev_show, ev_replay, ev_resolve, check_down,
+  std::string alert_channel;
+  auto* alert = app.add_subcommand("alert", "alert channels: send a test message");
+  alert->require_subcommand(1);
+  auto* alert_test = alert->add_subcommand(
+      "test", "send a test notification to CHANNEL (an [[alert.channel]] name) or to every channel; one line per "
+              "channel; exit 0 all sent, 1 any failed, 2 no such channel or none configured");
+  alert_test->add_option("CHANNEL", alert_channel, "channel name (default: every channel)");
+  for (auto* sub : {alert, alert_test, init, check, serve, send_test, events, ev_list, ev_show, ev_replay, ev_resolve, check_down,
                     endpoints, ep_list, ep_pause, ep_resume}) {
     sub->fallthrough();  // -c and --json also work after the verb
   }
@@ -162,6 +169,7 @@ int Main(int argc, char** argv) {
   if (ep_list->parsed()) return RunEndpointsList(common, std::cout, std::cerr);
   if (ep_pause->parsed()) return RunEndpointsPause(endpoint_name, pause_reason, common, std::cout, std::cerr);
   if (ep_resume->parsed()) return RunEndpointsResume(endpoint_name, common, std::cout, std::cerr);
+  if (alert_test->parsed()) return RunAlertTest(alert_channel, common, std::cout, std::cerr);
   if (ev_list->parsed()) return RunEventsList(ev, common, std::cout, std::cerr);
   if (ev_show->parsed()) return RunEventsShow(ev, common, std::cout, std::cerr);
   if (ev_replay->parsed()) return RunEventsReplay(ev, common, std::cout, std::cerr);

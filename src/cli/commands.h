@@ -138,6 +138,12 @@ int RunEndpointsPause(const std::string& name, const std::string& reason, const 
                       std::ostream& out, std::ostream& err);
 int RunEndpointsResume(const std::string& name, const CommonOptions& common, std::ostream& out, std::ostream& err);
 
+// `hookinbox alert test [CHANNEL]` (alert.cpp): a test notification to the
+// [[alert.channel]] named CHANNEL, or to every channel; one line per channel,
+// "NAME: sent" or "NAME: failed: REASON". 0 all sent, 1 any failed (or the
+// config is unusable), 2 no such channel or no channel configured.
+int RunAlertTest(const std::string& channel, const CommonOptions& common, std::ostream& out, std::ostream& err);
+
 // "hookinbox 0.1.0 (SQLite 3.40.1, OpenSSL 3.0.19 …)"
 std::string VersionLine();
 

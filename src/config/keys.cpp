@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "config/duration.h"
+#include "config/size.h"
 
 namespace hookinbox::config {
 namespace {
@@ -39,6 +40,12 @@ OrderingConfig* Ordering(const KeyTarget& t) { return &t.endpoint->ordering; }
 RetentionConfig* Retention(const KeyTarget& t) { return &t.endpoint->retention; }
 SecretSources* ActionForwardSecret(const KeyTarget& t) { return &t.sources->forward_secret; }
 SecretSources* TenantSecrets(const KeyTarget& t) { return t.tenant_sources; }
+AlertConfig* Alert(const KeyTarget& t) { return &t.config->alert; }
+AlertThresholds* AlertLimits(const KeyTarget& t) { return &t.config->alert.thresholds; }
+AlertThresholds* EndpointAlert(const KeyTarget& t) { return &t.endpoint->alert; }
+AlertChannelConfig* Channel(const KeyTarget& t) { return t.channel; }
+ChannelSources* ChannelSrc(const KeyTarget& t) { return t.channel_sources; }
+SecretSources* ChannelSecret(const KeyTarget& t) { return &t.channel_sources->secret; }
 
 template <class S>
 using Section = S* (*)(const KeyTarget&);
@@ -152,6 +159,131 @@ KeyInfo OptionalDuration(std::string path, Section<S> section, std::optional<int
   return k;
 }
 
+// An alert threshold: a count, or `false` for off (nullopt).
+template <class S>
+KeyInfo Threshold(std::string path, Section<S> section, std::optional<int64_t> S::*field, int64_t max,
+                  std::string doc) {
+  KeyInfo k = Table(std::move(path), KeyType::kInt, std::move(doc));
+  k.min = 1;
+  k.max = max;
+  k.off_allowed = true;
+  k.set = [section, field](const KeyTarget& t, const KeyValue& v) {
+    section(t)->*field = v.off ? std::nullopt : std::optional<int64_t>(v.number);
+  };
+  k.get = [section, field](const KeyTarget& t) {
+    const std::optional<int64_t>& value = section(t)->*field;
+    return value ? std::to_string(*value) : std::string("false");
+  };
+  return k;
+}
+
+// An alert threshold written as a duration ("15m") or a size ("1GB"), or `false` for off.
+template <class S>
+KeyInfo TextThreshold(std::string path, KeyType type, Section<S> section, std::optional<int64_t> S::*field,
+                      std::string doc) {
+  KeyInfo k = Table(std::move(path), type, std::move(doc));
+  k.off_allowed = true;
+  k.set = [section, field](const KeyTarget& t, const KeyValue& v) {
+    section(t)->*field = v.off ? std::nullopt : std::optional<int64_t>(v.number);
+  };
+  k.get = [section, field, type](const KeyTarget& t) {
+    const std::optional<int64_t>& value = section(t)->*field;
+    if (!value) return std::string("false");
+    return TomlQuote(type == KeyType::kSize ? FormatSizeBytes(*value) : FormatDurationMs(*value));
+  };
+  return k;
+}
+
+// The seven per-endpoint thresholds, for [alert] and for [endpoint.alert].
+void AddThresholdKeys(std::vector<KeyInfo>& k, const std::string& prefix, Section<AlertThresholds> s,
+                      const std::string& scope) {
+  using T = AlertThresholds;
+  k.push_back(Threshold(prefix + ".dead_letters", s, &T::dead_letters, 1000000,
+                        "alert when this many events were dead-lettered " + scope + " since the last check; false = off"));
+  k.push_back(Threshold(prefix + ".unknown", s, &T::unknown, 1000000,
+                        "alert when this many events " + scope + " are in unknown (outcome not known); false = off"));
+  k.push_back(Threshold(prefix + ".conflicts", s, &T::conflicts, 1000000,
+                        "alert on this many new conflicts " + scope + " (one key, different payloads); false = off"));
+  k.push_back(TextThreshold(prefix + ".backlog_age", KeyType::kDuration, s, &T::backlog_age_ms,
+                            "alert when the oldest due event " + scope + " has waited longer than this; false = off"));
+  k.push_back(Threshold(prefix + ".signature_failures", s, &T::signature_failures, 1000000,
+                        "alert when this many deliveries " + scope +
+                            " are refused for their signature within 5 minutes (a rotated secret?); false = off"));
+  k.push_back(TextThreshold(prefix + ".silence", KeyType::kDuration, s, &T::silence_ms,
+                            "alert when no delivery " + scope + " was accepted for this long, e.g. \"24h\"; false = off"));
+  k.push_back(TextThreshold(prefix + ".breaker_open", KeyType::kDuration, s, &T::breaker_open_ms,
+                            "alert when a circuit breaker " + scope + " stays open longer than this; false = off"));
+}
+
+// [alert]: the installation-wide conditions, the reminders and the digest.
+void AddAlertKeys(std::vector<KeyInfo>& k) {
+  k.push_back(Table("alert", KeyType::kTable, "when to tell a person, and the daily digest (see Alerts)"));
+  AddThresholdKeys(k, "alert", AlertLimits, "on an endpoint");
+  k.push_back(Threshold("alert.certificate_days", Alert, &AlertConfig::certificate_days, 3650,
+                        "alert when a listener's TLS certificate expires within this many days; false = off"));
+  k.push_back(TextThreshold("alert.disk_free", KeyType::kSize, Alert, &AlertConfig::disk_free_bytes,
+                            "alert when free space on the database's file system falls under this (\"500MB\", "
+                            "\"1GB\"); false = off"));
+  k.push_back(TextThreshold("alert.database_size", KeyType::kSize, Alert, &AlertConfig::database_size_bytes,
+                            "alert when the database grows past this (\"10GB\"); false = off"));
+  k.push_back(Threshold("alert.storage_failures", Alert, &AlertConfig::storage_failures, 1000000,
+                        "alert on this many deliveries answered 503 (storage unavailable) since the last check; "
+                        "false = off"));
+  KeyInfo remind = Table("alert.remind_every", KeyType::kDuration,
+                         "while an incident lasts, remind at most this often; false = no reminders");
+  remind.off_allowed = true;
+  remind.set = [](const KeyTarget& t, const KeyValue& v) { t.config->alert.remind_every_ms = v.off ? 0 : v.number; };
+  remind.get = [](const KeyTarget& t) {
+    const int64_t ms = t.config->alert.remind_every_ms;
+    return ms == 0 ? std::string("false") : TomlQuote(FormatDurationMs(ms));
+  };
+  k.push_back(std::move(remind));
+  k.push_back(Duration("alert.check_every", Alert, &AlertConfig::check_every_ms,
+                       "how often the conditions are evaluated"));
+  k.push_back(String("alert.digest_at", Alert, &AlertConfig::digest_at,
+                     "\"HH:MM\" (server local time) to send the daily digest; \"\" = no digest"));
+  k.push_back(String("alert.digest_channel", Alert, &AlertConfig::digest_channel,
+                     "the [[alert.channel]] name the digest goes to; \"\" = every channel"));
+  k.push_back(String("alert.ui_url", Alert, &AlertConfig::ui_url,
+                     "the admin UI's address as a person opens it, for links in messages; \"\" = no links"));
+}
+
+// [[alert.channel]]: where notifications go (alert/channel.h).
+void AddChannelKeys(std::vector<KeyInfo>& k) {
+  k.push_back(Table("alert.channel", KeyType::kTableArray, "one [[alert.channel]] per place alerts are sent"));
+  k.push_back(String("alert.channel.name", Channel, &AlertChannelConfig::name,
+                     "unique name: what alert test, digest_channel and the records say"));
+  k.push_back(String("alert.channel.type", Channel, &AlertChannelConfig::type,
+                     "email, slack, teams, discord or webhook", {"", "email", "slack", "teams", "discord", "webhook"},
+                     "must be one of email, slack, teams, discord, webhook (got {value})"));
+  k.push_back(String("alert.channel.url", ChannelSrc, &ChannelSources::url,
+                     "slack, teams, discord, webhook: the https URL to POST to (it is itself a credential: prefer "
+                     "url_env or url_file)"));
+  k.push_back(String("alert.channel.url_env", ChannelSrc, &ChannelSources::url_env,
+                     "environment variable holding url instead"));
+  k.push_back(String("alert.channel.url_file", ChannelSrc, &ChannelSources::url_file,
+                     "file holding url instead, read like a secret file; relative to the config file"));
+  k.push_back(String("alert.channel.smtp_url", ChannelSrc, &ChannelSources::smtp_url,
+                     "email: smtp://user:password@host:587 (STARTTLS required) or smtps://user:password@host:465 "
+                     "(prefer smtp_url_env or smtp_url_file)"));
+  k.push_back(String("alert.channel.smtp_url_env", ChannelSrc, &ChannelSources::smtp_url_env,
+                     "environment variable holding smtp_url instead"));
+  k.push_back(String("alert.channel.smtp_url_file", ChannelSrc, &ChannelSources::smtp_url_file,
+                     "file holding smtp_url instead, read like a secret file; relative to the config file"));
+  k.push_back(String("alert.channel.from", Channel, &AlertChannelConfig::from,
+                     "email: the From address, e.g. \"hookinbox@example.com\""));
+  k.push_back(Strings("alert.channel.to", Channel, &AlertChannelConfig::to,
+                      "email: the recipients, e.g. [\"ops@example.com\"]"));
+  k.push_back(String("alert.channel.secret_env", ChannelSecret, &SecretSources::env,
+                     "webhook: environment variable holding the Standard Webhooks secret (whsec_<base64>)"));
+  k.push_back(String("alert.channel.secret_file", ChannelSecret, &SecretSources::file,
+                     "webhook: file holding that secret; relative to the config file"));
+  k.push_back(String("alert.channel.ca_file", Channel, &AlertChannelConfig::ca_file,
+                     "PEM CA bundle to trust instead of the system CAs; relative to the config file"));
+  k.push_back(Int("alert.channel.timeout_seconds", Channel, &AlertChannelConfig::timeout_seconds, 1, 300,
+                  "one send attempt gives up after this many seconds"));
+}
+
 // The four secret source keys, for [[endpoint]] and for [[endpoint.tenants]].
 void AddSecretKeys(std::vector<KeyInfo>& keys, const std::string& prefix, Section<SecretSources> section) {
   keys.push_back(String(prefix + ".secret_env", section, &SecretSources::env,
@@ -261,6 +393,9 @@ std::vector<KeyInfo> BuildKeys() {
                   "longest delay between retries, also when Retry-After asks for more"));
   k.push_back(Int("worker.shutdown_grace_seconds", Worker, &WorkerConfig::shutdown_grace_seconds, 0, 3600,
                   "how long shutdown waits for running actions"));
+
+  AddAlertKeys(k);
+  AddChannelKeys(k);
 
   k.push_back(Table("endpoint", KeyType::kTableArray, "one [[endpoint]] per webhook URL: POST /hooks/{name}"));
   k.push_back(String("endpoint.name", Endpoint, &EndpointConfig::name,
@@ -446,6 +581,10 @@ std::vector<KeyInfo> BuildKeys() {
                   "rows (a checkpoint keeps the chain verifiable); at least the provider's redelivery window; "
                   "0 = kept"));
 
+  k.push_back(Table("endpoint.alert", KeyType::kTable,
+                    "this endpoint's alert thresholds; keys not written here are [alert]'s"));
+  AddThresholdKeys(k, "endpoint.alert", EndpointAlert, "on this endpoint");
+
   k.push_back(Table("endpoint.tenants", KeyType::kTableArray,
                     "per-tenant secrets; the endpoint is then POST /hooks/{name}/{tenant}"));
   k.push_back(String("endpoint.tenants.id", Tenant, &TenantConfig::id,
@@ -458,7 +597,9 @@ std::vector<KeyInfo> BuildKeys() {
   EndpointSources sources;
   TenantConfig tenant;
   SecretSources tenant_sources;
-  const KeyTarget defaults{&config, &endpoint, &sources, &tenant, &tenant_sources};
+  AlertChannelConfig channel;
+  ChannelSources channel_sources;
+  const KeyTarget defaults{&config, &endpoint, &sources, &tenant, &tenant_sources, &channel, &channel_sources};
   for (KeyInfo& key : k) {
     if (key.get) key.default_value = key.get(defaults);
   }
@@ -483,6 +624,7 @@ const char* KeyTypeName(KeyType type) {
     case KeyType::kTableArray: return "an array of tables";
     case KeyType::kStringMap: return "a table of strings";
     case KeyType::kDuration: return "a duration";
+    case KeyType::kSize: return "a size";
   }
   return "?";
 }

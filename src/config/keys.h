@@ -21,7 +21,8 @@ namespace hookinbox::config {
 
 // kStringMap: a table whose keys are free text (event types) and whose values are strings.
 // kDuration: a string such as "3d" (config/duration.h), held in ms.
-enum class KeyType { kString, kInt, kBool, kStringArray, kTable, kTableArray, kStringMap, kDuration };
+// kSize: a string such as "500MB" or "10GB" (config/size.h), held in bytes.
+enum class KeyType { kString, kInt, kBool, kStringArray, kTable, kTableArray, kStringMap, kDuration, kSize };
 
 // "a string", "an integer", "true or false", "an array of strings", "a table",
 // "an array of tables", "a table of strings", "a duration": how a type error
@@ -53,6 +54,14 @@ struct EndpointSources {
   std::vector<SecretSources> tenants;  // parallel to EndpointConfig::tenants
 };
 
+// The sources of one [[alert.channel]]'s URL, SMTP URL and signing secret,
+// as written; secrets.cpp reads them into AlertChannelConfig's Secrets.
+struct ChannelSources {
+  std::string url, url_env, url_file;                 // chat and webhook channels
+  std::string smtp_url, smtp_url_env, smtp_url_file;  // email
+  SecretSources secret;                               // webhook: secret_env / secret_file
+};
+
 // Where a setter writes. Keys under [[endpoint]] need `endpoint` (and
 // `sources`); keys under [[endpoint.tenants]] also need `tenant` and `tenant_sources`.
 struct KeyTarget {
@@ -61,12 +70,16 @@ struct KeyTarget {
   EndpointSources* sources = nullptr;
   TenantConfig* tenant = nullptr;
   SecretSources* tenant_sources = nullptr;
+  // Keys under [[alert.channel]] need both.
+  AlertChannelConfig* channel = nullptr;
+  ChannelSources* channel_sources = nullptr;
 };
 
 // A parsed value; only the member matching the key's type is meaningful.
 struct KeyValue {
-  std::string text;               // kString, kDuration (as written)
-  int64_t number = 0;             // kInt; kDuration in ms
+  std::string text;               // kString, kDuration, kSize (as written)
+  int64_t number = 0;             // kInt; kDuration in ms; kSize in bytes
+  bool off = false;               // `false` written for a key that allows it (KeyInfo::off_allowed)
   bool flag = false;              // kBool
   std::vector<std::string> list;  // kStringArray
   std::vector<std::pair<std::string, std::string>> map;  // kStringMap, in file order
@@ -82,6 +95,9 @@ struct KeyInfo {
   bool optional = false;
   int64_t min = 0;            // kInt: inclusive bounds
   int64_t max = 0;
+  // The key may also be written `false`, which turns what it sets off (an
+  // alert threshold); its default is then "false" when the field is unset.
+  bool off_allowed = false;
   std::vector<std::string> allowed;  // kString: the only accepted values; empty = any
   // kString with `allowed`: the message for another value; {value} becomes the
   // value, quoted, and {allowed} the list. Empty: "must be one of {allowed} (got {value})".
@@ -96,8 +112,8 @@ struct KeyInfo {
 };
 
 // Every known key, grouped by section in file order: [server], [admin],
-// [storage], [worker], [[endpoint]], [endpoint.signature], [endpoint.key],
-// [[endpoint.tenants]]. Built once; safe to call from any thread.
+// [storage], [worker], [alert], [[alert.channel]], [[endpoint]],
+// [endpoint.signature], [endpoint.key], …, [endpoint.alert], [[endpoint.tenants]]. Built once; safe to call from any thread.
 const std::vector<KeyInfo>& KnownKeys();
 
 // The entry for `path` (without indices), or nullptr when the key is unknown.

@@ -21,6 +21,7 @@
 #include "config/duration.h"
 #include "config/load.h"
 #include "config/parsed.h"
+#include "config/size.h"
 
 namespace hookinbox::config {
 namespace {
@@ -120,6 +121,7 @@ class Walker {
 
  private:
   static bool HasType(const KeyInfo& info, const toml::node& node) {
+    if (info.off_allowed && node.is_boolean()) return true;  // `false`; Convert refuses `true`
     switch (info.type) {
       case KeyType::kString: return node.is_string();
       case KeyType::kInt: return node.is_integer();
@@ -129,6 +131,7 @@ class Walker {
       case KeyType::kTableArray: return node.is_array_of_tables();
       case KeyType::kStringMap: return node.is_table();
       case KeyType::kDuration: return node.is_string();
+      case KeyType::kSize: return node.is_string();
     }
     return false;
   }
@@ -137,6 +140,8 @@ class Walker {
     std::string expected = KeyTypeName(info.type);
     if (info.type == KeyType::kTableArray) expected += ", written [[" + info.path + "]]";
     if (info.type == KeyType::kDuration) expected += " such as \"3d\"";
+    if (info.type == KeyType::kSize) expected += " such as \"1GB\"";
+    if (info.off_allowed) expected += ", or false to turn it off";
     if (info.type == KeyType::kTable || info.type == KeyType::kStringMap) {
       expected += ", written [" + info.path + "]";
     }
@@ -146,6 +151,14 @@ class Walker {
   // The checked value of a scalar or string-array key, or nullopt after reporting why not.
   std::optional<KeyValue> Convert(const KeyInfo& info, const toml::node& node, const std::string& at, int line) {
     KeyValue value;
+    if (info.off_allowed && node.is_boolean()) {
+      if (node.as_boolean()->get()) {
+        report_.ErrorAt(at, line, "may be false (off) but not true: write the threshold itself to turn it on");
+        return std::nullopt;
+      }
+      value.off = true;
+      return value;
+    }
     switch (info.type) {
       case KeyType::kString:
         value.text = node.as_string()->get();
@@ -181,6 +194,18 @@ class Walker {
           return std::nullopt;
         }
         value.number = *ms;
+        break;
+      }
+      case KeyType::kSize: {
+        value.text = node.as_string()->get();
+        std::string why;
+        std::optional<int64_t> bytes = ParseSizeBytes(value.text, &why);
+        if (!bytes) {
+          report_.ErrorAt(at, line, "must be a size such as \"500MB\", \"1GB\" or \"10GB\": " +
+                                        TomlQuote(value.text) + " " + why);
+          return std::nullopt;
+        }
+        value.number = *bytes;
         break;
       }
       case KeyType::kBool: value.flag = node.as_boolean()->get(); break;
@@ -222,9 +247,13 @@ class Walker {
     return value;
   }
 
-  // [[endpoint]] and [[endpoint.tenants]]: sizes the vectors, then walks each
-  // element with a target pointing at its struct.
+  // [[endpoint]], [[endpoint.tenants]] and [[alert.channel]]: sizes the
+  // vectors, then walks each element with a target pointing at its struct.
   void TableArray(const KeyInfo& info, const toml::array& array, const std::string& at, const KeyTarget& target) {
+    if (info.path == "alert.channel") {
+      ChannelArray(info, array, at, target);
+      return;
+    }
     const bool endpoints = info.path == "endpoint";
     if (endpoints) {
       target.config->endpoints.resize(array.size());
@@ -245,6 +274,19 @@ class Walker {
         element.tenant = &target.endpoint->tenants[i];
         element.tenant_sources = &target.sources->tenants[i];
       }
+      Table(*array[i].as_table(), info.path, element_at, element);
+    }
+  }
+
+  void ChannelArray(const KeyInfo& info, const toml::array& array, const std::string& at, const KeyTarget& target) {
+    target.config->alert.channels.resize(array.size());
+    parsed_.channel_sources.resize(array.size());
+    for (size_t i = 0; i < array.size(); ++i) {
+      std::string element_at = Index(at, i);
+      parsed_.lines[element_at] = LineOf(array[i].source());
+      KeyTarget element = target;
+      element.channel = &target.config->alert.channels[i];
+      element.channel_sources = &parsed_.channel_sources[i];
       Table(*array[i].as_table(), info.path, element_at, element);
     }
   }
@@ -288,6 +330,26 @@ void DropPresetAlternatives(Parsed& parsed) {
   }
 }
 
+// [endpoint.alert] overrides [alert] key by key: a threshold the endpoint
+// does not write is the installation's, wherever [alert] sits in the file.
+void ApplyAlertDefaults(Parsed& parsed) {
+  using T = AlertThresholds;
+  constexpr std::pair<const char*, std::optional<int64_t> T::*> kThresholds[] = {
+      {"dead_letters", &T::dead_letters}, {"unknown", &T::unknown},
+      {"conflicts", &T::conflicts},       {"backlog_age", &T::backlog_age_ms},
+      {"signature_failures", &T::signature_failures}, {"silence", &T::silence_ms},
+      {"breaker_open", &T::breaker_open_ms},
+  };
+  const T& global = parsed.config.alert.thresholds;
+  for (size_t i = 0; i < parsed.config.endpoints.size(); ++i) {
+    const std::string at = "endpoint[" + std::to_string(i) + "].alert.";
+    T& own = parsed.config.endpoints[i].alert;
+    for (const auto& [name, field] : kThresholds) {
+      if (!parsed.Has(at + name)) own.*field = global.*field;
+    }
+  }
+}
+
 // Paths in the file are relative to the file's directory (SPEC §9); the
 // defaults are too, so `serve` finds tls/ and data/ next to its config
 // whatever the working directory. Secret files are resolved when read.
@@ -301,6 +363,9 @@ void ResolvePaths(Config& c) {
   for (EndpointConfig& e : c.endpoints) {
     if (!e.action.ca_file.empty()) e.action.ca_file = c.Resolve(e.action.ca_file);
     if (!e.action.command.empty() && !e.action.command[0].empty()) e.action.command[0] = c.Resolve(e.action.command[0]);
+  }
+  for (AlertChannelConfig& channel : c.alert.channels) {
+    if (!channel.ca_file.empty()) channel.ca_file = c.Resolve(channel.ca_file);
   }
 }
 
@@ -349,6 +414,14 @@ SecretOrigins SecretOriginsOf(const Parsed& parsed) {
     out.env_names.push_back(e.public_keys.env);
     out.env_names.insert(out.env_names.end(), e.public_keys.envs.begin(), e.public_keys.envs.end());
   }
+  for (const ChannelSources& channel : parsed.channel_sources) {
+    for (const std::string* env : {&channel.url_env, &channel.smtp_url_env, &channel.secret.env}) {
+      out.env_names.push_back(*env);
+    }
+    for (const std::string* file : {&channel.url_file, &channel.smtp_url_file, &channel.secret.file}) {
+      if (!file->empty()) out.files.push_back(*file);
+    }
+  }
   for (std::string& file : out.files) file = c.Resolve(file);
   std::erase(out.env_names, std::string());
   return out;
@@ -396,8 +469,10 @@ LoadResult LoadString(std::string_view toml, const std::string& source_name, con
   Reporter report(parsed, result);
   Walker(parsed, report, presets).Table(root, "", "", KeyTarget{&parsed.config});
   DropPresetAlternatives(parsed);
+  ApplyAlertDefaults(parsed);
   ResolvePaths(parsed.config);
   Validate(parsed, report);
+  ValidateAlert(parsed, report);
   ResolveSecrets(parsed, report, options.read_secrets);
   result.secret_files = SecretFiles(parsed);
   parsed.config.secret_origins = SecretOriginsOf(parsed);

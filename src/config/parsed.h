@@ -21,6 +21,7 @@ namespace hookinbox::config {
 struct Parsed {
   Config config;
   std::vector<EndpointSources> sources;  // parallel to config.endpoints
+  std::vector<ChannelSources> channel_sources;  // parallel to config.alert.channels
   // Line of every key, table and array element present in the file, by its
   // indexed path ("endpoint[0].key.fields[1]").
   std::map<std::string, int, std::less<>> lines;
@@ -50,6 +51,14 @@ std::string ConninfoProblem(std::string_view conninfo);
 
 // Cross-field rules (validate.cpp). Types and single-key bounds were checked by the loader.
 void Validate(const Parsed& parsed, Reporter& report);
+
+// The rules of [alert], [[alert.channel]] and [endpoint.alert] (validate_alert.cpp).
+void ValidateAlert(const Parsed& parsed, Reporter& report);
+
+// Why `url` cannot be the destination of a channel of `type` ("email": an
+// smtp:// or smtps:// URL; otherwise https://, or http:// to 127.0.0.1 or
+// localhost), or "" when it can. Never quotes the URL (it is a credential).
+std::string ChannelUrlProblem(std::string_view type, std::string_view url);
 
 // Reads every secret the endpoints and tenants name into their `secrets`, and
 // checks the admin token resolves without keeping it (secrets.cpp). With

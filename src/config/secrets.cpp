@@ -388,6 +388,25 @@ void ResolveVerifyToken(SecretReader& reader, EndpointConfig& e, const SecretSou
   }
 }
 
+constexpr const char* kNotStandardWebhooks =
+    "is not a Standard Webhooks secret: write whsec_ followed by standard base64, not the URL-safe alphabet "
+    "(e.g. from: echo whsec_$(openssl rand -base64 32))";
+
+// Decodes a Standard Webhooks secret ("whsec_" optional, then standard
+// base64) into `out`; false when it is not one.
+bool StandardWebhooksKey(const Secret& secret, Secret& out) {
+  std::string_view text = secret.bytes();
+  if (text.substr(0, 6) == "whsec_") text.remove_prefix(6);
+  // Standard Webhooks libraries decode the standard alphabet only: a secret
+  // with '-' or '_' would pass here and then fail every verification downstream.
+  const bool url_safe = text.find_first_of("-_") != std::string_view::npos;
+  std::optional<std::string> bytes = url_safe ? std::nullopt : Base64Decode(text);
+  const bool ok = bytes && !bytes->empty();
+  if (ok) out = Secret(*bytes);
+  if (bytes) std::fill(bytes->begin(), bytes->end(), '\0');
+  return ok;
+}
+
 // [endpoint.action] forward secret. Read as a Standard
 // Webhooks secret: an optional "whsec_" prefix, then base64, decoded here
 // once, the way the Standard Webhooks libraries the downstream uses read the
@@ -412,20 +431,55 @@ void ResolveForwardSecret(SecretReader& reader, EndpointConfig& e, const SecretS
     }
     return;
   }
-  std::string_view text = read.front().bytes();
   const std::string key = at + ".action." + (sources.env.empty() ? "forward_secret_file" : "forward_secret_env");
-  if (text.substr(0, 6) == "whsec_") text.remove_prefix(6);
-  // Standard Webhooks libraries decode the standard alphabet only: a secret
-  // with '-' or '_' would pass here and then fail every verification downstream.
-  const bool url_safe = text.find_first_of("-_") != std::string_view::npos;
-  std::optional<std::string> bytes = url_safe ? std::nullopt : Base64Decode(text);
-  if (!bytes || bytes->empty()) {
-    report.Error(key, "the forward secret is not a Standard Webhooks secret: write whsec_ followed by standard "
-                      "base64, not the URL-safe alphabet (e.g. from: echo whsec_$(openssl rand -base64 32))");
-  } else {
-    e.action.forward_secret = Secret(std::move(*bytes));
+  if (!StandardWebhooksKey(read.front(), e.action.forward_secret)) {
+    report.Error(key, "the forward secret " + std::string(kNotStandardWebhooks));
   }
-  if (bytes) std::fill(bytes->begin(), bytes->end(), '\0');
+}
+
+// A [[alert.channel]]'s destination (url for chat and webhook channels,
+// smtp_url for email) from the key itself, or its _env or _file, checked once
+// read. validate_alert.cpp has checked how the keys are written and the
+// inline value; messages say where a bad value came from, never the value.
+void ResolveChannelUrl(SecretReader& reader, const Parsed& p, size_t i, Reporter& report, AlertChannelConfig& c) {
+  const ChannelSources& src = p.channel_sources[i];
+  const std::string at = "alert.channel[" + std::to_string(i) + "]";
+  const bool email = c.type == "email";
+  const std::string name = email ? "smtp_url" : "url";
+  if (p.Has(at + "." + name)) {
+    c.*(email ? &AlertChannelConfig::smtp_url : &AlertChannelConfig::url) = Secret(email ? src.smtp_url : src.url);
+    return;
+  }
+  SecretSources sources;
+  sources.env = email ? src.smtp_url_env : src.url_env;
+  sources.file = email ? src.smtp_url_file : src.url_file;
+  std::vector<Secret> read;
+  reader.GatherOne(at, name, sources, read);
+  if (read.empty()) return;
+  const std::string key = at + "." + name + (p.Has(at + "." + name + "_env") ? "_env" : "_file");
+  if (std::string problem = ChannelUrlProblem(c.type, read.front().bytes()); !problem.empty()) {
+    report.Error(key, "the " + name + " it holds " + problem);
+    return;
+  }
+  c.*(email ? &AlertChannelConfig::smtp_url : &AlertChannelConfig::url) = read.front();
+}
+
+// Every channel's destination, and a webhook channel's signing key (decoded
+// from "whsec_<base64>" as the receiver's Standard Webhooks library will).
+void ResolveChannels(SecretReader& reader, Parsed& p, Reporter& report) {
+  for (size_t i = 0; i < p.config.alert.channels.size() && i < p.channel_sources.size(); ++i) {
+    AlertChannelConfig& c = p.config.alert.channels[i];
+    if (c.type.empty()) continue;  // reported by validate_alert.cpp
+    ResolveChannelUrl(reader, p, i, report, c);
+    if (c.type != "webhook") continue;
+    const std::string at = "alert.channel[" + std::to_string(i) + "]";
+    std::vector<Secret> read;
+    reader.GatherOne(at, "secret", p.channel_sources[i].secret, read);
+    if (!read.empty() && !StandardWebhooksKey(read.front(), c.secret)) {
+      report.Error(at + (p.Has(at + ".secret_env") ? ".secret_env" : ".secret_file"),
+                   "the channel secret " + std::string(kNotStandardWebhooks));
+    }
+  }
 }
 
 }  // namespace
@@ -435,6 +489,7 @@ void ResolveSecrets(Parsed& parsed, Reporter& report, bool read_values) {
   reader.ResolveAdminToken(parsed.config.admin);
   reader.ResolveMetricsToken(parsed.config.admin);
   reader.ResolveStorageUrl(parsed.config.storage);
+  ResolveChannels(reader, parsed, report);
   for (size_t i = 0; i < parsed.config.endpoints.size(); ++i) {
     EndpointConfig& e = parsed.config.endpoints[i];
     const EndpointSources& sources = parsed.sources[i];

@@ -29,7 +29,7 @@ if [ "${1:-}" != --inside ]; then
   check "info: amd64" grep -q '^ Architecture: amd64$' <<<"$info"
   check "file name" bash -c '[[ "$(basename "$0")" =~ ^hookinbox_[0-9]+\.[0-9]+\.[0-9]+_amd64\.deb$ ]]' "$deb"
   depends="$(sed -n 's/^ Depends: //p' <<<"$info" | tr ',' '\n' | awk '{print $1}')"
-  for dep in adduser libsqlite3-0 libpq5 libssl3 libcpp-httplib0.11 libstdc++6 libc6; do
+  for dep in adduser libsqlite3-0 libpq5 libssl3 libcurl4 libcpp-httplib0.11 libstdc++6 libc6; do
     check "info: Depends $dep" grep -qxF "$dep" <<<"$depends"
   done
   check "info: conffiles" bash -c 'dpkg-deb --ctrl-tarfile "$0" | tar -xO ./conffiles | grep -qx /etc/hookinbox/hookinbox.toml' "$deb"

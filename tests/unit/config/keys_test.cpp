@@ -25,6 +25,8 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
       "worker", "worker.threads", "worker.lease_seconds", "worker.max_attempts", "worker.retry_for",
       "worker.backoff_initial_ms",
       "worker.backoff_max_ms", "worker.shutdown_grace_seconds",
+      "alert", "alert.dead_letters", "alert.unknown", "alert.conflicts", "alert.backlog_age", "alert.signature_failures", "alert.silence", "alert.breaker_open", "alert.certificate_days", "alert.disk_free", "alert.database_size", "alert.storage_failures", "alert.remind_every", "alert.check_every", "alert.digest_at", "alert.digest_channel", "alert.ui_url",
+      "alert.channel", "alert.channel.name", "alert.channel.type", "alert.channel.url", "alert.channel.url_env", "alert.channel.url_file", "alert.channel.smtp_url", "alert.channel.smtp_url_env", "alert.channel.smtp_url_file", "alert.channel.from", "alert.channel.to", "alert.channel.secret_env", "alert.channel.secret_file", "alert.channel.ca_file", "alert.channel.timeout_seconds",
       "endpoint", "endpoint.name", "endpoint.provider", "endpoint.tenant", "endpoint.secret_env",
       "endpoint.secret_file", "endpoint.secrets_env", "endpoint.secrets_file", "endpoint.public_key_env",
       "endpoint.public_key_file", "endpoint.public_keys_env", "endpoint.public_keys_file",
@@ -50,6 +52,7 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
       "endpoint.business_key", "endpoint.business_key.fields", "endpoint.business_key.operation",
       "endpoint.business_key.operations", "endpoint.ordering", "endpoint.ordering.object", "endpoint.ordering.version",
       "endpoint.retention", "endpoint.retention.payload_days", "endpoint.retention.key_days",
+      "endpoint.alert", "endpoint.alert.dead_letters", "endpoint.alert.unknown", "endpoint.alert.conflicts", "endpoint.alert.backlog_age", "endpoint.alert.signature_failures", "endpoint.alert.silence", "endpoint.alert.breaker_open",
       "endpoint.tenants", "endpoint.tenants.id", "endpoint.tenants.secret_env", "endpoint.tenants.secret_file",
       "endpoint.tenants.secrets_env", "endpoint.tenants.secrets_file",
   };
@@ -103,7 +106,15 @@ TEST_CASE("keys: defaults are read from the structs of config.h", "[config]") {
                                          {"endpoint.secret_env", "\"\""},
                                          {"endpoint.signature.format", "\"{signature}\""},
                                          {"endpoint.signature.tolerance_seconds", "300"},
-                                         {"endpoint.key.canonical_hash", "false"}}) {
+                                         {"endpoint.key.canonical_hash", "false"},
+                                         {"alert.dead_letters", "1"},
+                                         {"alert.silence", "false"},
+                                         {"alert.backlog_age", "\"15m\""},
+                                         {"alert.disk_free", "\"1GB\""},
+                                         {"alert.database_size", "false"},
+                                         {"alert.remind_every", "\"4h\""},
+                                         {"alert.channel.timeout_seconds", "10"},
+                                         {"endpoint.alert.breaker_open", "\"10m\""}}) {
     INFO(c.path);
     const KeyInfo* k = FindKey(c.path);
     REQUIRE(k != nullptr);
