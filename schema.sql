@@ -459,3 +459,84 @@ CREATE TABLE endpoint_actions (
   reason    TEXT
 );
 CREATE INDEX endpoint_actions_endpoint ON endpoint_actions (endpoint, id);
+
+-- migration: 9
+
+-- Incidents (issue 24): what the alert engine found wrong, per condition and
+-- endpoint ('' = the whole installation), from when it started to when it
+-- resolved, how often it was seen and its latest figure (count), and who
+-- acknowledged or muted it. At most one open incident per (condition,
+-- endpoint): the unique partial index, so two replicas observing the same
+-- condition open one. Kept in the .db an auditor downloads.
+--
+-- Neither this table nor alert_notifications joins the audit hash chain
+-- (webhook_deliveries, webhook_attempts): they are operational records of
+-- what hookinbox told people, not evidence of what arrived and what was done
+-- about it, and they are updated in place (counts, acknowledgements, leases).
+CREATE TABLE alerts (
+  id               INTEGER PRIMARY KEY,
+  condition        TEXT    NOT NULL,           -- dead_letters, unknown, conflicts, backlog_age, silence, …
+  endpoint         TEXT    NOT NULL DEFAULT '', -- '' = the whole installation
+  summary          TEXT    NOT NULL,           -- the latest one-line description (never a payload or secret)
+  opened_at        INTEGER NOT NULL,
+  last_seen_at     INTEGER NOT NULL,
+  resolved_at      INTEGER,                    -- NULL = open
+  observations     INTEGER NOT NULL DEFAULT 1,   -- how many checks found it
+  count            INTEGER NOT NULL DEFAULT 0,   -- the condition's own figure, latest
+  acked_at         INTEGER,
+  acked_by         TEXT,                       -- "admin:<name>", "cli:<os user>"
+  muted_until      INTEGER,                    -- no messages about it before this time
+  muted_by         TEXT,
+  last_notified_at INTEGER                     -- when the last start/reminder/resolved message was queued
+);
+CREATE UNIQUE INDEX alerts_open ON alerts (condition, endpoint) WHERE resolved_at IS NULL;
+CREATE INDEX alerts_resolved ON alerts (resolved_at);
+
+-- The messages about incidents, and the daily digests and test messages:
+-- one row per channel and message, written in the same transaction as the
+-- change it reports. An outbox: any replica leases due 'pending' rows
+-- (lease_until), sends, and records 'sent', or pending again at
+-- next_attempt_at with attempts and last_error, or 'failed' (gave up).
+-- 'suppressed': not sent because the incident was muted (the record shows
+-- the decision). message is the notification as JSON (alert/notification.h):
+-- counts, names and times only. digest_day: the day a digest covers, once
+-- per channel (UNIQUE; NULL for every other row).
+CREATE TABLE alert_notifications (
+  id              INTEGER PRIMARY KEY,
+  alert_id        INTEGER REFERENCES alerts (id),  -- NULL for a digest or a test
+  channel         TEXT    NOT NULL,
+  kind            TEXT    NOT NULL CHECK (kind IN ('start', 'reminder', 'resolved', 'digest', 'test')),
+  message         TEXT    NOT NULL,
+  status          TEXT    NOT NULL DEFAULT 'pending'
+                  CHECK (status IN ('pending', 'sent', 'failed', 'suppressed')),
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  created_at      INTEGER NOT NULL,
+  next_attempt_at INTEGER NOT NULL,
+  lease_until     INTEGER,                      -- a sender holds it until then; lapsed = free again
+  sent_at         INTEGER,
+  last_error      TEXT,                         -- the channel's answer, never a secret
+  digest_day      TEXT,                         -- 'YYYY-MM-DD' for a digest
+  UNIQUE (digest_day, channel)
+);
+CREATE INDEX alert_notifications_due ON alert_notifications (status, next_attempt_at);
+CREATE INDEX alert_notifications_alert ON alert_notifications (alert_id, id);
+
+CREATE VIEW alerts_iso AS
+SELECT id, condition, endpoint, summary,
+       strftime('%Y-%m-%dT%H:%M:%fZ', opened_at / 1000.0, 'unixepoch') AS opened_at,
+       strftime('%Y-%m-%dT%H:%M:%fZ', last_seen_at / 1000.0, 'unixepoch') AS last_seen_at,
+       strftime('%Y-%m-%dT%H:%M:%fZ', resolved_at / 1000.0, 'unixepoch') AS resolved_at,
+       observations, count,
+       strftime('%Y-%m-%dT%H:%M:%fZ', acked_at / 1000.0, 'unixepoch') AS acked_at, acked_by,
+       strftime('%Y-%m-%dT%H:%M:%fZ', muted_until / 1000.0, 'unixepoch') AS muted_until, muted_by,
+       strftime('%Y-%m-%dT%H:%M:%fZ', last_notified_at / 1000.0, 'unixepoch') AS last_notified_at
+  FROM alerts;
+
+CREATE VIEW alert_notifications_iso AS
+SELECT id, alert_id, channel, kind, message, status, attempts,
+       strftime('%Y-%m-%dT%H:%M:%fZ', created_at / 1000.0, 'unixepoch') AS created_at,
+       strftime('%Y-%m-%dT%H:%M:%fZ', next_attempt_at / 1000.0, 'unixepoch') AS next_attempt_at,
+       strftime('%Y-%m-%dT%H:%M:%fZ', lease_until / 1000.0, 'unixepoch') AS lease_until,
+       strftime('%Y-%m-%dT%H:%M:%fZ', sent_at / 1000.0, 'unixepoch') AS sent_at,
+       last_error, digest_day
+  FROM alert_notifications;

@@ -20,6 +20,10 @@ void AdminApi::Handle(const AdminRoute& route, const httplib::Request& req, http
     case RouteId::kReconcile: return Reconcile(req, res);
     case RouteId::kEndpoints: return ListEndpoints(res);
     case RouteId::kEndpointPause: return PauseEndpoint(route, req, res);
+    case RouteId::kIncidents: return ListIncidents(req, res);
+    case RouteId::kIncident: return ShowIncident(route, res);
+    case RouteId::kIncidentAck: return AckIncident(route, req, res);
+    case RouteId::kIncidentMute: return MuteIncident(route, req, res);
     case RouteId::kStats: return Stats(res);
     case RouteId::kMetrics: return Metrics(res);
     case RouteId::kExport: return Export(req, res);

@@ -8,7 +8,8 @@
 // logs tokens or payloads. Files by concern: api_events.cpp (list, detail,
 // replay, resolve, queues), api_replay.cpp (bulk replay), api_ops.cpp
 // (conflicts, effect resolve, reconcile), api_pages.cpp (stats, metrics, UI),
-// api_export.cpp (export.db), api_endpoints.cpp (endpoints: list, pause, resume).
+// api_export.cpp (export.db), api_endpoints.cpp (endpoints: list, pause, resume),
+// api_incidents.cpp (incidents: list, detail, acknowledge, mute).
 // Thread-safety: handlers run on the listener's pool; the store is thread-safe.
 #pragma once
 
@@ -61,6 +62,11 @@ class AdminApi {
   // api_endpoints.cpp
   void ListEndpoints(httplib::Response& res) const;
   void PauseEndpoint(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;  // and resume
+  // api_incidents.cpp
+  void ListIncidents(const httplib::Request& req, httplib::Response& res) const;
+  void ShowIncident(const AdminRoute& route, httplib::Response& res) const;
+  void AckIncident(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
+  void MuteIncident(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
   // api_export.cpp
   void Export(const httplib::Request& req, httplib::Response& res) const;
 

@@ -38,7 +38,7 @@ AdminRoute Make(RouteId id, const char* allow, Guard guard, size_t max_body = 0,
   return r;
 }
 
-// An event id in a path: decimal digits only, so "/events/1x" is no route.
+// An event or incident id in a path: decimal digits only, so "/events/1x" is no route.
 bool IsEventId(std::string_view s) {
   if (s.empty() || s.size() > 18) return false;
   for (char c : s) {
@@ -73,6 +73,18 @@ AdminRoute EndpointRoute(std::string_view rest) {
   return r;
 }
 
+// /admin/api/incidents/{id}[/ack|/mute]
+AdminRoute IncidentRoute(std::string_view rest) {
+  size_t slash = rest.find('/');
+  std::string_view id = rest.substr(0, slash);
+  if (!IsEventId(id)) return {};
+  if (slash == std::string_view::npos) return Make(RouteId::kIncident, "GET", Guard::kAdminToken, 0, std::string(id));
+  std::string_view verb = rest.substr(slash + 1);
+  if (verb == "ack") return Make(RouteId::kIncidentAck, "POST", Guard::kAdminToken, kMaxJsonBodyBytes, std::string(id));
+  if (verb == "mute") return Make(RouteId::kIncidentMute, "POST", Guard::kAdminToken, kMaxJsonBodyBytes, std::string(id));
+  return {};
+}
+
 AdminRoute ApiRoute(std::string_view rest) {
   constexpr std::string_view kEventsPrefix = "events/";
   if (rest == "events") return Make(RouteId::kEvents, "GET", Guard::kAdminToken);
@@ -85,6 +97,9 @@ AdminRoute ApiRoute(std::string_view rest) {
   constexpr std::string_view kEndpointsPrefix = "endpoints/";
   if (rest == "endpoints") return Make(RouteId::kEndpoints, "GET", Guard::kAdminToken);
   if (StartsWith(rest, kEndpointsPrefix)) return EndpointRoute(rest.substr(kEndpointsPrefix.size()));
+  constexpr std::string_view kIncidentsPrefix = "incidents/";
+  if (rest == "incidents") return Make(RouteId::kIncidents, "GET", Guard::kAdminToken);
+  if (StartsWith(rest, kIncidentsPrefix)) return IncidentRoute(rest.substr(kIncidentsPrefix.size()));
   if (rest == "stats") return Make(RouteId::kStats, "GET", Guard::kAdminToken);
   if (rest == "export.db") return Make(RouteId::kExport, "GET", Guard::kAdminToken);
   if (rest == "reconcile") return Make(RouteId::kReconcile, "GET, POST", Guard::kAdminToken, kMaxReconcileBodyBytes);

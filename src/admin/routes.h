@@ -34,6 +34,10 @@ enum class RouteId {
   kReconcile,    // GET|POST /admin/api/reconcile
   kEndpoints,    // GET /admin/api/endpoints
   kEndpointPause,// POST /admin/api/endpoints/{name}/pause|resume (action says which)
+  kIncidents,    // GET /admin/api/incidents
+  kIncident,     // GET /admin/api/incidents/{id}
+  kIncidentAck,  // POST /admin/api/incidents/{id}/ack
+  kIncidentMute, // POST /admin/api/incidents/{id}/mute
 };
 
 // Which credential a route needs.
@@ -57,7 +61,7 @@ inline constexpr int64_t kAdminDrainLimit = 16 * 1024 * 1024;
 
 struct AdminRoute {
   RouteId id = RouteId::kNone;
-  std::string param;   // the effect key, step name, event id, endpoint name or UI asset, as decoded from the path
+  std::string param;   // the effect key, step name, event or incident id, endpoint name or UI asset, as decoded from the path
   std::string action;  // kEffectEnd: "complete" | "fail" | "unknown"; kEndpointPause: "pause" | "resume"
   const char* allow = "";  // the methods the path accepts, as an Allow header
   size_t max_body = 0;     // the largest body the route reads

@@ -27,6 +27,8 @@ constexpr TableSpec kTables[] = {
     {"step_results", "inbox_id, name", false},
     {"endpoint_states", "endpoint", false},
     {"endpoint_actions", "id", true},
+    {"alerts", "id", true},
+    {"alert_notifications", "id", true},
     {"audit_chain_heads", "table_name", false},
     {"audit_checkpoints", "id", true},
 };

@@ -59,6 +59,18 @@ const std::vector<ReadmeEntry>& ReadmeEntries() {
       {"endpoint_actions",
        "Every pause and resume of an endpoint: when (at), who (actor, e.g. cli:alice or admin:10.0.0.5), "
        "the action and the reason given. Kept by retention."},
+      {"alerts",
+       "Incidents the alert engine found (condition: dead_letters, unknown, conflicts, backlog_age, "
+       "signature_failures, silence, breaker_open, certificate_days, disk_free, database_size, storage_failures), "
+       "per endpoint ('' = the whole installation): opened_at, last_seen_at, resolved_at (NULL = still open), "
+       "observations (checks that found it), count (its latest figure), who acknowledged it (acked_at, acked_by) "
+       "or muted it until when (muted_until, muted_by), and when a message about it was last queued. Not part of "
+       "the audit chain: an operational record."},
+      {"alert_notifications",
+       "Every message about an incident (kind start, reminder, resolved) and every daily digest or test message, "
+       "one row per channel: status pending (not sent yet), sent (sent_at), failed (gave up; last_error says "
+       "why) or suppressed (not sent because the incident was muted), attempts, and the message as JSON (counts, "
+       "names and times only). digest_day is the day a digest covers. Not part of the audit chain."},
       {"audit_chain_heads",
        "The last sealed row of each audit chain (webhook_deliveries, webhook_attempts): its chain_seq, id and "
        "row_hash, so removing the newest rows is noticed too. In those two tables chain_seq numbers each sealed "
@@ -77,6 +89,8 @@ const std::vector<ReadmeEntry>& ReadmeEntries() {
       {"object_versions_iso", "object_versions with ISO-8601 UTC times."},
       {"effects_iso", "effects with ISO-8601 UTC times."},
       {"audit_checkpoints_iso", "audit_checkpoints with ISO-8601 UTC times."},
+      {"alerts_iso", "alerts with ISO-8601 UTC times."},
+      {"alert_notifications_iso", "alert_notifications with ISO-8601 UTC times."},
       {"step_results_iso", "step_results without the bodies (their length instead), with ISO-8601 UTC times."},
   };
   return kEntries;

@@ -1,7 +1,7 @@
 // store/sql_store.h — the store on SQLite (one file, the embedded default)
 // or PostgreSQL (shared by replicas), behind every store interface: the door
 // (ingest.h), the work queue (work_queue.h), and what the admin listener uses
-// (admin_store.h: the ledger, the operator's queries, maintenance, endpoint states).
+// (admin_store.h: the ledger, the operator's queries, maintenance, endpoint states, incidents).
 //
 // Owns: the single Writer (group commit) every write goes through — the
 // door's one INSERT … ON CONFLICT DO NOTHING RETURNING (never
@@ -113,6 +113,21 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore {
   Result<bool> SetPaused(const std::string& endpoint, bool paused, const std::string& actor,
                          const std::string& reason, int64_t now_ms) override;
   Status RecordBreaker(const BreakerRecord& record) override;
+
+  // Incidents (sql_incidents.cpp): incidents and their notification outbox, writes through the Writer.
+  Result<ObserveResult> ObserveCondition(const Observation& o, const PlannedMessages& m, int64_t now_ms) override;
+  Result<std::optional<Incident>> ResolveCondition(const std::string& condition, const std::string& endpoint,
+                                                   const PlannedMessages& m, int64_t now_ms) override;
+  Result<std::vector<Incident>> ListIncidents(const IncidentQuery& q) override;
+  Result<std::optional<Incident>> GetIncident(int64_t id) override;
+  Result<std::vector<NotificationRecord>> NotificationsOf(int64_t alert_id) override;
+  Result<bool> AcknowledgeIncident(int64_t id, const std::string& actor, int64_t now_ms) override;
+  Status MuteIncident(int64_t id, int64_t until_ms, const std::string& actor, int64_t now_ms) override;
+  Result<bool> QueueDigest(const std::string& day, const std::vector<std::string>& channels,
+                           const std::string& message, int64_t now_ms) override;
+  Result<std::vector<PendingNotification>> LeaseNotifications(int limit, int64_t lease_ms, int64_t now_ms) override;
+  Status FinishNotification(int64_t id, bool sent, const std::string& error, std::optional<int64_t> retry_at_ms,
+                            int64_t now_ms) override;
 
   sql::Backend backend() const { return sqlite_path_.empty() ? sql::Backend::kPostgres : sql::Backend::kSqlite; }
 

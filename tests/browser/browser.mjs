@@ -27,6 +27,11 @@
 //   - the dashboard's endpoints table pauses "shop" (asking for a reason) and
 //     resumes it; the database records both with actor and reason;
 //   - "Replay matching…" confirmed replays two new dead letters, which complete;
+//   - the Attention view (incidents seeded with sqlite3, as the alert engine
+//     writes them): the nav counts the open ones, the list says the condition
+//     in plain words with its endpoint and count, the resolved one is below;
+//     Acknowledge and Mute (8 hours) are recorded with the admin as actor,
+//     and the row says acknowledged and muted;
 //   - at 375 px wide (a phone) no view scrolls sideways;
 //   - a token that stops working returns to the login; 10 failed logins
 //     bring the "wait a minute" answer (429);
@@ -82,6 +87,11 @@ async function pollUntil(fn, what, ms = STEP_MS) {
 
 function sql(db, query) {
   return execFileSync('sqlite3', ['-readonly', db, query], { encoding: 'utf8' }).trim();
+}
+
+// Writes beside the running server (WAL), waiting up to 5 s for its lock.
+function sqlWrite(db, query) {
+  execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, query], { encoding: 'utf8' });
 }
 
 // ---- the installation ----
@@ -542,6 +552,51 @@ async function run() {
     '2', 'each bulk-replayed event has its own audit row with the note');
   ok('bulk replay with confirmation');
 
+  // The Attention view: two open incidents and one resolved an hour ago,
+  // written as the alert engine would; acknowledge one, then mute it.
+  const now = Date.now();
+  sqlWrite(inst.db, 'INSERT INTO alerts (id, condition, endpoint, summary, opened_at, last_seen_at, resolved_at,' +
+    ' observations, count) VALUES' +
+    ` (101, 'dead_letters', 'shop', 'shop: 3 dead letters', ${now - 7200000}, ${now - 60000}, NULL, 4, 3),` +
+    ` (102, 'disk_free', '', 'disk 4% free', ${now - 3600000}, ${now - 60000}, NULL, 2, 4),` +
+    ` (103, 'silence', 'shop', 'shop: no delivery for 25 h', ${now - 86400000}, ${now - 7200000}, ${now - 3600000}, 9, 90000)`);
+  await page.goto(ui + '#/');
+  await pollUntil(async () => (await textOf(page, '#attention-count')).trim() === '2', 'the nav counts 2 open incidents');
+  await page.click('#nav-attention');
+  await waitVisible(page, '#incident-list');
+  const deadRow = '#incident-list tr[data-incident="101"]';
+  await waitVisible(page, deadRow);
+  check(await page.locator('#incident-list tbody tr').count() === 2, 'the list has the two open incidents');
+  check(/dead letters/i.test(await textOf(page, deadRow + ' th')), 'the condition is in plain words');
+  check((await textOf(page, deadRow + ' [data-field="endpoint"]')).trim() === 'shop', 'with its endpoint');
+  check((await textOf(page, deadRow + ' [data-field="count"]')).trim() === '3', 'and its count');
+  check(/whole installation/.test(await textOf(page, '#incident-list tr[data-incident="102"] [data-field="endpoint"]')),
+    'an incident without an endpoint concerns the whole installation');
+  check(await page.locator('#resolved-list tr[data-incident="103"]').count() === 1, 'the resolved one is listed below');
+  check((await textOf(page, deadRow + ' [data-field="state"]')).trim() === 'Open', 'it starts open');
+  await page.click(deadRow + ' button.ack');
+  await pollUntil(async () => /^Acknowledged by admin:127\.[0-9.]+/.test((await textOf(page, deadRow + ' [data-field="state"]')).trim()),
+    'the row says who acknowledged it');
+  check(/^admin:127\.[0-9.]+$/.test(sql(inst.db, 'SELECT acked_by FROM alerts WHERE id = 101')),
+    'the database records the acknowledgement with the admin as actor');
+  check(await page.locator(deadRow + ' button.ack').isDisabled(), 'Acknowledge is not offered twice');
+  await page.click(deadRow + ' button.mute');
+  await waitVisible(page, '#confirm');
+  check(await page.locator('#mute-fields').isVisible(), 'the dialog offers how long to mute');
+  check(await page.locator('#mute-until-label').isHidden(), 'the custom time is hidden until chosen');
+  await page.selectOption('#mute-for', '480');
+  await page.click('#confirm-ok');
+  await pollUntil(async () => /Muted until/.test(await textOf(page, deadRow + ' [data-field="state"]')),
+    'the row says it is muted');
+  const mutedFor = Number(sql(inst.db, 'SELECT muted_until FROM alerts WHERE id = 101')) - now;
+  check(mutedFor > 8 * 3600000 - 60000 && mutedFor < 8 * 3600000 + 600000, `muted for 8 hours, the database says ${mutedFor} ms`);
+  check(/^admin:127\.[0-9.]+$/.test(sql(inst.db, 'SELECT muted_by FROM alerts WHERE id = 101')), 'the mute names the admin');
+  await page.click(deadRow + ' button.unmute');
+  await pollUntil(async () => !/Muted/.test(await textOf(page, deadRow + ' [data-field="state"]')), 'unmuted');
+  check(sql(inst.db, 'SELECT muted_until IS NULL FROM alerts WHERE id = 101') === '1', 'the database has it unmuted');
+  await page.screenshot({ path: path.join(dir, 'desktop-attention.png'), fullPage: true });
+  ok('the Attention view: list, acknowledge, mute for 8 hours, unmute');
+
   // A phone: 375 px wide.
   const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
   await strictCsp(phone);
@@ -563,7 +618,11 @@ async function run() {
   await pollUntil(async () => (await p.locator('#timeline li').count()) >= 4, 'the phone shows the timeline');
   await noSidewaysScroll(p, 'the event detail');
   await p.screenshot({ path: path.join(dir, 'phone-detail.png'), fullPage: true });
-  ok('375 px: no sideways scrolling (login, dashboard, list, detail)');
+  await p.goto(ui + '#/attention');
+  await waitVisible(p, '#incident-list tr[data-incident="101"]');
+  await noSidewaysScroll(p, 'the Attention view');
+  await p.screenshot({ path: path.join(dir, 'phone-attention.png'), fullPage: true });
+  ok('375 px: no sideways scrolling (login, dashboard, list, detail, attention)');
 
   // A token that stops working sends the person back to the login.
   await page.evaluate((key) => sessionStorage.setItem(key, 'a-token-that-stopped-working'), TOKEN_KEY);

@@ -149,13 +149,14 @@
 
   // ---- views ----
 
-  const VIEWS = ['login', 'dashboard', 'events', 'detail'];
+  const VIEWS = ['login', 'dashboard', 'events', 'detail', 'attention'];
 
   function showView(name) {
     for (const v of VIEWS) show($(v), v === name);
     show($('nav'), name !== 'login');
     $('nav-dashboard').classList.toggle('current', name === 'dashboard');
     $('nav-events').classList.toggle('current', name === 'events' || name === 'detail');
+    $('nav-attention').classList.toggle('current', name === 'attention');
   }
 
   function showLogin(why) {
@@ -328,6 +329,158 @@
       const res = await apiJson('/endpoints/' + encodeURIComponent(name) + '/resume', { method: 'POST', json: {} });
       say(res.changed ? 'Endpoint ' + name + ' resumed.' : 'Endpoint ' + name + ' was not paused.', 'ok');
       await loadEndpoints();
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  // -- attention: incidents (GET /admin/api/incidents, admin/incident_json.h) --
+
+  // Each condition the alert engine watches, in plain words.
+  const CONDITION_WORDS = {
+    dead_letters: 'New dead letters',
+    unknown: 'Events with an unknown outcome',
+    conflicts: 'Same event id, different content (conflicts)',
+    backlog_age: 'Deliveries waiting too long',
+    signature_failures: 'Many signature failures (rotated secret, or an attack)',
+    silence: 'No deliveries for too long',
+    breaker_open: 'Downstream failing (circuit breaker open)',
+    certificate_days: 'TLS certificate about to expire',
+    disk_free: 'Disk space running low',
+    database_size: 'Database growing past its limit',
+    storage_failures: 'Storage failures (deliveries refused with 503)',
+  };
+
+  function conditionText(c) {
+    return CONDITION_WORDS[c] || c;
+  }
+
+  function isMuted(i) {
+    const until = toMs(i.muted_until);
+    return until !== null && until > Date.now();
+  }
+
+  function incidentState(i) {
+    const parts = [];
+    if (i.acked_at) parts.push('Acknowledged by ' + dash(i.acked_by) + ' at ' + fmtTime(i.acked_at));
+    if (isMuted(i)) parts.push('Muted until ' + fmtTime(i.muted_until));
+    return parts.length ? parts.join('; ') : 'Open';
+  }
+
+  function incidentCells(tr, i) {
+    tr.append(el('th', { scope: 'row', 'data-label': 'What' }, el('span', {}, conditionText(i.condition),
+      i.summary ? el('span', { class: 'hint more' }, ' ' + i.summary) : null)));
+    tr.append(el('td', { 'data-field': 'endpoint', 'data-label': 'Endpoint' },
+      i.endpoint ? i.endpoint : el('span', { class: 'hint' }, 'whole installation')));
+    tr.append(el('td', { 'data-field': 'since', 'data-label': 'Since' }, fmtTime(i.opened_at)));
+  }
+
+  function openIncidentRow(i) {
+    const muted = isMuted(i);
+    const tr = el('tr', { 'data-incident': i.id, 'data-acked': i.acked_at ? 'yes' : 'no', 'data-muted': muted ? 'yes' : 'no' });
+    incidentCells(tr, i);
+    tr.append(el('td', { 'data-field': 'last_seen', 'data-label': 'Last seen' }, fmtTime(i.last_seen_at)));
+    tr.append(el('td', { 'data-field': 'count', 'data-label': 'Count' }, dash(i.count)));
+    const state = el('td', { 'data-field': 'state', 'data-label': 'State' }, incidentState(i));
+    state.classList.add(i.acked_at || muted ? 'quiet' : 'attention');
+    tr.append(state);
+    const ack = el('button', { type: 'button', class: 'ack', disabled: Boolean(i.acked_at) }, 'Acknowledge');
+    ack.addEventListener('click', () => onAckIncident(i));
+    const mute = el('button', { type: 'button', class: muted ? 'unmute' : 'mute' }, muted ? 'Unmute' : 'Mute…');
+    mute.addEventListener('click', () => (muted ? onUnmuteIncident(i) : onMuteIncident(i)));
+    tr.append(el('td', { 'data-field': 'verbs', 'data-label': 'Action' }, ack, ' ', mute));
+    return tr;
+  }
+
+  function resolvedIncidentRow(i) {
+    const tr = el('tr', { 'data-incident': i.id });
+    incidentCells(tr, i);
+    tr.append(el('td', { 'data-field': 'resolved', 'data-label': 'Resolved' }, fmtTime(i.resolved_at)));
+    tr.append(el('td', { 'data-field': 'count', 'data-label': 'Count' }, dash(i.count)));
+    return tr;
+  }
+
+  function setAttentionCount(n) {
+    const badge = $('attention-count');
+    badge.textContent = String(n);
+    show(badge, n > 0);
+    $('nav-attention').title = n + ' open incident' + (n === 1 ? '' : 's');
+  }
+
+  // The nav's count of open incidents, refreshed with every view; a failure
+  // here is left to the view's own request to report.
+  async function refreshAttentionCount() {
+    try {
+      const list = await apiJson('/incidents');
+      setAttentionCount(Array.isArray(list.incidents) ? list.incidents.length : 0);
+    } catch (err) {
+      // the view shows the error
+    }
+  }
+
+  function fillTable(table, empty, rows, toRow) {
+    const body = $(table).tBodies[0];
+    clear(body);
+    for (const r of rows) body.append(toRow(r));
+    show($(empty), rows.length === 0);
+    show($(table), rows.length > 0);
+  }
+
+  async function loadAttention() {
+    showView('attention');
+    try {
+      const list = await apiJson('/incidents?all=1');
+      const all = Array.isArray(list.incidents) ? list.incidents : [];
+      const open = all.filter((i) => !i.resolved_at);
+      fillTable('incident-list', 'incidents-empty', open, openIncidentRow);
+      fillTable('resolved-list', 'resolved-empty', all.filter((i) => i.resolved_at), resolvedIncidentRow);
+      setAttentionCount(open.length);
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  async function onAckIncident(i) {
+    try {
+      const res = await apiJson('/incidents/' + encodeURIComponent(i.id) + '/ack', { method: 'POST', json: {} });
+      say(res.changed ? 'Acknowledged: no more reminders about it.' : 'It was already acknowledged.', 'ok');
+      await loadAttention();
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  // The body of POST …/mute for the dialog's choice, or null when the custom time is missing or past.
+  function muteBody(answer) {
+    if (answer.muteFor !== 'custom') return { minutes: Number(answer.muteFor) };
+    const ms = localToMs(answer.muteUntil);
+    if (ms === null || ms <= Date.now()) return null;
+    return { until: new Date(ms).toISOString() };
+  }
+
+  async function onMuteIncident(i) {
+    const answer = await confirmAction('Mute "' + conditionText(i.condition) + '"?',
+      'No reminder and no "resolved" message about it until then; it stays listed here.', false, false, true);
+    if (!answer) return;
+    const body = muteBody(answer);
+    if (!body) {
+      say('Choose a time in the future to mute until.', 'error');
+      return;
+    }
+    try {
+      const res = await apiJson('/incidents/' + encodeURIComponent(i.id) + '/mute', { method: 'POST', json: body });
+      say('Muted until ' + fmtTime(res.incident.muted_until) + '.', 'ok');
+      await loadAttention();
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  async function onUnmuteIncident(i) {
+    try {
+      await apiJson('/incidents/' + encodeURIComponent(i.id) + '/mute', { method: 'POST', json: { minutes: 0 } });
+      say('Unmuted.', 'ok');
+      await loadAttention();
     } catch (err) {
       fail(err);
     }
@@ -683,8 +836,9 @@
   }
 
   // Asks for confirmation in a <dialog>; resolves to null (cancelled) or the fields.
-  // The free-text field is labelled `noteName` (default "Note (optional)"), or hidden when it is false.
-  function confirmAction(title, text, withResolveFields, noteName) {
+  // The free-text field is labelled `noteName` (default "Note (optional)"), or hidden when it is false;
+  // `withMuteFields` adds the mute choice (1 h, 8 h, 24 h or until a time).
+  function confirmAction(title, text, withResolveFields, noteName, withMuteFields) {
     const dlg = $('confirm');
     $('confirm-title').textContent = title;
     $('confirm-text').textContent = text;
@@ -693,6 +847,10 @@
     show($('confirm-note-label'), noteName !== false);
     $('resolve-ref').value = '';
     show($('resolve-fields'), withResolveFields);
+    $('mute-for').value = '60';
+    $('mute-until').value = '';
+    show($('mute-until-label'), false);
+    show($('mute-fields'), Boolean(withMuteFields));
     return new Promise((resolve) => {
       dlg.addEventListener('close', function onClose() {
         dlg.removeEventListener('close', onClose);
@@ -700,7 +858,8 @@
           resolve(null);
           return;
         }
-        resolve({ note: $('confirm-note').value.trim(), as: $('resolve-as').value, ref: $('resolve-ref').value.trim() });
+        resolve({ note: $('confirm-note').value.trim(), as: $('resolve-as').value, ref: $('resolve-ref').value.trim(),
+          muteFor: $('mute-for').value, muteUntil: $('mute-until').value });
       });
       dlg.returnValue = '';
       dlg.showModal();
@@ -757,9 +916,13 @@
       loadDetail(decodeURIComponent(m[1]), false);
     } else if (path === '/events') {
       loadEvents(null);
+    } else if (path === '/attention') {
+      loadAttention();
+      return;  // it sets the count itself
     } else {
       loadDashboard();
     }
+    refreshAttentionCount();
   }
 
   function onHashChange() {
@@ -789,6 +952,8 @@
     $('bulk-replay').addEventListener('click', onBulkReplay);
     $('resolve').addEventListener('click', onResolve);
     $('show-payload').addEventListener('click', onShowPayload);
+    $('attention-refresh').addEventListener('click', () => loadAttention());
+    $('mute-for').addEventListener('change', () => show($('mute-until-label'), $('mute-for').value === 'custom'));
     window.addEventListener('hashchange', onHashChange);
     route();
   }

@@ -65,6 +65,36 @@ TEST_CASE("admin routes: the endpoints list, pause and resume", "[admin][routes]
   }
 }
 
+TEST_CASE("admin routes: the incidents list, one incident, acknowledge and mute", "[admin][routes]") {
+  struct Case {
+    const char* path;
+    RouteId id;
+    const char* param;
+    const char* allow;
+  };
+  const Case cases[] = {
+      {"/admin/api/incidents", RouteId::kIncidents, "", "GET"},
+      {"/admin/api/incidents/42", RouteId::kIncident, "42", "GET"},
+      {"/admin/api/incidents/42/ack", RouteId::kIncidentAck, "42", "POST"},
+      {"/admin/api/incidents/42/mute", RouteId::kIncidentMute, "42", "POST"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.path);
+    AdminRoute r = MatchAdminRoute(c.path);
+    CHECK(r.id == c.id);
+    CHECK(r.param == c.param);
+    CHECK(std::string(r.allow) == c.allow);
+    CHECK(r.guard == Guard::kAdminToken);
+  }
+  CHECK(MatchAdminRoute("/admin/api/incidents/42/mute").max_body == kMaxJsonBodyBytes);
+  for (const char* none : {"/admin/api/incidents/", "/admin/api/incidents/x", "/admin/api/incidents/4x/ack",
+                           "/admin/api/incidents/42/", "/admin/api/incidents/42/unmute", "/admin/api/incidents//ack",
+                           "/admin/api/incidents/1234567890123456789"}) {
+    INFO(none);
+    CHECK(MatchAdminRoute(none).id == RouteId::kNone);
+  }
+}
+
 TEST_CASE("admin routes: methods and body limits", "[admin][routes]") {
   AdminRoute claim = MatchAdminRoute("/v1/effects/claim");
   CHECK(MethodAllowed(claim, "POST"));
