@@ -304,7 +304,7 @@ struct AlertConfig {  // [alert]
   std::optional<int64_t> disk_free_bytes = int64_t{1} << 30;  // alert.disk_free: free space under ("1GB")
   std::optional<int64_t> database_size_bytes;        // alert.database_size: the database grew past ("10GB")
   std::optional<int64_t> storage_failures = 1;       // alert.storage_failures: 503s (storage unavailable) since the last check
-  int64_t remind_every_ms = int64_t{4} * 3600 * 1000;  // alert.remind_every: reminders while it lasts ("4h"; "0s" = none)
+  int64_t remind_every_ms = int64_t{4} * 3600 * 1000;  // alert.remind_every: reminders while it lasts ("4h"; false = none)
   int64_t check_every_ms = 30 * 1000;                // alert.check_every: how often conditions are evaluated
   std::string digest_at;        // alert.digest_at: "08:00" local time; "" = no digest
   std::string digest_channel;   // alert.digest_channel: "" = every channel
