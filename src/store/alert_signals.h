@@ -81,9 +81,12 @@ inline constexpr const char* kAttention =
 inline constexpr const char* kOldestDue =
     "SELECT min(received_at) FROM webhook_inbox WHERE endpoint = ?1"
     " AND status IN ('received', 'retryable_failed', 'processing')";
+// "+received_at": the time is a filter, not an index range (unary plus on
+// both backends), so the search stays in the small conflicts index instead
+// of walking a day of every delivery.
 inline constexpr const char* kConflicts =
     "SELECT coalesce(endpoint, ''), count(*) FROM webhook_deliveries WHERE outcome = 'conflict'"
-    " AND received_at >= ?1 GROUP BY 1";
+    " AND +received_at >= ?1 GROUP BY 1";
 inline constexpr const char* kSignatureFailures =
     "SELECT coalesce(endpoint, ''), sum(request_count) FROM webhook_deliveries WHERE received_at >= ?1"
     " AND outcome = 'rejected' AND reason LIKE 'unauthenticated:%' GROUP BY 1";
