@@ -8,8 +8,8 @@
 //   oldest due                webhook_inbox_due_by_endpoint (that endpoint's backlog)
 //   conflicts                 webhook_deliveries_conflicts (conflicts are rare)
 //   signature failures        webhook_deliveries_received_at (the last few minutes only)
-//   last accepted             webhook_inbox_endpoint_received when present (one seek),
-//                             else webhook_inbox_received_at over the silence window
+//   last accepted             webhook_deliveries_accepted when present (one seek),
+//                             else webhook_deliveries_received_at over the silence window
 //   breaker                   endpoint_states (one row per endpoint)
 //   day figures (digest)      the received_at indexes of both tables, over one day
 // Thread-safety: every method may be called from any thread.
@@ -38,7 +38,8 @@ struct EndpointSignals {
   int64_t unknown = 0;             // events in 'unknown' now
   int64_t conflicts = 0;           // conflicting deliveries since conflicts_since_ms
   int64_t signature_failures = 0;  // deliveries refused as unauthenticated since signatures_since_ms
-  // received_at of the newest stored event at or after accepted_since_ms; none = silent since then.
+  // The newest accepted delivery at or after accepted_since_ms (a batch is one
+  // delivery; duplicates and refusals do not count); none = silent since then.
   std::optional<int64_t> last_accepted_at_ms;
   // received_at of the oldest event waiting for its action (received, retryable_failed, processing).
   std::optional<int64_t> oldest_due_received_at_ms;
@@ -91,7 +92,8 @@ inline constexpr const char* kSignatureFailures =
     "SELECT coalesce(endpoint, ''), sum(request_count) FROM webhook_deliveries WHERE received_at >= ?1"
     " AND outcome = 'rejected' AND reason LIKE 'unauthenticated:%' GROUP BY 1";
 inline constexpr const char* kLastAccepted =
-    "SELECT max(received_at) FROM webhook_inbox WHERE endpoint = ?1 AND received_at >= ?2";
+    "SELECT max(received_at) FROM webhook_deliveries WHERE outcome = 'accepted' AND endpoint = ?1"
+    " AND received_at >= ?2";
 inline constexpr const char* kBreakers =
     "SELECT endpoint, breaker_changed_at FROM endpoint_states WHERE breaker <> 'closed'";
 inline constexpr const char* kDayDeliveries =

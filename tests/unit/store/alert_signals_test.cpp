@@ -53,9 +53,12 @@ TEST_CASE("alert signals: per-endpoint figures from the inbox, the deliveries an
   Event(f, "payments", "b", "dead_lettered", kT0 - 80 * kMin);
   Event(f, "payments", "c", "unknown", kT0 - 70 * kMin);
   Event(f, "payments", "d", "retryable_failed", kT0 - 40 * kMin);  // the oldest due
-  Event(f, "payments", "e", "received", kT0 - 2 * kMin);           // the last accepted
+  Event(f, "payments", "e", "received", kT0 - 2 * kMin);
+  Delivery(f, "payments", "accepted", kT0 - 2 * kMin);  // the last accepted
+  Delivery(f, "payments", "duplicate", kT0 - kMin);     // not an accepted delivery
   Event(f, "payments", "f", "completed", kT0 - 100 * kMin);
-  Event(f, "shop", "g", "completed", kT0 - 30 * 60 * kMin);  // silent for 30 hours
+  Event(f, "shop", "g", "completed", kT0 - 30 * 60 * kMin);
+  Delivery(f, "shop", "accepted", kT0 - 30 * 60 * kMin);  // silent for 30 hours
   Delivery(f, "payments", "conflict", kT0 - 60 * kMin);
   Delivery(f, "payments", "conflict", kT0 - 25 * 60 * kMin);  // before the window
   Delivery(f, "payments", "rejected", kT0 - kMin, "unauthenticated: signature mismatch", 3);
