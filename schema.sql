@@ -459,3 +459,11 @@ CREATE TABLE endpoint_actions (
   reason    TEXT
 );
 CREATE INDEX endpoint_actions_endpoint ON endpoint_actions (endpoint, id);
+
+-- migration: 9
+
+-- The alert engine's silence check (store/alert_signals.h): an endpoint's
+-- last accepted delivery is one seek here, however much other endpoints
+-- receive. Partial, so no query of the inbox or of other outcomes sees it.
+-- (To be folded into the alerts migration 9 when the branches meet.)
+CREATE INDEX webhook_deliveries_accepted ON webhook_deliveries (endpoint, received_at) WHERE outcome = 'accepted';

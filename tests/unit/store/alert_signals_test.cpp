@@ -152,6 +152,7 @@ TEST_CASE("alert signals: every query searches an index, none scans a table", "[
   CHECK_THAT(Plan(f.path, kOldestDue), Catch::Contains("webhook_inbox_due_by_endpoint"));
   CHECK_THAT(Plan(f.path, kConflicts), Catch::Contains("webhook_deliveries_conflicts"));
   CHECK_THAT(Plan(f.path, kSignatureFailures), Catch::Contains("webhook_deliveries_received_at"));
+  CHECK_THAT(Plan(f.path, kLastAccepted), Catch::Contains("webhook_deliveries_accepted"));
   CHECK_THAT(Plan(f.path, kDayEvents), Catch::Contains("webhook_inbox_received_at"));
   CHECK_THAT(Plan(f.path, kDayDeliveries), Catch::Contains("webhook_deliveries_received_at"));
 }
