@@ -36,6 +36,14 @@ std::vector<std::string> ChannelNames(const config::AlertConfig& alert) {
   return names;
 }
 
+int64_t StorageFailuresTotal(const metrics::Registry& registry, const config::Config& config) {
+  int64_t total = 0;
+  for (const config::EndpointConfig& e : config.endpoints) {
+    total += static_cast<int64_t>(registry.CounterValue(metrics::kRejectedTotal, {e.name, e.provider, "unavailable"}));
+  }
+  return total;
+}
+
 Engine::Engine(EngineSources sources, config::Config config)
     : sources_(std::move(sources)), config_(std::move(config)) {}
 

@@ -32,6 +32,7 @@
 #include "alert/conditions.h"
 #include "alert/digest.h"
 #include "common/clock.h"
+#include "common/metrics.h"
 #include "common/status.h"
 #include "config/config.h"
 #include "store/alert_signals.h"
@@ -102,5 +103,10 @@ class Engine {
 
 // The channels messages go to: every [[alert.channel]] by name.
 std::vector<std::string> ChannelNames(const config::AlertConfig& alert);
+
+// This process's 503s (storage unavailable) so far, over the configured
+// endpoints: webhook_rejected_total{reason="unavailable"} in `registry`
+// (what EngineSources::storage_failures_total wants in `serve`).
+int64_t StorageFailuresTotal(const metrics::Registry& registry, const config::Config& config);
 
 }  // namespace hookinbox::alert

@@ -269,3 +269,13 @@ TEST_CASE("engine: Start checks on its own thread every check_every; Stop ends i
   CHECK(PollUntilTrue([&] { return rig.incidents.Rows().size() == 1; }));
   rig.engine->Stop();
 }
+
+TEST_CASE("engine: storage failures are the 503s the receive path counted, over the configured endpoints",
+          "[alert][engine]") {
+  metrics::Registry registry;
+  registry.Declare(metrics::kRejectedTotal, metrics::Type::kCounter, "refused", {"endpoint", "provider", "reason"});
+  registry.Add(metrics::kRejectedTotal, {"payments", "stripe", "unavailable"}, 3);
+  registry.Add(metrics::kRejectedTotal, {"payments", "stripe", "unauthenticated"}, 9);  // not a storage failure
+  registry.Add(metrics::kRejectedTotal, {"gone", "generic", "unavailable"}, 5);         // no such endpoint now
+  CHECK(alert::StorageFailuresTotal(registry, TestConfig()) == 3);
+}
