@@ -540,3 +540,8 @@ SELECT id, alert_id, channel, kind, message, status, attempts,
        strftime('%Y-%m-%dT%H:%M:%fZ', sent_at / 1000.0, 'unixepoch') AS sent_at,
        last_error, digest_day
   FROM alert_notifications;
+
+-- The alert engine's silence check (store/alert_signals.h): an endpoint's
+-- last accepted delivery is one seek here, however much other endpoints
+-- receive. Partial, so no query of the inbox or of other outcomes sees it.
+CREATE INDEX webhook_deliveries_accepted ON webhook_deliveries (endpoint, received_at) WHERE outcome = 'accepted';

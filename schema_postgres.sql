@@ -458,3 +458,8 @@ CREATE TABLE alert_notifications (
 );
 CREATE INDEX alert_notifications_due ON alert_notifications (status, next_attempt_at);
 CREATE INDEX alert_notifications_alert ON alert_notifications (alert_id, id);
+
+-- The alert engine's silence check (store/alert_signals.h): an endpoint's
+-- last accepted delivery is one seek here, however much other endpoints
+-- receive. Partial, so no query of the inbox or of other outcomes sees it.
+CREATE INDEX webhook_deliveries_accepted ON webhook_deliveries (endpoint, received_at) WHERE outcome = 'accepted';

@@ -288,9 +288,9 @@ struct AlertChannelConfig {
 // Thresholds of the alert conditions (SPEC §10 [alert]); nullopt = off
 // (`= false` in TOML). [endpoint.alert] overrides the per-endpoint ones.
 struct AlertThresholds {
-  std::optional<int64_t> dead_letters = 1;        // alert.dead_letters: new dead letters since the last check
+  std::optional<int64_t> dead_letters = 1;        // alert.dead_letters: events in dead_lettered now
   std::optional<int64_t> unknown = 1;             // alert.unknown: events in 'unknown'
-  std::optional<int64_t> conflicts = 1;           // alert.conflicts: new conflicting deliveries
+  std::optional<int64_t> conflicts = 1;           // alert.conflicts: conflicting deliveries in the last 24 h
   std::optional<int64_t> backlog_age_ms = int64_t{15} * 60 * 1000;  // alert.backlog_age: oldest due event older than
   std::optional<int64_t> signature_failures = 20;  // alert.signature_failures: refused signatures per 5 minutes
   std::optional<int64_t> silence_ms;               // alert.silence: no accepted delivery for this long (off by default)
@@ -303,7 +303,7 @@ struct AlertConfig {  // [alert]
   std::optional<int64_t> certificate_days = 14;      // alert.certificate_days: TLS certificate expires within
   std::optional<int64_t> disk_free_bytes = int64_t{1} << 30;  // alert.disk_free: free space under ("1GB")
   std::optional<int64_t> database_size_bytes;        // alert.database_size: the database grew past ("10GB")
-  std::optional<int64_t> storage_failures = 1;       // alert.storage_failures: 503s (storage unavailable) since the last check
+  std::optional<int64_t> storage_failures = 1;       // alert.storage_failures: 503s (storage unavailable) in the last 5 min
   int64_t remind_every_ms = int64_t{4} * 3600 * 1000;  // alert.remind_every: reminders while it lasts ("4h"; false = none)
   int64_t check_every_ms = 30 * 1000;                // alert.check_every: how often conditions are evaluated
   std::string digest_at;        // alert.digest_at: "08:00" local time; "" = no digest

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "store/admin_store.h"
+#include "store/alert_signals.h"
 #include "store/sql/pool.h"
 #include "store/ingest.h"
 #include "store/work_queue.h"
@@ -38,7 +39,7 @@ struct PostgresOptions {
   int pool_size = 4;           // connections: one for the writer, the rest for reads (at least one)
 };
 
-class SqlStore final : public Ingest, public WorkQueue, public AdminStore {
+class SqlStore final : public Ingest, public WorkQueue, public AdminStore, public AlertSignals {
  public:
   // Opens the file, applies migrations and starts the writer thread.
   static Result<std::unique_ptr<SqlStore>> Open(const SqliteOptions& options);
@@ -128,6 +129,10 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore {
   Result<std::vector<PendingNotification>> LeaseNotifications(int limit, int64_t lease_ms, int64_t now_ms) override;
   Status FinishNotification(int64_t id, bool sent, const std::string& error, std::optional<int64_t> retry_at_ms,
                             int64_t now_ms) override;
+  // AlertSignals (sql_alert_signals.cpp): what the alert engine's conditions read.
+  Result<std::vector<EndpointSignals>> ReadEndpointSignals(const SignalQuery& q) override;
+  Result<InstallationSignals> ReadInstallationSignals() override;
+  Result<DayFigures> ReadDayFigures(int64_t from_ms, int64_t to_ms) override;
 
   sql::Backend backend() const { return sqlite_path_.empty() ? sql::Backend::kPostgres : sql::Backend::kSqlite; }
 

@@ -1,0 +1,166 @@
+// alert/dispatcher: the outbox is sent once, retried with backoff, given up
+// after a day; a channel that is down never holds up a check.
+#include <catch2/catch.hpp>
+
+#include <future>
+
+#include "alert/dispatcher.h"
+#include "alert/engine.h"
+#include "fakes.h"
+
+using namespace hookinbox;
+using namespace hookinbox::testing;
+
+namespace {
+
+constexpr int64_t kT0 = 1764662400000;
+constexpr int64_t kSec = 1000;
+constexpr int64_t kHour = 3600 * kSec;
+
+store::PlannedMessages Messages(std::vector<std::string> channels) {
+  alert::Notification n;
+  n.kind = alert::NotificationKind::kStart;
+  n.title = "payments: 2 dead letters";
+  n.condition = "dead_letters";
+  n.endpoint = "payments";
+  store::PlannedMessages m;
+  m.channels = std::move(channels);
+  m.start_message = alert::NotificationToJson(n);
+  return m;
+}
+
+struct Rig {
+  FakeClock clock{kT0};
+  FakeIncidents incidents;
+  FakeChannel* ops = nullptr;  // owned by the dispatcher
+  std::unique_ptr<alert::Dispatcher> dispatcher;
+
+  Rig() {
+    auto channel = std::make_unique<FakeChannel>("ops");
+    ops = channel.get();
+    std::vector<std::unique_ptr<alert::Channel>> channels;
+    channels.push_back(std::move(channel));
+    alert::DispatcherOptions o;
+    o.idle_poll_ms = 50;
+    dispatcher = std::make_unique<alert::Dispatcher>(incidents, std::move(channels), clock, o);
+  }
+  void Open(std::vector<std::string> channels = {"ops"}) {
+    REQUIRE(incidents.ObserveCondition({"dead_letters", "payments", "2 dead letters", 2}, Messages(channels),
+                                       clock.NowMs())
+                .ok());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("dispatcher: the wait doubles from 30 s to 1 h and ends after 24 h", "[alert][dispatcher]") {
+  alert::DispatcherOptions o;
+  CHECK(alert::NextTryAt(o, 1, kT0, kT0) == kT0 + 30 * kSec);
+  CHECK(alert::NextTryAt(o, 2, kT0, kT0) == kT0 + 60 * kSec);
+  CHECK(alert::NextTryAt(o, 3, kT0, kT0) == kT0 + 120 * kSec);
+  CHECK(alert::NextTryAt(o, 8, kT0, kT0) == kT0 + kHour);  // 30 s × 2^7 = 3840 s, capped at 1 h
+  CHECK(alert::NextTryAt(o, 40, kT0, kT0) == kT0 + kHour);
+  CHECK(alert::NextTryAt(o, 40, kT0, kT0 + 23 * kHour) == kT0 + 24 * kHour);
+  CHECK_FALSE(alert::NextTryAt(o, 40, kT0, kT0 + 23 * kHour + 1).has_value());
+}
+
+TEST_CASE("dispatcher: a queued message is sent once, with its incident id", "[alert][dispatcher]") {
+  Rig rig;
+  rig.Open();
+  CHECK(rig.dispatcher->RunOnce() == 1);
+  CHECK(rig.dispatcher->RunOnce() == 0);
+  REQUIRE(rig.ops->Sent().size() == 1);
+  CHECK(rig.ops->Sent()[0].incident_id == 1);
+  CHECK(rig.ops->Sent()[0].title == "payments: 2 dead letters");
+  CHECK(rig.incidents.Rows()[0].status == "sent");
+}
+
+TEST_CASE("dispatcher: a failing channel is retried with backoff, then given up after 24 h", "[alert][dispatcher]") {
+  Rig rig;
+  rig.ops->SetStatus(Unavailable("slack: HTTP 503"));
+  rig.Open();
+  CHECK(rig.dispatcher->RunOnce() == 1);
+  CHECK(rig.dispatcher->RunOnce() == 0);  // not due again yet
+  std::vector<int64_t> waits;
+  int64_t last_try = rig.clock.NowMs();
+  while (rig.incidents.Rows()[0].status == "pending") {
+    const int64_t due = rig.incidents.Rows()[0].due_at_ms;
+    rig.clock.Advance(due - rig.clock.NowMs() - 1);
+    REQUIRE(rig.dispatcher->RunOnce() == 0);  // a millisecond early: nothing
+    rig.clock.Advance(1);
+    REQUIRE(rig.dispatcher->RunOnce() == 1);
+    waits.push_back(rig.clock.NowMs() - last_try);
+    last_try = rig.clock.NowMs();
+  }
+  const FakeRow row = rig.incidents.Rows()[0];
+  CHECK(row.status == "failed");
+  CHECK(row.last_error == "slack: HTTP 503");
+  REQUIRE(waits.size() >= 8);
+  CHECK(waits[0] == 30 * kSec);
+  CHECK(waits[1] == 60 * kSec);
+  CHECK(waits[2] == 120 * kSec);
+  CHECK(waits.back() == kHour);
+  CHECK(last_try - kT0 <= 24 * kHour);
+  CHECK(rig.ops->calls() == static_cast<int>(waits.size()) + 1);
+  rig.clock.Advance(10 * kHour);
+  CHECK(rig.dispatcher->RunOnce() == 0);  // never again
+}
+
+TEST_CASE("dispatcher: a message for a channel the config no longer has fails at once, saying so",
+          "[alert][dispatcher]") {
+  Rig rig;
+  rig.Open({"pager"});
+  CHECK(rig.dispatcher->RunOnce() == 1);
+  const FakeRow row = rig.incidents.Rows()[0];
+  CHECK(row.status == "failed");
+  CHECK_THAT(row.last_error, Catch::Contains("no channel named 'pager'"));
+  CHECK(rig.ops->calls() == 0);
+}
+
+TEST_CASE("dispatcher: an unreadable stored message fails without a send", "[alert][dispatcher]") {
+  Rig rig;
+  store::PlannedMessages m = Messages({"ops"});
+  m.start_message = "{not json";
+  REQUIRE(rig.incidents.ObserveCondition({"unknown", "payments", "x", 1}, m, kT0).ok());
+  CHECK(rig.dispatcher->RunOnce() == 1);
+  CHECK(rig.incidents.Rows()[0].status == "failed");
+  CHECK(rig.ops->calls() == 0);
+}
+
+TEST_CASE("dispatcher: a channel that hangs never blocks the engine's checks", "[alert][dispatcher]") {
+  Rig rig;
+  FakeSignals signals;
+  config::Config c;
+  config::EndpointConfig payments;
+  payments.name = "payments";
+  c.endpoints.push_back(payments);
+  config::AlertChannelConfig ops;
+  ops.name = "ops";
+  c.alert.channels.push_back(ops);
+  alert::EngineSources s;
+  s.signals = &signals;
+  s.incidents = &rig.incidents;
+  s.clock = &rig.clock;
+  s.on_queued = [&] { rig.dispatcher->Wake(); };
+  alert::Engine engine(s, c);
+
+  rig.ops->Block();
+  rig.dispatcher->Start();
+  signals.endpoints["payments"].dead_lettered = 1;
+  REQUIRE(engine.CheckOnce().ok());
+  REQUIRE(PollUntilTrue([&] { return rig.ops->InSend(); }));  // the dispatcher is stuck in the channel
+
+  // Further checks finish while the send hangs: a new incident opens and is queued.
+  signals.endpoints["payments"].unknown = 1;
+  auto check = std::async(std::launch::async, [&] { return engine.CheckOnce(); });
+  REQUIRE(check.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  auto r = check.get();
+  REQUIRE(r.ok());
+  CHECK(r->opened == 1);
+  CHECK(rig.incidents.Rows().size() == 2);
+
+  rig.ops->Release();  // the channel is back: both go out, once each
+  REQUIRE(PollUntilTrue([&] { return rig.ops->Sent().size() == 2; }));
+  rig.dispatcher->Stop();
+  CHECK(rig.ops->calls() == 2);
+}
