@@ -86,6 +86,7 @@ AdminRoute ApiRoute(std::string_view rest) {
   if (rest == "endpoints") return Make(RouteId::kEndpoints, "GET", Guard::kAdminToken);
   if (StartsWith(rest, kEndpointsPrefix)) return EndpointRoute(rest.substr(kEndpointsPrefix.size()));
   if (rest == "stats") return Make(RouteId::kStats, "GET", Guard::kAdminToken);
+  if (rest == "activity") return Make(RouteId::kActivity, "GET", Guard::kAdminToken);
   if (rest == "export.db") return Make(RouteId::kExport, "GET", Guard::kAdminToken);
   if (rest == "reconcile") return Make(RouteId::kReconcile, "GET, POST", Guard::kAdminToken, kMaxReconcileBodyBytes);
   return {};
