@@ -46,6 +46,7 @@ void AdminApi::Activity(const httplib::Request& req, httplib::Response& res) con
 void AdminApi::Metrics(httplib::Response& res) const {
   auto body = RenderMetricsText(store_, store_, clock_.NowMs(), config_.EndpointsWithAction());
   if (!body.ok()) return http::ReplyError(res, body.status());
+  AppendStorageGauges(*body, store_, config_.storage.backend == "sqlite" ? config_.storage.path : "");
   NoStore(res);
   res.status = 200;
   res.set_content(*body, "text/plain; version=0.0.4; charset=utf-8");
