@@ -359,11 +359,17 @@
     svg.append(svgEl('line', { x1: x0, x2: x1, y1: PLOT.top, y2: PLOT.top, class: 'grid' }));
     svg.append(svgEl('text', { x: x0 - 6, y: PLOT.top + plotH, class: 'tick y' }, '0'));
     svg.append(svgEl('text', { x: x0 - 6, y: PLOT.top + 8, class: 'tick y', 'data-axis-max': top }, String(top)));
-    const every = buckets.length > 24 ? 4 : 3;
+    // A phone shows the chart at a third of its width: fewer, larger labels (app.css).
+    const narrow = window.matchMedia('(max-width: 719px)').matches;
+    const every = (buckets.length > 24 ? 4 : 3) * (narrow ? 2 : 1);
     buckets.forEach((b, i) => {
       const start = toMs(b.start);
       const x = x0 + i * slot;
-      if (i % every === 0) svg.append(svgEl('text', { x: x + slot / 2, y: CHART_H - 8, class: 'tick x' }, fmtBucket(start, activityRange)));
+      // The first label starts at its bar rather than centring on it, so it is not cut at the left edge.
+      if (i % every === 0) {
+        svg.append(svgEl('text', { x: i === 0 ? x : x + slot / 2, y: CHART_H - 8, class: i === 0 ? 'tick x first' : 'tick x' },
+          fmtBucket(start, activityRange)));
+      }
       let y = PLOT.top + plotH;
       for (const [key, label] of panel.series) {
         const n = Number(b[key] || 0);
