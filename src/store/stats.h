@@ -77,11 +77,14 @@ inline const std::string kAttention =
     "SELECT endpoint, provider, status, count(*) FROM webhook_inbox"
     " WHERE status IN " + SqlList(kAttentionStatuses) + " GROUP BY endpoint, provider, status";
 // Per endpoint, when its longest-waiting dead letter ended its last attempt:
-// the attention index, then each dead letter's attempts by inbox_id.
+// the attention index, then each dead letter's attempts by inbox_id. The
+// IN-list repeats the partial index's predicate, without which SQLite
+// would not use it (and would scan the inbox).
 inline const std::string kOldestDeadLetter =
     "SELECT i.endpoint, i.provider, min(coalesce((SELECT max(a.finished_at) FROM webhook_attempts a"
-    " WHERE a.inbox_id = i.id), i.received_at)) FROM webhook_inbox i WHERE i.status = " +
-    SqlLiteral(EventStatus::kDeadLettered) + " GROUP BY i.endpoint, i.provider";
+    " WHERE a.inbox_id = i.id), i.received_at)) FROM webhook_inbox i WHERE i.status IN " +
+    SqlList(kAttentionStatuses) + " AND i.status = " + SqlLiteral(EventStatus::kDeadLettered) +
+    " GROUP BY i.endpoint, i.provider";
 inline constexpr const char* kDeliveryTotals =
     "SELECT coalesce(endpoint, ''), coalesce(provider, ''), outcome, sum(request_count)"
     " FROM webhook_deliveries GROUP BY 1, 2, 3";
