@@ -19,6 +19,8 @@ packages=(
   systemd adduser util-linux iproute2         # package test: systemd-analyze verify, unshare, ip
   clang libclang-rt-14-dev                    # fuzzing: libFuzzer + ASan/UBSan runtimes (only Recommended by
                                               # clang, so --no-install-recommends needs it named)
+  prometheus                                  # promtool: tests/packaging/prometheus_rules.sh checks and unit-tests
+                                              # packaging/prometheus/hookinbox-rules.yml
   wrk webhook python3                         # bench/run.sh only (never in CI or ctest): the load generator,
                                               # the peer it is compared with (adnanh/webhook 2.8.0), and
                                               # python3 for the peer's hooks file and a free port

@@ -25,6 +25,7 @@ void AdminApi::Handle(const AdminRoute& route, const httplib::Request& req, http
     case RouteId::kIncidentAck: return AckIncident(route, req, res);
     case RouteId::kIncidentMute: return MuteIncident(route, req, res);
     case RouteId::kStats: return Stats(res);
+    case RouteId::kActivity: return Activity(req, res);
     case RouteId::kMetrics: return Metrics(res);
     case RouteId::kExport: return Export(req, res);
     case RouteId::kUi: return Ui(route, res);

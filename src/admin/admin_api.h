@@ -57,6 +57,7 @@ class AdminApi {
   void Reconcile(const httplib::Request& req, httplib::Response& res) const;
   // api_pages.cpp
   void Stats(httplib::Response& res) const;
+  void Activity(const httplib::Request& req, httplib::Response& res) const;
   void Metrics(httplib::Response& res) const;
   void Ui(const AdminRoute& route, httplib::Response& res) const;
   // api_endpoints.cpp

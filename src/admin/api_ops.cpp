@@ -6,6 +6,7 @@
 #include "admin/admin_api.h"
 #include "admin/api_json.h"
 #include "admin/query.h"
+#include "common/metrics.h"
 #include "http/respond.h"
 
 namespace hookinbox::admin {
@@ -23,6 +24,16 @@ json EntriesJson(const std::vector<store::ReconcileEntry>& entries) {
                    {"status", e.status.empty() ? json(nullptr) : json(e.status)}});
   }
   return out;
+}
+
+// webhook_reconcile_gaps: what the endpoint's last reconciliation found,
+// until the next one (a scheduled job posting the provider's export keeps
+// it fresh; an alert on it fires while a gap stays).
+void RecordGaps(const std::string& endpoint, const store::ReconcileReport& report) {
+  auto& registry = metrics::Registry::Default();
+  registry.Set(metrics::kReconcileGaps, {endpoint, "never_received"}, static_cast<double>(report.never_received.size()));
+  registry.Set(metrics::kReconcileGaps, {endpoint, "not_completed"}, static_cast<double>(report.not_completed.size()));
+  registry.Set(metrics::kReconcileGaps, {endpoint, "unknown"}, static_cast<double>(report.unknown.size()));
 }
 
 struct ReconcileRequest {
@@ -121,6 +132,7 @@ void AdminApi::Reconcile(const httplib::Request& req, httplib::Response& res) co
   if (Status st = CheckReconcile(config_, *request); !st.ok()) return http::ReplyError(res, st);
   auto report = store_.Reconcile(request->endpoint, request->tenant, request->ids);
   if (!report.ok()) return http::ReplyError(res, report.status());
+  RecordGaps(request->endpoint, *report);
   json out = {{"endpoint", request->endpoint},
               {"tenant", request->tenant},
               {"checked", request->ids.size()},

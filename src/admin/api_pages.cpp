@@ -1,6 +1,7 @@
-// What the admin listener serves besides JSON operations: the stats the
-// dashboard reads, the Prometheus text, and the UI's embedded files. See
+// What the admin listener serves besides JSON operations: the stats and
+// activity counts the dashboard reads, the Prometheus text, and the UI's embedded files. See
 // admin_api.h.
+#include "admin/activity.h"
 #include "admin/admin_api.h"
 #include "admin/browser_guard.h"
 #include "admin/metrics.h"
@@ -21,9 +22,31 @@ void AdminApi::Stats(httplib::Response& res) const {
   http::ReplyJson(res, 200, *body);
 }
 
+// One endpoint (?endpoint=, 404 when the config has none of that name) or
+// every configured endpoint, in config order.
+void AdminApi::Activity(const httplib::Request& req, httplib::Response& res) const {
+  auto range = ParseActivityRange(req.get_param_value("range"));
+  if (!range.ok()) return http::ReplyError(res, range.status());
+  std::vector<std::string> endpoints;
+  if (req.has_param("endpoint")) {
+    const std::string name = req.get_param_value("endpoint");
+    if (config_.FindEndpoint(name) == nullptr) {
+      return http::ReplyError(res, NotFound("no endpoint named " + name + " in the config"));
+    }
+    endpoints.push_back(name);
+  } else {
+    for (const auto& e : config_.endpoints) endpoints.push_back(e.name);
+  }
+  auto activity = store_.ReadActivity(ActivityWindow(*range, clock_.NowMs(), std::move(endpoints)));
+  if (!activity.ok()) return http::ReplyError(res, activity.status());
+  NoStore(res);
+  http::ReplyJson(res, 200, RenderActivityJson(*range, *activity));
+}
+
 void AdminApi::Metrics(httplib::Response& res) const {
   auto body = RenderMetricsText(store_, store_, clock_.NowMs(), config_.EndpointsWithAction());
   if (!body.ok()) return http::ReplyError(res, body.status());
+  AppendStorageGauges(*body, store_, config_.storage.backend == "sqlite" ? config_.storage.path : "");
   NoStore(res);
   res.status = 200;
   res.set_content(*body, "text/plain; version=0.0.4; charset=utf-8");

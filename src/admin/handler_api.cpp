@@ -5,6 +5,7 @@
 #include "admin/api_json.h"
 #include "admin/auth.h"
 #include "admin/routes.h"
+#include "common/metrics.h"
 #include "http/request_gate.h"
 #include "http/request_view.h"
 #include "http/respond.h"
@@ -103,6 +104,9 @@ void HandlerApi::ClaimEffect(const httplib::Request& req, httplib::Response& res
   switch (claim->state) {
     case store::EffectClaimState::kClaimed: http::ReplyJson(res, 201, json{{"status", state}}.dump()); break;
     case store::EffectClaimState::kDone:
+      // A repeat refused: the point of the ledger, and worth seeing when a
+      // handler keeps asking (a retry loop upstream of it).
+      metrics::Registry::Default().Add(metrics::kEffectsAlreadyDoneTotal, {});
       http::ReplyJson(res, 200, json{{"status", state}, {"external_ref", claim->external_ref}}.dump());
       break;
     case store::EffectClaimState::kInProgress:

@@ -1,7 +1,10 @@
 // admin/metrics.cpp — see metrics.h.
 #include "admin/metrics.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/metrics.h"
@@ -12,6 +15,11 @@ namespace {
 double OldestPendingAgeSeconds(const store::EndpointStats& s, int64_t now_ms) {
   if (s.backlog == 0 || s.oldest_pending_received_at_ms == 0) return 0;
   return static_cast<double>(std::max<int64_t>(0, now_ms - s.oldest_pending_received_at_ms)) / 1000.0;
+}
+
+double OldestDeadLetterAgeSeconds(const store::EndpointStats& s, int64_t now_ms) {
+  if (s.dead_lettered == 0 || s.oldest_dead_letter_at_ms == 0) return 0;
+  return static_cast<double>(std::max<int64_t>(0, now_ms - s.oldest_dead_letter_at_ms)) / 1000.0;
 }
 
 // One gauge family over every endpoint the database knows.
@@ -69,10 +77,29 @@ Result<std::string> RenderMetricsText(store::Maintenance& store, store::Endpoint
               "Age of the oldest event in the backlog since it was received; 0 when the backlog is empty.",
               *stats,
               [now_ms](const store::EndpointStats& s) { return OldestPendingAgeSeconds(s, now_ms); });
+  AppendGauge(out, "webhook_dead_letter_oldest_age_seconds",
+              "How long the oldest dead letter has waited for a person (since its last attempt); 0 when none.",
+              *stats, [now_ms](const store::EndpointStats& s) { return OldestDeadLetterAgeSeconds(s, now_ms); });
   AppendGauge(out, "webhook_unknown", "Events whose outcome downstream cannot be known, waiting for a person.",
               *stats, [](const store::EndpointStats& s) { return static_cast<double>(s.unknown); });
   if (Status st = AppendEndpointStates(out, states, with_action); !st.ok()) return st;
   return out;
+}
+
+void AppendStorageGauges(std::string& out, store::Maintenance& store, const std::string& sqlite_path) {
+  if (auto bytes = store.DatabaseBytes(); bytes.ok()) {
+    metrics::AppendHeader(out, "webhook_database_bytes", metrics::Type::kGauge,
+                          "Size of the database: the SQLite file and its WAL, or pg_database_size.");
+    metrics::AppendSample(out, "webhook_database_bytes", {}, static_cast<double>(*bytes));
+  }
+  if (sqlite_path.empty()) return;
+  const std::string dir = std::filesystem::path(sqlite_path).parent_path().string();
+  struct statvfs fs {};
+  if (statvfs(dir.empty() ? "." : dir.c_str(), &fs) != 0) return;
+  metrics::AppendHeader(out, "webhook_disk_free_bytes", metrics::Type::kGauge,
+                        "Free space (for unprivileged writers) on the filesystem holding the SQLite database.");
+  metrics::AppendSample(out, "webhook_disk_free_bytes", {},
+                        static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize));
 }
 
 Result<std::string> RenderStatsJson(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action) {

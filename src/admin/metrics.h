@@ -25,6 +25,12 @@ namespace hookinbox::admin {
 // one series per endpoint of `with_action`.
 Result<std::string> RenderMetricsText(store::Maintenance& store, store::EndpointStates& states, int64_t now_ms,
                                       std::vector<std::string> with_action);
+// Appends webhook_database_bytes (the database's size: SQLite file and WAL,
+// or pg_database_size) and, on SQLite (`sqlite_path` not empty),
+// webhook_disk_free_bytes: the space left to an unprivileged writer on the
+// file's filesystem. A figure that cannot be read is left out, not an error:
+// the scrape's other figures still count.
+void AppendStorageGauges(std::string& out, store::Maintenance& store, const std::string& sqlite_path);
 // JSON body for GET /admin/api/stats.
 Result<std::string> RenderStatsJson(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action);
 }  // namespace hookinbox::admin

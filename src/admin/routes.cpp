@@ -101,6 +101,7 @@ AdminRoute ApiRoute(std::string_view rest) {
   if (rest == "incidents") return Make(RouteId::kIncidents, "GET", Guard::kAdminToken);
   if (StartsWith(rest, kIncidentsPrefix)) return IncidentRoute(rest.substr(kIncidentsPrefix.size()));
   if (rest == "stats") return Make(RouteId::kStats, "GET", Guard::kAdminToken);
+  if (rest == "activity") return Make(RouteId::kActivity, "GET", Guard::kAdminToken);
   if (rest == "export.db") return Make(RouteId::kExport, "GET", Guard::kAdminToken);
   if (rest == "reconcile") return Make(RouteId::kReconcile, "GET, POST", Guard::kAdminToken, kMaxReconcileBodyBytes);
   return {};

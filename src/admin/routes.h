@@ -30,6 +30,7 @@ enum class RouteId {
   kConflicts,    // GET /admin/api/conflicts
   kEffectResolve,// POST /admin/api/effects/resolve
   kStats,        // GET /admin/api/stats
+  kActivity,     // GET /admin/api/activity (the dashboard's charts)
   kExport,       // GET /admin/api/export.db
   kReconcile,    // GET|POST /admin/api/reconcile
   kEndpoints,    // GET /admin/api/endpoints

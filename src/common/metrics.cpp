@@ -44,6 +44,13 @@ void DeclareProductFamilies(Registry& r) {
   r.Declare(kConnectionsCutTotal, Type::kCounter,
             "Connections reset by the connection guard (header_timeout, header_bytes, body_timeout).",
             {"listener", "reason"});
+  r.Declare(kEffectsAlreadyDoneTotal, Type::kCounter,
+            "Handler API effect claims answered \"done\": an effect already done, not repeated.", {});
+  r.Declare(kReconcileGaps, Type::kGauge,
+            "Event ids the last reconciliation (admin API) found never_received, not_completed or unknown.",
+            {"endpoint", "kind"});
+  r.Declare(kTlsCertificateExpiry, Type::kGauge,
+            "When the certificate the listener serves expires (notAfter), as Unix seconds.", {"listener"});
   r.Declare(kConnectionsRefusedTotal, Type::kCounter,
             "Connections closed at accept: over max_connections or max_connections_per_address.",
             {"listener", "reason"});
@@ -107,6 +114,10 @@ void Registry::Add(std::string_view name, const LabelValues& values, uint64_t n)
   if (Series* s = Find(name, Type::kCounter, values)) s->value.fetch_add(n, std::memory_order_relaxed);
 }
 
+void Registry::Set(std::string_view name, const LabelValues& values, double value) {
+  if (Series* s = Find(name, Type::kGauge, values)) s->sum.store(value, std::memory_order_relaxed);
+}
+
 void Registry::Observe(std::string_view name, const LabelValues& values, double value) {
   Series* s = Find(name, Type::kHistogram, values);
   if (s == nullptr) return;
@@ -125,6 +136,11 @@ uint64_t Registry::CounterValue(std::string_view name, const LabelValues& values
   return s == nullptr ? 0 : s->value.load(std::memory_order_relaxed);
 }
 
+double Registry::GaugeValue(std::string_view name, const LabelValues& values) const {
+  const Series* s = FindExisting(name, values);
+  return s == nullptr ? 0 : s->sum.load(std::memory_order_relaxed);
+}
+
 uint64_t Registry::HistogramCount(std::string_view name, const LabelValues& values) const {
   return CounterValue(name, values);
 }
@@ -136,8 +152,12 @@ std::string Registry::Render() const {
     AppendHeader(out, name, f.type, f.help);
     for (const auto& [values, s] : f.series) {
       Labels labels = Zip(f.label_names, values);
-      if (f.type != Type::kHistogram) {
+      if (f.type == Type::kCounter) {
         AppendSample(out, name, labels, static_cast<double>(s->value.load(std::memory_order_relaxed)));
+        continue;
+      }
+      if (f.type == Type::kGauge) {
+        AppendSample(out, name, labels, s->sum.load(std::memory_order_relaxed));
         continue;
       }
       // Buckets are cumulative in the exposition; the count is read last and

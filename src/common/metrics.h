@@ -60,11 +60,16 @@ class Registry {
   // Adds `n` to a counter series. Unknown family or wrong label count: ignored
   // (a metrics bug must never fail a delivery).
   void Add(std::string_view name, const LabelValues& values, uint64_t n = 1);
+  // Sets a gauge series to `value` (a process-held state: a certificate's
+  // expiry, the last reconciliation's findings).
+  void Set(std::string_view name, const LabelValues& values, double value);
   // Records one observation into a histogram series.
   void Observe(std::string_view name, const LabelValues& values, double value);
 
   // The value of a counter series, 0 when absent (for tests and `stats`).
   uint64_t CounterValue(std::string_view name, const LabelValues& values) const;
+  // The value of a gauge series, 0 when absent.
+  double GaugeValue(std::string_view name, const LabelValues& values) const;
   // Count of observations of a histogram series, 0 when absent.
   uint64_t HistogramCount(std::string_view name, const LabelValues& values) const;
 
@@ -78,7 +83,7 @@ class Registry {
     explicit Series(const std::vector<double>* b) : bounds(b), bucket_counts(b->size()) {}
     const std::vector<double>* bounds;                // the family's bucket bounds (never change)
     std::atomic<uint64_t> value{0};                   // counter value, or histogram count
-    std::atomic<double> sum{0};                       // histogram sum
+    std::atomic<double> sum{0};                       // histogram sum, or gauge value
     std::vector<std::atomic<uint64_t>> bucket_counts;  // histogram: non-cumulative per bucket
   };
   struct Family {
@@ -118,5 +123,11 @@ inline constexpr const char* kRetriesTotal = "webhook_retries_total";           
 inline constexpr const char* kAttemptsTotal = "webhook_attempts_total";          // {endpoint,provider,outcome}
 inline constexpr const char* kConnectionsCutTotal = "webhook_connections_cut_total";  // {listener,reason}
 inline constexpr const char* kConnectionsRefusedTotal = "webhook_connections_refused_total";  // {listener,reason}
+// The handler API's effect claims answered "done": a repeat refused (SPEC §9 /v1/effects/claim).
+inline constexpr const char* kEffectsAlreadyDoneTotal = "webhook_effects_already_done_total";  // {}
+// The last reconciliation through the admin API: ids in each gap, per endpoint (gauge).
+inline constexpr const char* kReconcileGaps = "webhook_reconcile_gaps";  // {endpoint,kind}
+// When the certificate a TLS listener serves expires, Unix seconds (gauge).
+inline constexpr const char* kTlsCertificateExpiry = "webhook_tls_certificate_expiry_timestamp_seconds";  // {listener}
 
 }  // namespace hookinbox::metrics

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/metrics.h"
 #include "http/tls.h"
 
 namespace hookinbox::http {
@@ -219,6 +220,8 @@ ServingCertificate::ServingCertificate(std::string cert_path, std::string key_pa
 Status ServingCertificate::Reload() {
   auto pair = LoadCertificatePair(cert_path_, key_path_, clock_, section_);
   if (!pair.ok()) return pair.status();
+  metrics::Registry::Default().Set(metrics::kTlsCertificateExpiry, {section_},
+                                   static_cast<double>((*pair)->not_after_ms / 1000));
   std::lock_guard<std::mutex> lock(mu_);
   current_ = std::move(pair).value();
   return Status::Ok();

@@ -1,5 +1,5 @@
 // store/maintenance.h — keeping a store healthy and accountable over months:
-// per-endpoint figures (stats.h), retention (purge.h), reconciliation against
+// per-endpoint figures (stats.h) and counts over time (activity.h), retention (purge.h), reconciliation against
 // a provider's export (reconcile.h), the auditor's snapshot (snapshot.h), the
 // database's size and clock. The admin API, `/metrics` and the CLI's
 // maintenance verbs use it. Knows nothing of HTTP.
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "store/activity.h"
 #include "store/purge.h"
 #include "store/reconcile.h"
 #include "store/snapshot.h"
@@ -24,6 +25,10 @@ class Maintenance {
 
   // Per-endpoint figures on a reader, from one consistent snapshot.
   virtual Result<Stats> ReadStats(const StatsOptions& options) = 0;
+
+  // Per-endpoint counts in time buckets (activity.h), on a reader, from one
+  // consistent snapshot.
+  virtual Result<std::vector<EndpointActivity>> ReadActivity(const ActivityOptions& options) = 0;
 
   // Removes what `options` says has expired, one bounded batch per writer
   // transaction; a dry run only counts, on a reader.

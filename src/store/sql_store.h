@@ -101,6 +101,7 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore, publi
 
   // Maintenance (stats.cpp, purge.cpp, reconcile.cpp; Snapshot, DatabaseBytes and ServerNowMs in sql_store.cpp).
   Result<Stats> ReadStats(const StatsOptions& options) override;
+  Result<std::vector<EndpointActivity>> ReadActivity(const ActivityOptions& options) override;  // activity.cpp
   Result<PurgeReport> Purge(const PurgeOptions& options) override;
   Result<ReconcileReport> Reconcile(const std::string& endpoint, const std::string& tenant,
                                     const std::vector<std::string>& ids) override;

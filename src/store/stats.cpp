@@ -70,6 +70,13 @@ void ReadAttention(sql::Connection& db, Table& t) {
   }
 }
 
+void ReadOldestDeadLetter(sql::Connection& db, Table& t) {
+  Prepared q(db, stats_sql::kOldestDeadLetter);
+  while (q->executeStep()) {
+    Row(t, q->getColumn(0).getString(), q->getColumn(1).getString()).oldest_dead_letter_at_ms = q->getColumn(2).getInt64();
+  }
+}
+
 void ReadTotals(sql::Connection& db, Table& t) {
   Prepared d(db, stats_sql::kDeliveryTotals);
   while (d->executeStep()) {
@@ -92,6 +99,7 @@ Stats ReadStats(sql::Connection& db, const StatsOptions& options) {
   ReadEndpoints(db, t);
   ReadBacklog(db, options.with_action, t);
   ReadAttention(db, t);
+  ReadOldestDeadLetter(db, t);
   if (options.with_totals) ReadTotals(db, t);
   Stats out;
   out.with_totals = options.with_totals;

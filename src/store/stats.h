@@ -12,8 +12,8 @@
 // index scan of the inbox's unique key (one seek per endpoint); backlog and
 // oldest pending search the partial index webhook_inbox_due_by_endpoint once
 // per endpoint with an action (cost grows with that endpoint's backlog, not
-// the table, and receive-only endpoints cost nothing). dead_lettered/unknown have no index and scan the
-// inbox once; the totals (with_totals) scan webhook_deliveries and the inbox,
+// the table, and receive-only endpoints cost nothing). dead_lettered/unknown (and the oldest dead letter)
+// read the partial index webhook_inbox_attention; the totals (with_totals) scan webhook_deliveries and the inbox,
 // which is why /metrics does not ask for them.
 #pragma once
 
@@ -36,6 +36,9 @@ struct EndpointStats {
   int64_t backlog = 0;                        // received + retryable_failed + processing; 0 without an action
   int64_t oldest_pending_received_at_ms = 0;  // received_at of the oldest backlog event; 0 when none
   int64_t dead_lettered = 0;
+  // When the longest-waiting dead letter got there (its last attempt's end;
+  // its arrival if it has none); 0 when none.
+  int64_t oldest_dead_letter_at_ms = 0;
   int64_t unknown = 0;
   // Totals since the database was created (or last purged); only with_totals.
   int64_t received = 0;    // delivery requests accepted + duplicate + conflict (SPEC §9)
@@ -73,6 +76,15 @@ inline const std::string kBacklog =
 inline const std::string kAttention =
     "SELECT endpoint, provider, status, count(*) FROM webhook_inbox"
     " WHERE status IN " + SqlList(kAttentionStatuses) + " GROUP BY endpoint, provider, status";
+// Per endpoint, when its longest-waiting dead letter ended its last attempt:
+// the attention index, then each dead letter's attempts by inbox_id. The
+// IN-list repeats the partial index's predicate, without which SQLite
+// would not use it (and would scan the inbox).
+inline const std::string kOldestDeadLetter =
+    "SELECT i.endpoint, i.provider, min(coalesce((SELECT max(a.finished_at) FROM webhook_attempts a"
+    " WHERE a.inbox_id = i.id), i.received_at)) FROM webhook_inbox i WHERE i.status IN " +
+    SqlList(kAttentionStatuses) + " AND i.status = " + SqlLiteral(EventStatus::kDeadLettered) +
+    " GROUP BY i.endpoint, i.provider";
 inline constexpr const char* kDeliveryTotals =
     "SELECT coalesce(endpoint, ''), coalesce(provider, ''), outcome, sum(request_count)"
     " FROM webhook_deliveries GROUP BY 1, 2, 3";

@@ -184,6 +184,7 @@ const RouteCase kRoutes[] = {
     {"GET", "/admin/api/conflicts", ""},
     {"POST", "/admin/api/effects/resolve", R"({"tenant":"default","key":"k","as":"done"})"},
     {"GET", "/admin/api/stats", ""},
+    {"GET", "/admin/api/activity", ""},
     {"GET", "/admin/api/export.db", ""},
     {"GET", "/admin/api/reconcile?endpoint=demo&ids=a", ""},
     {"POST", "/admin/api/reconcile", R"({"endpoint":"demo","ids":["a"]})"},
@@ -748,8 +749,76 @@ TEST_CASE("admin api: export.db streams a consistent snapshot and leaves no file
   REQUIRE(report.at("never_received").size() == 1);
   CHECK(report.at("never_received")[0].at("event_id") == "evt_missing");
   CHECK(report.at("not_completed").size() == 1);  // received, no action: not completed
+  // What it found stays on /metrics until the next reconciliation of demo.
+  auto metrics = f.Api("GET", "/metrics").body;
+  CHECK_THAT(metrics, Catch::Contains("webhook_reconcile_gaps{endpoint=\"demo\",kind=\"never_received\"} 1\n"));
+  CHECK_THAT(metrics, Catch::Contains("webhook_reconcile_gaps{endpoint=\"demo\",kind=\"not_completed\"} 1\n"));
+  CHECK_THAT(metrics, Catch::Contains("webhook_reconcile_gaps{endpoint=\"demo\",kind=\"unknown\"} 0\n"));
+  // The public listener's certificate (init's, valid for years) and the storage figures.
+  const std::string expiry = "\nwebhook_tls_certificate_expiry_timestamp_seconds{listener=\"server\"} ";
+  const size_t at = metrics.find(expiry);
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stoll(metrics.substr(at + expiry.size())) > static_cast<long long>(std::time(nullptr)) + 14 * 86400);
+  CHECK_THAT(metrics, Catch::Contains("\nwebhook_database_bytes "));
+  CHECK_THAT(metrics, Catch::Contains("\nwebhook_disk_free_bytes "));
   CHECK(f.Api("POST", "/admin/api/reconcile", R"({"endpoint":"nope","ids":["a"]})").status == 400);
   CHECK(f.Api("POST", "/admin/api/reconcile", R"({"endpoint":"demo","ids":[]})").status == 400);
+}
+
+// Sums one count over an endpoint's buckets (a test may straddle an hour).
+int64_t Total(const json& activity, const std::string& endpoint, const std::string& count) {
+  int64_t total = 0;
+  for (const auto& e : activity.at("endpoints")) {
+    if (e.at("endpoint") != endpoint) continue;
+    for (const auto& b : e.at("buckets")) total += b.at(count).get<int64_t>();
+  }
+  return total;
+}
+
+TEST_CASE("admin api: activity counts each endpoint's deliveries and attempts over 24h and 7d; a bad range is 400, "
+          "an unknown endpoint 404",
+          "[integration][admin-api][activity]") {
+  AdminFixture f(true);
+  f.server.Start();
+  const int64_t a = f.Deliver("demo", "evt_a", "order.paid");
+  const int64_t b = f.Deliver("demo", "evt_b", "order.paid");
+  const int64_t dead = f.Deliver("demo", "evt_dead1", "order.paid");
+  f.Deliver("demo", "evt_a", "order.paid");  // duplicate
+  CHECK(f.server.Request("POST", "/hooks/demo", R"({"id":"evt_x"})", {}).status == 401);  // unsigned
+  REQUIRE(f.Becomes(a, "completed"));
+  REQUIRE(f.Becomes(b, "completed"));
+  REQUIRE(f.Becomes(dead, "dead_lettered"));
+
+  const json day = f.ApiJson("/admin/api/activity?range=24h");
+  CHECK(day.at("range") == "24h");
+  CHECK(day.at("bucket_seconds") == 3600);
+  REQUIRE(day.at("endpoints").size() == 2);  // demo and shop, in config order
+  CHECK(day.at("endpoints")[0].at("endpoint") == "demo");
+  CHECK(day.at("endpoints")[1].at("endpoint") == "shop");
+  CHECK(day.at("endpoints")[0].at("buckets").size() == 24);
+  const json all_week = f.ApiJson("/admin/api/activity?range=7d");
+  for (const json* j : {&day, &all_week}) {
+    CHECK(Total(*j, "demo", "accepted") == 3);
+    CHECK(Total(*j, "demo", "duplicate") == 1);
+    CHECK(Total(*j, "demo", "rejected") == 1);
+    CHECK(Total(*j, "demo", "completed") == 2);
+    CHECK(Total(*j, "demo", "failed") == 1);
+    CHECK(Total(*j, "shop", "accepted") == 0);
+  }
+  json week = f.ApiJson("/admin/api/activity?range=7d&endpoint=shop");
+  CHECK(week.at("bucket_seconds") == 21600);
+  REQUIRE(week.at("endpoints").size() == 1);
+  CHECK(week.at("endpoints")[0].at("buckets").size() == 28);
+  // The last bucket holds now; buckets are whole hours (UTC).
+  const std::string last = day.at("endpoints")[0].at("buckets")[23].at("start");
+  CHECK(last.substr(13) == ":00:00.000Z");
+
+  auto bad = f.Api("GET", "/admin/api/activity?range=1h");
+  CHECK(bad.status == 400);
+  CHECK_THAT(bad.body, Catch::Contains("range: must be 24h or 7d"));
+  auto unknown = f.Api("GET", "/admin/api/activity?endpoint=nope");
+  CHECK(unknown.status == 404);
+  CHECK_THAT(unknown.body, Catch::Contains("no endpoint named nope"));
 }
 
 TEST_CASE("admin api: with admin.tls_cert and tls_key the admin listener speaks HTTPS only",

@@ -170,6 +170,11 @@ exit 1
   CHECK(f.Inbox(id, "attempt_count || '|' || result_ref") == "2|ch_evt_charge_1");
   CHECK(f.inst.Sql("SELECT status || '|' || external_ref || '|' || attempt FROM effects WHERE effect_key = "
                    "'charge:evt_charge'") == "done|ch_evt_charge_1|1");
+  // The refused repeat is counted (/metrics needs no token here).
+  httplib::Client admin("127.0.0.1", f.server.admin_port());
+  auto metrics = admin.Get("/metrics");
+  REQUIRE(metrics);
+  CHECK_THAT(metrics->body, Catch::Contains("\nwebhook_effects_already_done_total 1\n"));
 }
 
 TEST_CASE("handler api: 20 events claiming one effect key at once get exactly one 201", "[integration][handler-api]") {

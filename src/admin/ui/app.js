@@ -256,9 +256,172 @@
       $('stats-time').textContent = 'As of ' + fmtTime(toMs(stats.now_ms) || Date.now()) +
         '. Received, duplicates, conflicts and rejected count HTTP deliveries; the others count events.';
       await loadEndpoints();
+      await loadActivity();
     } catch (err) {
       fail(err);
     }
+  }
+
+  // -- activity charts (GET /admin/api/activity, admin/activity.h) --
+  //
+  // Per endpoint, two stacked-bar charts over the chosen range: deliveries
+  // (accepted, duplicate, rejected) and the action's attempts (completed,
+  // failed), with incidents (GET /admin/api/incidents?all=1) drawn as bands
+  // from their opening to their end (or now). Plain SVG, no library: each
+  // bar segment is a <rect> carrying its series and count (data-series,
+  // data-count) and a <title> a screen reader or a hover shows; each chart is
+  // role="img" with a title and a one-sentence summary. Times are the
+  // browser's local time.
+
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+  const CHART_W = 640, CHART_H = 150;
+  const PLOT = { left: 44, right: 8, top: 10, bottom: 26 };
+  const CHART_PANELS = [
+    { key: 'deliveries', title: 'Deliveries', series: [['accepted', 'Accepted'], ['duplicate', 'Duplicate'], ['rejected', 'Rejected']] },
+    { key: 'outcomes', title: 'Action outcomes', series: [['completed', 'Completed'], ['failed', 'Failed']] },
+  ];
+  let activityRange = '24h';
+
+  function svgEl(tag, attrs, ...children) {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v !== undefined && v !== null) node.setAttribute(k, String(v));
+    }
+    for (const c of children) {
+      if (c === undefined || c === null) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  // "14:00" within a day, "Tue 18:00" across a week: local time.
+  function fmtBucket(ms, range) {
+    const d = new Date(ms);
+    const hm = String(d.getHours()).padStart(2, '0') + ':' + String(d.getMinutes()).padStart(2, '0');
+    return range === '7d' ? d.toLocaleDateString(undefined, { weekday: 'short' }) + ' ' + hm : hm;
+  }
+
+  function fmtSpan(startMs, bucketMs) {
+    const from = new Date(startMs), to = new Date(startMs + bucketMs);
+    return from.toLocaleString() + ' – ' + to.toLocaleTimeString();
+  }
+
+  // The smallest "nice" number (1, 2, 5 × 10^n) at or above max, for the y axis.
+  function niceMax(max) {
+    if (max <= 0) return 1;
+    const p = Math.pow(10, Math.floor(Math.log10(max)));
+    for (const m of [1, 2, 5, 10]) if (m * p >= max) return m * p;
+    return 10 * p;
+  }
+
+  function chartLegend(panel) {
+    const ul = el('ul', { class: 'legend', 'aria-hidden': 'true' });
+    for (const [key, label] of panel.series) {
+      ul.append(el('li', {}, el('span', { class: 'swatch s-' + key }), label));
+    }
+    return ul;
+  }
+
+  function incidentBands(g, incidents, x0, x1, startMs, endMs, plotH) {
+    const scale = (ms) => x0 + ((Math.min(Math.max(ms, startMs), endMs) - startMs) / (endMs - startMs)) * (x1 - x0);
+    for (const inc of incidents) {
+      const opened = toMs(inc.opened_at);
+      const resolved = toMs(inc.resolved_at);
+      if (opened === null || opened >= endMs || (resolved !== null && resolved < startMs)) continue;
+      const a = scale(opened), b = scale(resolved === null ? endMs : resolved);
+      const open = resolved === null;
+      const label = (open ? 'Open incident' : 'Incident') + ' since ' + new Date(opened).toLocaleString() +
+        (open ? '' : ', resolved ' + new Date(resolved).toLocaleString()) + ': ' + (inc.summary || inc.condition || '');
+      const band = svgEl('g', { class: 'incident' + (open ? ' open' : ''), 'data-incident': inc.id },
+        svgEl('title', {}, label),
+        svgEl('rect', { x: a, y: PLOT.top, width: Math.max(2, b - a), height: plotH, class: 'band' }),
+        svgEl('line', { x1: a, x2: a, y1: PLOT.top, y2: PLOT.top + plotH, class: 'marker' }));
+      g.append(band);
+    }
+  }
+
+  // One stacked-bar chart of `panel`'s series over `buckets`.
+  function activityChart(endpoint, panel, data, incidents) {
+    const buckets = data.buckets || [];
+    const bucketMs = Number(data.bucket_seconds) * 1000;
+    const x0 = PLOT.left, x1 = CHART_W - PLOT.right, plotH = CHART_H - PLOT.top - PLOT.bottom;
+    const slot = (x1 - x0) / Math.max(1, buckets.length);
+    const totals = buckets.map((b) => panel.series.reduce((s, [k]) => s + Number(b[k] || 0), 0));
+    const top = niceMax(Math.max(0, ...totals));
+    const sums = panel.series.map(([k, label]) => buckets.reduce((s, b) => s + Number(b[k] || 0), 0) + ' ' + label.toLowerCase());
+    const id = 'chart-' + panel.key + '-' + endpoint.replace(/[^A-Za-z0-9_-]/g, '_');
+    const rangeText = activityRange === '7d' ? 'the last 7 days' : 'the last 24 hours';
+    const svg = svgEl('svg', { viewBox: `0 0 ${CHART_W} ${CHART_H}`, role: 'img', class: 'chart',
+      'aria-labelledby': id + '-title ' + id + '-desc', 'data-chart': panel.key, 'data-buckets': buckets.length },
+      svgEl('title', { id: id + '-title' }, endpoint + ': ' + panel.title.toLowerCase() + ' over ' + rangeText),
+      svgEl('desc', { id: id + '-desc' }, 'In total ' + sums.join(', ') + '.'));
+    // Axes: 0 and the top value on the left, a label every few buckets below.
+    svg.append(svgEl('line', { x1: x0, x2: x1, y1: PLOT.top + plotH, y2: PLOT.top + plotH, class: 'axis' }));
+    svg.append(svgEl('line', { x1: x0, x2: x1, y1: PLOT.top, y2: PLOT.top, class: 'grid' }));
+    svg.append(svgEl('text', { x: x0 - 6, y: PLOT.top + plotH, class: 'tick y' }, '0'));
+    svg.append(svgEl('text', { x: x0 - 6, y: PLOT.top + 8, class: 'tick y', 'data-axis-max': top }, String(top)));
+    // A phone shows the chart at a third of its width: fewer, larger labels (app.css).
+    const narrow = window.matchMedia('(max-width: 719px)').matches;
+    const every = (buckets.length > 24 ? 4 : 3) * (narrow ? 2 : 1);
+    buckets.forEach((b, i) => {
+      const start = toMs(b.start);
+      const x = x0 + i * slot;
+      // The first label starts at its bar rather than centring on it, so it is not cut at the left edge.
+      if (i % every === 0) {
+        svg.append(svgEl('text', { x: i === 0 ? x : x + slot / 2, y: CHART_H - 8, class: i === 0 ? 'tick x first' : 'tick x' },
+          fmtBucket(start, activityRange)));
+      }
+      let y = PLOT.top + plotH;
+      for (const [key, label] of panel.series) {
+        const n = Number(b[key] || 0);
+        if (n <= 0) continue;
+        const h = (n / top) * plotH;
+        y -= h;
+        svg.append(svgEl('rect', { x: x + 1, y: y, width: Math.max(1, slot - 2), height: h, class: 's-' + key,
+          'data-series': key, 'data-count': n, 'data-bucket': i },
+          svgEl('title', {}, fmtSpan(start, bucketMs) + ': ' + n + ' ' + label.toLowerCase())));
+      }
+    });
+    if (buckets.length > 0) {
+      const startMs = toMs(buckets[0].start);
+      incidentBands(svg, incidents, x0, x1, startMs, startMs + buckets.length * bucketMs, plotH);
+    }
+    return el('div', { class: 'chart-panel' }, el('h3', {}, panel.title), chartLegend(panel), svg);
+  }
+
+  // Incidents for the charts; quietly none when the server has no incidents
+  // route (404) or the call fails: the charts are still worth showing.
+  async function loadIncidents() {
+    try {
+      const body = await apiJson('/incidents?all=1');
+      return Array.isArray(body.incidents) ? body.incidents : [];
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) throw err;
+      return [];
+    }
+  }
+
+  async function loadActivity() {
+    const box = $('activity-charts');
+    for (const r of ['24h', '7d']) $('activity-' + r).setAttribute('aria-pressed', String(r === activityRange));
+    const [activity, incidents] = await Promise.all([apiJson('/activity?range=' + activityRange), loadIncidents()]);
+    clear(box);
+    const endpoints = Array.isArray(activity.endpoints) ? activity.endpoints : [];
+    for (const e of endpoints) {
+      const mine = incidents.filter((i) => !i.endpoint || i.endpoint === e.endpoint);
+      const data = { bucket_seconds: activity.bucket_seconds, buckets: e.buckets };
+      const fig = el('figure', { class: 'activity', 'data-endpoint': e.endpoint },
+        el('figcaption', {}, e.endpoint));
+      for (const panel of CHART_PANELS) fig.append(activityChart(e.endpoint, panel, data, mine));
+      box.append(fig);
+    }
+    box.setAttribute('data-range', activity.range || activityRange);
+    show($('activity-empty'), endpoints.length === 0);
+  }
+
+  function onActivityRange(range) {
+    activityRange = range;
+    loadActivity().catch(fail);
   }
 
   // -- endpoints: pause and circuit breaker (GET /admin/api/endpoints, admin/endpoint_json.h) --
@@ -937,6 +1100,8 @@
     $('dashboard-refresh').addEventListener('click', () => loadDashboard());
     $('events-refresh').addEventListener('click', () => loadEvents(listState.cursors[listState.cursors.length - 1] || null));
     $('export').addEventListener('click', onExport);
+    $('activity-24h').addEventListener('click', () => onActivityRange('24h'));
+    $('activity-7d').addEventListener('click', () => onActivityRange('7d'));
     $('filters').addEventListener('submit', onFilter);
     $('filter-clear').addEventListener('click', onClearFilters);
     $('page-next').addEventListener('click', () => {

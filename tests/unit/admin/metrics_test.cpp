@@ -85,6 +85,43 @@ TEST_CASE("admin metrics: state gauges come from the database, typed and labelle
   CHECK_THAT(*text, Catch::Contains("# TYPE webhook_processing_seconds histogram\n"));
 }
 
+TEST_CASE("admin metrics: the oldest dead letter's age counts from its last attempt", "[admin][metrics]") {
+  Db db;
+  const int64_t old = db.Claim("pay", "a", "dead_lettered", 1'000);
+  db.Claim("pay", "b", "dead_lettered", 2'000);  // no attempt: counts from its arrival
+  db.Claim("crm", "c", "completed", 1'000);
+  {
+    SQLite::Database sql(db.path, SQLite::OPEN_READWRITE);
+    sql.exec("INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at, finished_at, outcome) VALUES (" +
+             std::to_string(old) + ", 1, 'w', 1000, 1500, 'retryable_failed'), (" + std::to_string(old) +
+             ", 2, 'w', 2500, 3000, 'dead_lettered')");
+  }
+  auto text = admin::RenderMetricsText(*db.store, *db.store, 12'000, {"pay", "crm"});
+  REQUIRE(text.ok());
+  INFO(*text);
+  auto s = Samples(*text, "webhook_dead_letter");
+  // b has waited since 2 000 (arrival), a since 3 000 (its last attempt's end).
+  CHECK(s["webhook_dead_letter_oldest_age_seconds{endpoint=\"pay\",provider=\"stripe\"}"] == "10");
+  CHECK(s["webhook_dead_letter_oldest_age_seconds{endpoint=\"crm\",provider=\"stripe\"}"] == "0");
+  CHECK_THAT(*text, Catch::Contains("# TYPE webhook_dead_letter_oldest_age_seconds gauge\n"));
+}
+
+TEST_CASE("admin metrics: database size, and free disk beside a SQLite file", "[admin][metrics]") {
+  Db db;
+  std::string out;
+  admin::AppendStorageGauges(out, *db.store, db.path);
+  auto s = Samples(out, "webhook_");
+  REQUIRE(s.count("webhook_database_bytes") == 1);
+  CHECK(std::stod(s["webhook_database_bytes"]) > 0);
+  REQUIRE(s.count("webhook_disk_free_bytes") == 1);
+  CHECK(std::stod(s["webhook_disk_free_bytes"]) > 0);
+  CHECK_THAT(out, Catch::Contains("# TYPE webhook_disk_free_bytes gauge\n"));
+  // Without a SQLite file (PostgreSQL) there is no disk to measure here.
+  std::string pg;
+  admin::AppendStorageGauges(pg, *db.store, "");
+  CHECK_THAT(pg, !Catch::Contains("webhook_disk_free_bytes"));
+}
+
 TEST_CASE("admin metrics: paused and breaker gauges for every endpoint with an action, from the database",
           "[admin][metrics]") {
   Db db;

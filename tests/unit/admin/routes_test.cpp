@@ -129,6 +129,7 @@ TEST_CASE("admin routes: the admin API, the UI and /metrics, with the credential
       {"/admin/api/conflicts", RouteId::kConflicts, "", "GET", Guard::kAdminToken},
       {"/admin/api/effects/resolve", RouteId::kEffectResolve, "", "POST", Guard::kAdminToken},
       {"/admin/api/stats", RouteId::kStats, "", "GET", Guard::kAdminToken},
+      {"/admin/api/activity", RouteId::kActivity, "", "GET", Guard::kAdminToken},
       {"/admin/api/export.db", RouteId::kExport, "", "GET", Guard::kAdminToken},
       {"/admin/api/reconcile", RouteId::kReconcile, "", "GET, POST", Guard::kAdminToken},
       {"/metrics", RouteId::kMetrics, "", "GET", Guard::kMetricsToken},

@@ -117,6 +117,24 @@ TEST_CASE("metrics: counters add per label tuple and render with HELP and TYPE",
   CHECK(p.samples.size() == 2);
 }
 
+TEST_CASE("metrics: a gauge holds the last value set, per label tuple", "[common][metrics]") {
+  Registry r;
+  r.Declare("g", Type::kGauge, "A level.", {"endpoint"});
+  r.Set("g", {"a"}, 5);
+  r.Set("g", {"a"}, 2.5);
+  r.Set("g", {"b"}, 0);
+  r.Set("g", {}, 1);           // wrong arity: ignored
+  r.Add("g", {"a"});           // not a counter: ignored
+  CHECK(r.GaugeValue("g", {"a"}) == 2.5);
+  CHECK(r.GaugeValue("g", {"c"}) == 0);
+  Parsed p = Parse(r.Render());
+  CHECK(p.errors.empty());
+  CHECK(p.type["g"] == "gauge");
+  CHECK(p.samples["g{endpoint=a}"] == 2.5);
+  CHECK(p.samples["g{endpoint=b}"] == 0);
+  CHECK(p.samples.size() == 2);
+}
+
 TEST_CASE("metrics: label values with quotes, backslashes and newlines are escaped", "[common][metrics]") {
   Registry r;
   r.Declare("y_total", Type::kCounter, "Help with \\ and\nnewline.", {"endpoint"});
@@ -185,4 +203,7 @@ TEST_CASE("metrics: the default registry declares the product's families", "[com
     CHECK(p.type[name] == "counter");
   }
   CHECK(p.type[metrics::kProcessingSeconds] == "histogram");
+  CHECK(p.type[metrics::kEffectsAlreadyDoneTotal] == "counter");
+  CHECK(p.type[metrics::kReconcileGaps] == "gauge");
+  CHECK(p.type[metrics::kTlsCertificateExpiry] == "gauge");
 }

@@ -133,6 +133,10 @@ TEST_CASE("stats: the scrape queries use indexes, not a scan of the whole inbox"
   std::string attention = Plan(f.path, store::stats_sql::kAttention);
   INFO(attention);
   CHECK_THAT(attention, Catch::Contains("webhook_inbox_attention"));
+  std::string dead = Plan(f.path, store::stats_sql::kOldestDeadLetter);
+  INFO(dead);
+  CHECK_THAT(dead, Catch::Contains("SCAN i USING INDEX webhook_inbox_attention"));
+  CHECK_THAT(dead, Catch::Contains("SEARCH a USING INDEX webhook_attempts_inbox (inbox_id=?)"));
 }
 
 TEST_CASE("stats: a closed store answers Unavailable", "[store][stats]") {
