@@ -5,9 +5,12 @@
 #include <openssl/x509.h>
 #include <time.h>
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "action/connection_pool.h"
 #include "action/http_client.h"
 #include "action/standard_webhooks.h"
 #include "action/sigpipe_guard.h"
@@ -66,11 +69,15 @@ Outcome Lost(const config::ActionConfig& c, std::string error) {
 
 }  // namespace
 
-HttpAction::HttpAction(config::ActionConfig config, const Clock& clock) : config_(std::move(config)), clock_(clock) {}
+HttpAction::HttpAction(config::ActionConfig config, const Clock& clock) : config_(std::move(config)), clock_(clock) {
+  if (config_.idempotent_target) pool_ = std::make_unique<ConnectionPool>(config_, config_.url);
+}
+
+HttpAction::~HttpAction() = default;
 
 Outcome HttpAction::Run(const ActionInput& in) {
   SigpipeGuard sigpipe_guard;  // a reset TLS connection raises SIGPIPE on write
-  OutgoingClient out = ClientFor(config_, config_.url);
+  ConnectionPool::Taken conn = pool_ ? pool_->Take() : ConnectionPool::Taken{ClientFor(config_, config_.url), false};
 
   const int64_t now_ms = clock_.NowMs();
   const int64_t timestamp = now_ms / 1000;
@@ -87,10 +94,20 @@ Outcome HttpAction::Run(const ActionInput& in) {
   if (in.probe) headers.emplace("X-Hookinbox-Probe", "idempotency-check");
   const std::string content_type = in.content_type.empty() ? "application/octet-stream" : in.content_type;
 
-  httplib::Result res = out.client->Post(out.path.c_str(), headers, in.body, content_type.c_str());
+  const auto sent_at = std::chrono::steady_clock::now();
+  httplib::Result res = conn.out.client->Post(conn.out.path.c_str(), headers, in.body, content_type.c_str());
+  // A kept-alive connection the downstream closed while it was idle fails at
+  // once, possibly after the request was written: it goes again on a new
+  // connection. Harmless: there is a pool only for a target that
+  // deduplicates by Idempotency-Key. A slow answer is not retried.
+  const auto stale_within = std::chrono::milliseconds(std::min<int64_t>(config_.timeout_ms / 2, 1000));
+  if (!res && conn.reused && std::chrono::steady_clock::now() - sent_at < stale_within) {
+    conn = ConnectionPool::Taken{pool_->Fresh(), false};
+    res = conn.out.client->Post(conn.out.path.c_str(), headers, in.body, content_type.c_str());
+  }
   if (!res) {
     const httplib::Error e = res.error();
-    const long verify = out.client->get_openssl_verify_result();
+    const long verify = conn.out.client->get_openssl_verify_result();
     if (FailedBeforeSending(e)) {
       Outcome o;
       o.verdict = Verdict::kTransient;
@@ -101,6 +118,7 @@ Outcome HttpAction::Run(const ActionInput& in) {
     return Lost(config_, "no answer: " + FailureReason(e, verify));
   }
 
+  if (pool_ && res->get_header_value("Connection") != "close") pool_->Give(std::move(conn.out));
   Outcome o;
   o.sent = true;
   o.http_status = res->status;

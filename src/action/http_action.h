@@ -14,11 +14,14 @@
 // TLS failure) transient; 408/425/429/5xx transient with Retry-After (409
 // too when idempotent_target: the same key is still running); other 4xx and
 // 3xx permanent; sent but no answer (read timeout, reset) unknown,
-// or transient when idempotent_target. timeout_ms bounds each phase
+// or transient when idempotent_target. A downstream with idempotent_target
+// gets kept-alive connections (connection_pool.h); every other one a new
+// connection per request. timeout_ms bounds each phase
 // (connect, each write, each read), as cpp-httplib 0.11 offers no overall limit.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,15 +32,20 @@
 
 namespace hookinbox::action {
 
+class ConnectionPool;
+
 class HttpAction final : public Action {
  public:
   // `config` is copied; `clock` must outlive the action.
   HttpAction(config::ActionConfig config, const Clock& clock);
+  ~HttpAction() override;
   Outcome Run(const ActionInput& input) override;
 
  private:
   config::ActionConfig config_;
   const Clock& clock_;
+  // Kept-alive connections, for an idempotent_target only (connection_pool.h).
+  std::unique_ptr<ConnectionPool> pool_;
 };
 
 // Retry-After (RFC 9110 §10.2.3) as milliseconds from `now_ms`: delay-seconds
