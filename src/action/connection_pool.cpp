@@ -17,6 +17,10 @@ ConnectionPool::Taken ConnectionPool::Take() {
 OutgoingClient ConnectionPool::Fresh() const {
   OutgoingClient out = ClientFor(action_, url_);
   out.client->set_keep_alive(true);
+  // The request goes out in several writes (headers, body): with Nagle's
+  // algorithm a later one waits for the ACK of the first, which a kept-alive
+  // peer delays by up to 40 ms (a new connection ACKs at once).
+  out.client->set_tcp_nodelay(true);
   return out;
 }
 
