@@ -70,7 +70,7 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore, publi
                         std::optional<LeasedEvent>* claimed) override;
   std::unique_ptr<PendingRecord> StartFinishAndLease(std::optional<AttemptResult> result,
                                                      std::optional<LeaseRequest> next) override;
-  Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms) override;
+  Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms, const std::string& reason) override;
   Result<std::optional<int64_t>> NextDueAt(const std::vector<std::string>& endpoints) override;
   Result<std::optional<int64_t>> NextDueAt() override;
 

@@ -493,15 +493,16 @@ std::unique_ptr<WorkQueue::PendingRecord> SqlStore::StartFinishAndLease(std::opt
   return std::make_unique<SqlPendingRecord>(std::move(state), std::move(done));
 }
 
-Result<int> SqlStore::ReleaseLeases(const std::string& owner, int64_t now_ms) {
+Result<int> SqlStore::ReleaseLeases(const std::string& owner, int64_t now_ms, const std::string& reason) {
   int released = 0;
   Status st = writer_->Submit([&](sql::Connection& db) {
     Prepared attempts(db,
-                      "UPDATE webhook_attempts SET outcome = 'released', finished_at = ?1, error = 'shutdown'"
+                      "UPDATE webhook_attempts SET outcome = 'released', finished_at = ?1, error = ?3"
                       " WHERE outcome IS NULL AND worker = ?2 AND inbox_id IN (SELECT id FROM webhook_inbox"
                       "  WHERE status = " + SqlLiteral(EventStatus::kProcessing) + " AND lease_owner = ?2)");
     attempts->bind(1, static_cast<int64_t>(now_ms));
     attempts->bind(2, owner);
+    attempts->bind(3, reason);
     attempts->exec();
     // The attempt was started, so attempt_count keeps counting it. The lease
     // ends just before now: a claim at `now` (which needs lease_until < now)

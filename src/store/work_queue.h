@@ -201,10 +201,11 @@ class WorkQueue {
   virtual std::unique_ptr<PendingRecord> StartFinishAndLease(std::optional<AttemptResult> result,
                                                              std::optional<LeaseRequest> next);
 
-  // Shutdown: `owner`'s processing events become claimable at once
-  // (a claim at now_ms takes them) and their attempt rows are closed as 'released'.
+  // Shutdown (or a lease ahead its breaker stopped): `owner`'s processing
+  // events become claimable at once (a claim at now_ms takes them) and their
+  // attempt rows are closed as 'released' with `reason` as the error.
   // Returns how many events were released.
-  virtual Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms) = 0;
+  virtual Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms, const std::string& reason) = 0;
 
   // The earliest time anything of `endpoints` becomes due (a waiting row's
   // next_attempt_at or a processing row's lease expiry); nullopt when

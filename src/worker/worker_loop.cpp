@@ -159,7 +159,7 @@ int WorkerLoop::Stop(std::chrono::milliseconds grace) {
   std::unique_lock<std::shared_mutex> finish_lock(finish_mu_);
   released_ = true;
   for (size_t i = 0; i < threads_.size(); ++i) {
-    auto r = queue_.ReleaseLeases(owner_prefix_ + ":" + std::to_string(i), clock_.NowMs());
+    auto r = queue_.ReleaseLeases(owner_prefix_ + ":" + std::to_string(i), clock_.NowMs(), "shutdown");
     if (r.ok()) {
       released += *r;
     } else {
@@ -609,7 +609,7 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
     } else {
       LogRecorded(attempt, queue_.Finish(attempt.result));
       // The successor goes back unrun; it is this owner's only lease now.
-      auto r = queue_.ReleaseLeases(owner, clock_.NowMs());
+      auto r = queue_.ReleaseLeases(owner, clock_.NowMs(), "circuit breaker opened before it ran");
       if (!r.ok()) log::Error("worker_release_failed", {{"error", r.status().message()}});
       successor_released = true;
     }

@@ -241,7 +241,7 @@ TEST_CASE("work queue: releasing an owner's leases makes its events claimable at
   f.Add("evt_2");
   auto mine = f.MustClaim("w1", kT0);
   auto other = f.MustClaim("w2", kT0);
-  auto released = f.q().ReleaseLeases("w1", kT0 + 100);
+  auto released = f.q().ReleaseLeases("w1", kT0 + 100, "shutdown");
   REQUIRE(released.ok());
   CHECK(*released == 1);
   CHECK(f.Text("SELECT outcome FROM webhook_attempts WHERE worker = 'w1'") == "released");
@@ -351,7 +351,7 @@ TEST_CASE("work queue: a failing commit changes nothing", "[store][queue]") {
   CHECK(f.q().Finish(ResultFor(c, "w1", AttemptOutcome::kCompleted)).code() == Code::kUnavailable);
   CHECK(f.StatusOf(id) == "processing");
   CHECK(f.Count("SELECT count(*) FROM webhook_attempts WHERE outcome IS NULL") == 1);
-  CHECK_FALSE(f.q().ReleaseLeases("w1", kT0).ok());
+  CHECK_FALSE(f.q().ReleaseLeases("w1", kT0, "shutdown").ok());
   CHECK(f.Count("SELECT lease_until FROM webhook_inbox") == kT0 + kLease);
 
   f.store->writer().SetCommitHookForTest(nullptr);

@@ -114,7 +114,7 @@ class FakeQueue final : public store::WorkQueue {
     ++finish_and_claims;
     return store::WorkQueue::FinishAndLease(r, next, claimed);
   }
-  Result<int> ReleaseLeases(const std::string&, int64_t) override {
+  Result<int> ReleaseLeases(const std::string&, int64_t, const std::string&) override {
     ++release_calls;
     return 0;
   }
