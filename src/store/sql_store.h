@@ -68,8 +68,8 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore, publi
   Status Finish(const AttemptResult& result) override;
   Status FinishAndLease(const AttemptResult& result, const LeaseRequest& next,
                         std::optional<LeasedEvent>* claimed) override;
-  std::unique_ptr<PendingRecord> StartFinishAndLease(std::optional<AttemptResult> result,
-                                                     std::optional<LeaseRequest> next) override;
+  std::unique_ptr<PendingRecord> StartFinishAndLease(std::vector<AttemptResult> finishes,
+                                                     std::optional<LeaseRequest> next, int count) override;
   Result<int> ReleaseLeases(const std::string& owner, int64_t now_ms, const std::string& reason) override;
   Result<std::optional<int64_t>> NextDueAt(const std::vector<std::string>& endpoints) override;
   Result<std::optional<int64_t>> NextDueAt() override;

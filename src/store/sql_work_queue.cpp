@@ -274,37 +274,48 @@ namespace {
 // A record that is done already (WorkQueue's synchronous default).
 class DonePendingRecord final : public WorkQueue::PendingRecord {
  public:
-  DonePendingRecord(Status status, std::optional<LeasedEvent> leased)
-      : status_(std::move(status)), leased_(std::move(leased)) {}
-  Status Wait(std::optional<LeasedEvent>* leased) override {
+  DonePendingRecord(Status status, std::vector<Status> finished, std::vector<LeasedEvent> leased)
+      : status_(std::move(status)), finished_(std::move(finished)), leased_(std::move(leased)) {}
+  bool Ready() override { return true; }
+  Status Wait(std::vector<Status>* finished, std::vector<LeasedEvent>* leased) override {
+    *finished = std::move(finished_);
     *leased = std::move(leased_);
     return status_;
   }
 
  private:
   Status status_;
-  std::optional<LeasedEvent> leased_;
+  std::vector<Status> finished_;
+  std::vector<LeasedEvent> leased_;
 };
 
 }  // namespace
 
-std::unique_ptr<WorkQueue::PendingRecord> WorkQueue::StartFinishAndLease(std::optional<AttemptResult> result,
-                                                                         std::optional<LeaseRequest> next) {
-  std::optional<LeasedEvent> leased;
+std::unique_ptr<WorkQueue::PendingRecord> WorkQueue::StartFinishAndLease(std::vector<AttemptResult> finishes,
+                                                                         std::optional<LeaseRequest> next,
+                                                                         int count) {
+  std::vector<Status> finished;
+  std::vector<LeasedEvent> leased;
   Status st;
-  if (result && next) {
-    st = FinishAndLease(*result, *next, &leased);
-  } else if (result) {
-    st = Finish(*result);
-  } else if (next) {
-    auto c = LeaseDue(*next);
-    if (c.ok()) {
-      leased = std::move(*c);
-    } else {
-      st = c.status();
-    }
+  size_t first = 0;
+  if (finishes.size() == 1 && next && count > 0) {  // the one-commit pair, where the store has it
+    std::optional<LeasedEvent> claimed;
+    finished.push_back(FinishAndLease(finishes[0], *next, &claimed));
+    if (claimed) leased.push_back(std::move(*claimed));
+    first = 1;
+    --count;
   }
-  return std::make_unique<DonePendingRecord>(std::move(st), std::move(leased));
+  for (size_t i = first; i < finishes.size(); ++i) finished.push_back(Finish(finishes[i]));
+  for (int i = 0; next && i < count; ++i) {
+    auto c = LeaseDue(*next);
+    if (!c.ok()) {
+      st = c.status();
+      break;
+    }
+    if (!c->has_value()) break;
+    leased.push_back(std::move(**c));
+  }
+  return std::make_unique<DonePendingRecord>(std::move(st), std::move(finished), std::move(leased));
 }
 
 Result<std::optional<LeasedEvent>> SqlStore::LeaseDue(const std::string& owner, int64_t now_ms, int64_t lease_ms,
@@ -442,34 +453,48 @@ Status SqlStore::FinishAndLease(const AttemptResult& r, const LeaseRequest& next
 
 namespace {
 
-// FinishAndLease in the writer's queue, awaited later. Its state lives on
-// the heap: the operation runs on the writer thread after the call returned.
+// Finishes and leases in the writer's queue, awaited later. Its state lives
+// on the heap: the operation runs on the writer thread after the call returned.
 class SqlPendingRecord final : public WorkQueue::PendingRecord {
  public:
   struct State {
-    State(std::optional<AttemptResult> r, std::optional<WorkQueue::LeaseRequest> n)
-        : result(std::move(r)), next(std::move(n)) {
-      if (next) claim.emplace(*next);
+    State(std::vector<AttemptResult> f, std::optional<WorkQueue::LeaseRequest> n, int count)
+        : finishes(std::move(f)), next(std::move(n)), moved(finishes.size(), false) {
+      if (next) {
+        claims.reserve(static_cast<size_t>(count));
+        for (int i = 0; i < count; ++i) claims.emplace_back(*next);  // each refers to *next, which never moves
+      }
     }
-    std::optional<AttemptResult> result;
+    void Undo() {
+      for (LiveLease& c : claims) c.Undo();
+    }
+    std::vector<AttemptResult> finishes;
     std::optional<WorkQueue::LeaseRequest> next;
-    std::optional<LiveLease> claim;  // refers to *next, which never moves
-    bool moved = false;
-    std::optional<LeasedEvent> taken;
+    std::vector<LiveLease> claims;
+    std::vector<bool> moved;
+    std::vector<LeasedEvent> taken;
   };
 
   SqlPendingRecord(std::shared_ptr<State> state, std::future<Status> done)
       : state_(std::move(state)), done_(std::move(done)) {}
 
-  Status Wait(std::optional<LeasedEvent>* leased) override {
-    leased->reset();
+  bool Ready() override { return done_.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }
+
+  Status Wait(std::vector<Status>* finished, std::vector<LeasedEvent>* leased) override {
+    finished->clear();
+    leased->clear();
     Status st = done_.get();
     if (!st.ok()) {
-      if (state_->claim) state_->claim->Undo();
-      return Prefixed(state_->result ? "finish" : "claim due", st);
+      state_->Undo();
+      st = Prefixed(state_->finishes.empty() ? "claim due" : "finish", st);
+      finished->assign(state_->finishes.size(), st);
+      return st;
+    }
+    for (size_t i = 0; i < state_->finishes.size(); ++i) {
+      finished->push_back(FinishStatus(state_->finishes[i], state_->moved[i]));
     }
     *leased = std::move(state_->taken);
-    return state_->result ? FinishStatus(*state_->result, state_->moved) : Status::Ok();
+    return Status::Ok();
   }
 
  private:
@@ -479,16 +504,28 @@ class SqlPendingRecord final : public WorkQueue::PendingRecord {
 
 }  // namespace
 
-std::unique_ptr<WorkQueue::PendingRecord> SqlStore::StartFinishAndLease(std::optional<AttemptResult> result,
-                                                                        std::optional<LeaseRequest> next) {
-  Status invalid = result ? CheckResult(*result) : Status::Ok();
+std::unique_ptr<WorkQueue::PendingRecord> SqlStore::StartFinishAndLease(std::vector<AttemptResult> finishes,
+                                                                        std::optional<LeaseRequest> next,
+                                                                        int count) {
+  Status invalid;
+  for (const AttemptResult& r : finishes) {
+    if (invalid.ok()) invalid = CheckResult(r);
+  }
   if (invalid.ok() && next) invalid = CheckLeaseRequest(*next);
-  if (!invalid.ok()) return std::make_unique<DonePendingRecord>(std::move(invalid), std::nullopt);
-  auto state = std::make_shared<SqlPendingRecord::State>(std::move(result), std::move(next));
+  if (!invalid.ok()) {
+    std::vector<Status> each(finishes.size(), invalid);
+    return std::make_unique<DonePendingRecord>(std::move(invalid), std::move(each), std::vector<LeasedEvent>());
+  }
+  auto state = std::make_shared<SqlPendingRecord::State>(std::move(finishes), std::move(next), std::max(count, 0));
   std::future<Status> done = writer_->SubmitAsync([state](sql::Connection& db) {
-    state->taken.reset();
-    if (state->result) state->moved = FinishInTransaction(db, *state->result);
-    if (state->claim) state->taken = state->claim->Run(db);
+    state->Undo();  // a rerun after a rolled-back batch starts over
+    state->taken.clear();
+    for (size_t i = 0; i < state->finishes.size(); ++i) state->moved[i] = FinishInTransaction(db, state->finishes[i]);
+    for (LiveLease& claim : state->claims) {
+      std::optional<LeasedEvent> e = claim.Run(db);
+      if (!e) break;
+      state->taken.push_back(std::move(*e));
+    }
   });
   return std::make_unique<SqlPendingRecord>(std::move(state), std::move(done));
 }

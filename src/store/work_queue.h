@@ -185,21 +185,26 @@ class WorkQueue {
     return st;
   }
 
-  // FinishAndLease started now and awaited later: the worker records one
-  // attempt and leases its thread's next event while that thread's next
-  // action runs, so the commit is no longer between two actions. Either part
-  // may be absent (a finish alone, a lease alone). Wait() gives what the
-  // synchronous call gives; until it returns, what the request names (its
-  // RunningSet) must live. The default does the work at once, synchronously.
+  // Finishes and leases started now and awaited later: a worker records the
+  // attempts its thread ended and leases that thread's next events while it
+  // runs the ones it holds, so the commit overlaps actions instead of
+  // separating two. In one transaction: every finish of `finishes`, then up
+  // to `count` leases of `next` (each as LeaseDue(next), the running set
+  // growing with each). Wait() gives each finish's status (as Finish's) and
+  // the leased events, set only when the transaction committed; until it
+  // returns, what `next` names (its RunningSet) must live. The default does
+  // the work at once, synchronously, call by call.
   class PendingRecord {
    public:
     virtual ~PendingRecord() = default;
-    // The finish's status (ok without a finish; a Conflict still leases) and
-    // the leased event, set only when the transaction committed.
-    virtual Status Wait(std::optional<LeasedEvent>* leased) = 0;
+    // Whether Wait() would return at once.
+    virtual bool Ready() = 0;
+    // The transaction's status; `finished` parallel to the finishes (a
+    // Conflict: that lease was lost), `leased` in lease order.
+    virtual Status Wait(std::vector<Status>* finished, std::vector<LeasedEvent>* leased) = 0;
   };
-  virtual std::unique_ptr<PendingRecord> StartFinishAndLease(std::optional<AttemptResult> result,
-                                                             std::optional<LeaseRequest> next);
+  virtual std::unique_ptr<PendingRecord> StartFinishAndLease(std::vector<AttemptResult> finishes,
+                                                             std::optional<LeaseRequest> next, int count);
 
   // Shutdown (or a lease ahead its breaker stopped): `owner`'s processing
   // events become claimable at once (a claim at now_ms takes them) and their

@@ -19,16 +19,18 @@ void DispatchGate::SetPaused(const std::vector<std::string>& endpoints) {
   paused_ = std::set<std::string>(endpoints.begin(), endpoints.end());
 }
 
-bool DispatchGate::MayLease(const std::string& endpoint, int in_flight, int claiming, int64_t now_ms) const {
-  if (Paused(endpoint)) return false;
+int DispatchGate::Room(const std::string& endpoint, int in_flight, int claiming, int64_t now_ms, int most) const {
+  if (Paused(endpoint)) return 0;
+  int room = most;
   if (auto b = breakers_.find(endpoint); b != breakers_.end()) {
-    const std::optional<int> capacity = b->second.Capacity(now_ms);
-    if (capacity && in_flight + claiming >= *capacity) return false;
+    if (const std::optional<int> capacity = b->second.Capacity(now_ms)) {
+      room = std::min(room, *capacity - in_flight - claiming);
+    }
   }
   if (auto l = limits_.find(endpoint); l != limits_.end()) {
-    if (claiming >= l->second.Available(now_ms)) return false;
+    room = std::min(room, l->second.Available(now_ms) - claiming);
   }
-  return true;
+  return std::max(room, 0);
 }
 
 bool DispatchGate::BreakerAdmits(const std::string& endpoint, int in_flight, int64_t now_ms) const {

@@ -38,7 +38,12 @@ class DispatchGate {
   // Whether one more event of `endpoint` may be leased now, with `in_flight`
   // of its events running and `claiming` leases on their way (each of which
   // may take one of its events).
-  bool MayLease(const std::string& endpoint, int in_flight, int claiming, int64_t now_ms) const;
+  bool MayLease(const std::string& endpoint, int in_flight, int claiming, int64_t now_ms) const {
+    return Room(endpoint, in_flight, claiming, now_ms, 1) > 0;
+  }
+  // How many more events of `endpoint` may be leased now, at most `most`:
+  // what its breaker's trial capacity and its rate limit's tokens leave.
+  int Room(const std::string& endpoint, int in_flight, int claiming, int64_t now_ms, int most) const;
   // Whether `endpoint`'s breaker lets an event leased already run now, with
   // `in_flight` of its events running: not once an attempt opened it.
   bool BreakerAdmits(const std::string& endpoint, int in_flight, int64_t now_ms) const;

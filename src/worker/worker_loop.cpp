@@ -407,18 +407,6 @@ std::optional<store::LeasedEvent> WorkerLoop::LeaseNext(const std::string& owner
   return std::move(*claimed);
 }
 
-std::optional<store::WorkQueue::LeaseRequest> WorkerLoop::NextClaim(const std::string& owner,
-                                                                    const store::LeasedEvent& finishing, bool failed,
-                                                                    const std::string& error,
-                                                                    std::optional<BreakerReport>* change) {
-  std::lock_guard<std::mutex> lock(mu_);
-  // The breaker learns the outcome before the next claim is reserved: the
-  // attempt that opens it must not lease another event of its endpoint.
-  *change = NumberLocked(finishing.endpoint,
-                         gate_.Finished(finishing.endpoint, finishing.id, failed, error, clock_.NowMs()));
-  return ReserveClaimLocked(owner, &finishing.endpoint);
-}
-
 WorkerLoop::Attempted WorkerLoop::RunAction(const store::LeasedEvent& event) {
   Attempted a;
   a.event = event;
@@ -479,179 +467,227 @@ void WorkerLoop::LogRecorded(const Attempted& a, const Status& st) {
   }
 }
 
-bool WorkerLoop::MayLeaseAheadLocked(const std::string& endpoint) const {
-  if (stopping_ || actions_.find(endpoint) == actions_.end()) return false;
+int WorkerLoop::LeaseAheadRoomLocked(const std::string& endpoint, int most) const {
+  if (most <= 0 || stopping_ || actions_.find(endpoint) == actions_.end()) return 0;
   const config::EndpointConfig* e = config_.FindEndpoint(endpoint);
-  if (e == nullptr) return false;
+  if (e == nullptr) return 0;
   // A thread stays free for the other endpoints: a lease ahead keeps a thread
   // on its endpoint, which with concurrency = threads could hold them all.
-  if (config_.ActionConcurrency(*e) >= std::max(1, config_.worker.threads)) return false;
+  if (config_.ActionConcurrency(*e) >= std::max(1, config_.worker.threads)) return 0;
   // The event leased ahead waits for this action (and its probe): that must
   // end well within its lease, before a renewal would be due.
   const int64_t lease_ms = int64_t{config_.worker.lease_seconds} * 1000;
   const int64_t longest = e->action.timeout_ms * (e->action.probe_url.empty() ? 1 : 2);
-  if (longest > lease_ms / 3) return false;
+  if (longest > lease_ms / 3) return 0;
   auto count = [](const std::map<std::string, int>& m, const std::string& k) {
     auto it = m.find(k);
     return it != m.end() ? it->second : 0;
   };
-  // The gate sees it as one more claim: a half-open breaker's trial has no
-  // second event queued behind it, a rate limit counts it.
-  return gate_.MayLease(endpoint, count(in_flight_by_endpoint_, endpoint),
-                        count(claiming_, endpoint) + count(ahead_claiming_, endpoint), clock_.NowMs());
+  // The gate sees them as more claims: a half-open breaker's trial has no
+  // second event queued behind it, a rate limit's tokens bound them.
+  return gate_.Room(endpoint, count(in_flight_by_endpoint_, endpoint),
+                    count(claiming_, endpoint) + count(ahead_claiming_, endpoint), clock_.NowMs(), most);
 }
 
-void WorkerLoop::StartAhead(const std::string& owner, const std::string& endpoint, std::optional<Attempted> finish,
-                            Ahead* ahead) {
+void WorkerLoop::StartAhead(const std::string& owner, const std::string& endpoint, Ahead* ahead) {
   std::optional<store::WorkQueue::LeaseRequest> request;
-  {
+  int count = 0;
+  if (!ahead->leasing()) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (MayLeaseAheadLocked(endpoint)) {
-      ++ahead_claiming_[endpoint];
+    count = LeaseAheadRoomLocked(endpoint, kLeaseAhead - static_cast<int>(ahead->queued.size()));
+    if (count > 0) {
+      ahead_claiming_[endpoint] += count;  // each may take one of its events
       request = store::WorkQueue::LeaseRequest{owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000,
                                                {}, {}, &running_events_, std::vector<std::string>{endpoint}};
     }
   }
-  if (!request && !finish) return;
-  ahead->endpoint = request ? endpoint : std::string();
-  std::optional<store::AttemptResult> result;
-  if (finish) result = finish->result;
-  ahead->rider = std::move(finish);
-  ahead->pending = queue_.StartFinishAndLease(std::move(result), std::move(request));
+  if (!request && ahead->finished.empty()) return;
+  Ahead::Write w;
+  w.endpoint = request ? endpoint : std::string();
+  w.leases = request ? count : 0;
+  w.riders = std::move(ahead->finished);
+  ahead->finished.clear();
+  std::vector<store::AttemptResult> results;
+  for (const Attempted& a : w.riders) results.push_back(a.result);
+  w.pending = queue_.StartFinishAndLease(std::move(results), std::move(request), w.leases);
+  ahead->writes.push_back(std::move(w));
 }
 
-std::optional<store::LeasedEvent> WorkerLoop::CollectAhead(const std::string& owner, Ahead* ahead) {
-  if (!ahead->pending) return std::nullopt;
-  std::optional<store::LeasedEvent> leased;
-  const Status st = ahead->pending->Wait(&leased);
-  ahead->pending.reset();
-  if (ahead->rider) {
-    LogRecorded(*ahead->rider, st);
-  } else if (!st.ok()) {
-    log::Error("worker_claim_failed", {{"error", st.message()}});
+void WorkerLoop::RecordedLocked(const Attempted& a) {
+  --in_flight_;
+  running_events_.Remove(a.event.id);  // from now on a claim may take it, when due
+}
+
+void WorkerLoop::CollectAhead(Ahead* ahead, bool all) {
+  while (!ahead->writes.empty() && (all || ahead->writes.front().pending->Ready())) {
+    Ahead::Write w = std::move(ahead->writes.front());
+    ahead->writes.pop_front();
+    std::vector<Status> finished;
+    std::vector<store::LeasedEvent> leased;
+    const Status st = w.pending->Wait(&finished, &leased);
+    for (size_t i = 0; i < w.riders.size(); ++i) LogRecorded(w.riders[i], i < finished.size() ? finished[i] : st);
+    if (w.riders.empty() && !st.ok()) log::Error("worker_claim_failed", {{"error", st.message()}});
+    std::vector<std::optional<BreakerReport>> changes;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!w.endpoint.empty()) {
+        auto it = ahead_claiming_.find(w.endpoint);
+        if (it != ahead_claiming_.end() && (it->second -= w.leases) <= 0) ahead_claiming_.erase(it);
+      }
+      for (const Attempted& a : w.riders) RecordedLocked(a);
+      for (const store::LeasedEvent& e : leased) {
+        ++in_flight_;
+        changes.push_back(NumberLocked(e.endpoint, gate_.Leased(e.endpoint, e.id, clock_.NowMs())));
+      }
+    }
+    for (store::LeasedEvent& e : leased) ahead->queued.push_back(std::move(e));
+    for (const auto& c : changes) ReportBreaker(c);
+    idle_.notify_all();
   }
+}
+
+std::optional<store::LeasedEvent> WorkerLoop::PopQueued(const std::string& owner, Ahead* ahead) {
+  const int64_t lease_ms = int64_t{config_.worker.lease_seconds} * 1000;
+  while (!ahead->queued.empty()) {
+    store::LeasedEvent e = std::move(ahead->queued.front());
+    ahead->queued.pop_front();
+    // It waited for actions: when that took a good part of its lease, renew
+    // it before it runs. Lost meanwhile, another process has it: not ours to
+    // run (a renewal that fails otherwise is tried again once it runs).
+    if (e.lease_until_ms - clock_.NowMs() >= lease_ms * 2 / 3) return e;
+    const Status renewed = queue_.RenewLease(e.id, owner, e.attempt, clock_.NowMs() + lease_ms);
+    if (renewed.code() != Code::kConflict) return e;
+    log::Info("worker_lease_lost", {{"endpoint", e.endpoint}, {"id", std::to_string(e.id)}});
+    std::optional<BreakerReport> change;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      --in_flight_;
+      running_events_.Remove(e.id);
+      change = NumberLocked(e.endpoint, gate_.Abandoned(e.endpoint, e.id, clock_.NowMs()));
+    }
+    ReportBreaker(change);
+  }
+  return std::nullopt;
+}
+
+void WorkerLoop::ReleaseQueued(const std::string& owner, const std::string& endpoint, const std::string& reason,
+                               Ahead* ahead) {
+  StartAhead(owner, std::string(), ahead);  // no endpoint: the finished attempt alone
+  CollectAhead(ahead, /*all=*/true);
+  if (!ahead->queued.empty() && !released_) {  // released already when Stop's grace ran out
+    auto r = queue_.ReleaseLeases(owner, clock_.NowMs(), reason);
+    if (!r.ok()) log::Error("worker_release_failed", {{"error", r.status().message()}});
+  }
+  std::vector<std::optional<BreakerReport>> changes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --in_flight_by_endpoint_[endpoint];
+    for (const store::LeasedEvent& e : ahead->queued) {
+      --in_flight_;
+      running_events_.Remove(e.id);
+      changes.push_back(NumberLocked(e.endpoint, gate_.Abandoned(e.endpoint, e.id, clock_.NowMs())));
+    }
+  }
+  ahead->queued.clear();
+  for (const auto& c : changes) ReportBreaker(c);
+}
+
+std::optional<store::LeasedEvent> WorkerLoop::RecordAndClaim(const std::string& owner, const std::string& endpoint,
+                                                             Ahead* ahead) {
+  std::optional<store::WorkQueue::LeaseRequest> request;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    request = ReserveClaimLocked(owner, &endpoint);
+  }
+  std::vector<Attempted> riders = std::move(ahead->finished);
+  ahead->finished.clear();
+  std::vector<store::AttemptResult> results;
+  for (const Attempted& a : riders) results.push_back(a.result);
+  std::vector<Status> finished;
+  std::vector<store::LeasedEvent> leased;
+  // Finishing and taking the next event share one commit.
+  const Status st = queue_.StartFinishAndLease(std::move(results), request, request ? 1 : 0)->Wait(&finished, &leased);
+  for (size_t i = 0; i < riders.size(); ++i) LogRecorded(riders[i], i < finished.size() ? finished[i] : st);
+  if (riders.empty() && !st.ok()) log::Error("worker_claim_failed", {{"error", st.message()}});
+  std::optional<store::LeasedEvent> next;
+  if (!leased.empty()) next = std::move(leased.front());
   std::optional<BreakerReport> change;
   {
+    // The slot passes, the claim's hold ends and the event it took counts in
+    // flight in one step: between them another thread would see the endpoint
+    // with neither and overshoot its concurrency.
     std::lock_guard<std::mutex> lock(mu_);
-    if (!ahead->endpoint.empty()) {
-      auto it = ahead_claiming_.find(ahead->endpoint);
-      if (it != ahead_claiming_.end() && --it->second == 0) ahead_claiming_.erase(it);
-    }
-    if (ahead->rider) {  // recorded (or given up): from now on a claim may take it, when due
-      --in_flight_;
-      running_events_.Remove(ahead->rider->event.id);
-    }
-    if (leased) {
+    for (const Attempted& a : riders) RecordedLocked(a);
+    --in_flight_by_endpoint_[endpoint];
+    if (request) ClaimLandedLocked(*request->endpoints);
+    if (next) {
+      ++in_flight_by_endpoint_[next->endpoint];
       ++in_flight_;
-      change = NumberLocked(leased->endpoint, gate_.Leased(leased->endpoint, leased->id, clock_.NowMs()));
+      change = NumberLocked(next->endpoint, gate_.Leased(next->endpoint, next->id, clock_.NowMs()));
     }
   }
-  ahead->rider.reset();
-  ahead->endpoint.clear();
   ReportBreaker(change);
-  idle_.notify_all();
-  if (!leased) return std::nullopt;
-  // It waited for a whole action: when that took a good part of its lease,
-  // renew it before it runs. Lost meanwhile, another process has it: not
-  // ours to run (a renewal that fails otherwise is tried again once it runs).
-  const int64_t lease_ms = int64_t{config_.worker.lease_seconds} * 1000;
-  if (leased->lease_until_ms - clock_.NowMs() >= lease_ms * 2 / 3) return leased;
-  const Status renewed = queue_.RenewLease(leased->id, owner, leased->attempt, clock_.NowMs() + lease_ms);
-  if (renewed.code() != Code::kConflict) return leased;
-  log::Info("worker_lease_lost", {{"endpoint", leased->endpoint}, {"id", std::to_string(leased->id)}});
+  return next;
+}
+
+std::optional<store::LeasedEvent> WorkerLoop::Continue(const std::string& owner, const std::string& endpoint,
+                                                       Ahead* ahead) {
+  CollectAhead(ahead, /*all=*/ahead->queued.empty());
+  if (ahead->queued.empty()) return RecordAndClaim(owner, endpoint, ahead);
+  bool stopping, admits;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    --in_flight_;
-    running_events_.Remove(leased->id);
-    change = NumberLocked(leased->endpoint, gate_.Abandoned(leased->endpoint, leased->id, clock_.NowMs()));
+    stopping = stopping_;
+    // An attempt that opened the breaker is not followed by another of its endpoint.
+    admits = gate_.BreakerAdmits(ahead->queued.front().endpoint, 0, clock_.NowMs());
   }
-  ReportBreaker(change);
-  idle_.notify_all();
-  return std::nullopt;
+  if (stopping || !admits) {
+    ReleaseQueued(owner, endpoint, stopping ? "shutdown" : "circuit breaker opened before it ran", ahead);
+    return std::nullopt;
+  }
+  std::optional<store::LeasedEvent> successor = PopQueued(owner, ahead);
+  if (!successor) return Continue(owner, endpoint, ahead);  // all lost: record and claim as usual
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --in_flight_by_endpoint_[endpoint];
+    ++in_flight_by_endpoint_[successor->endpoint];  // it runs in this event's slot
+  }
+  StartAhead(owner, successor->endpoint, ahead);  // the finish now, and more leases unless a write has them
+  return successor;
 }
 
 std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, store::LeasedEvent event, Ahead* ahead) {
   HoldLease(event, owner);
-  if (!ahead->pending) StartAhead(owner, event.endpoint, std::nullopt, ahead);
+  StartAhead(owner, event.endpoint, ahead);  // leases its successors while it runs, unless a write does
   Attempted attempt = RunAction(event);
   attempt.result.owner = owner;
   const bool lost = DropLease(event.id);
-  std::optional<store::LeasedEvent> successor = CollectAhead(owner, ahead);
-
-  std::optional<store::LeasedEvent> next;
-  // A NextClaim made with the finish: its claiming_ count is ours to undo.
-  std::optional<store::WorkQueue::LeaseRequest> next_request;
-  bool outcome_known = false;   // the breaker learned the attempt's outcome
-  bool finish_ahead = false;    // the finish rides with the next lease ahead: accounted when it lands
-  bool successor_released = false;
-  std::optional<BreakerReport> finished_change;
+  const std::string endpoint = event.endpoint;
 
   std::shared_lock<std::shared_mutex> finish_lock(finish_mu_);
-  if (released_) {
-    log::Info("worker_attempt_released", {{"endpoint", event.endpoint}, {"id", std::to_string(event.id)}});
-  } else if (lost) {
-    log::Info("worker_lease_lost", {{"endpoint", event.endpoint}, {"id", std::to_string(event.id)}});
-  } else if (successor) {
-    bool keep;
+  std::optional<BreakerReport> finished_change;
+  if (released_ || lost) {
+    log::Info(released_ ? "worker_attempt_released" : "worker_lease_lost",
+              {{"endpoint", event.endpoint}, {"id", std::to_string(event.id)}});
+    std::lock_guard<std::mutex> lock(mu_);
+    --in_flight_;
+    finished_change = NumberLocked(event.endpoint, gate_.Abandoned(event.endpoint, event.id, clock_.NowMs()));
+    running_events_.Remove(event.id);
+  } else {
     {
-      // The breaker learns the outcome before the successor runs: an attempt
-      // that opens it must not be followed by another of its endpoint.
+      // The breaker learns the outcome before anything else of its endpoint runs.
       std::lock_guard<std::mutex> lock(mu_);
       finished_change = NumberLocked(event.endpoint, gate_.Finished(event.endpoint, event.id,
                                                                     attempt.counts_against_breaker,
                                                                     attempt.outcome.error, clock_.NowMs()));
-      keep = gate_.BreakerAdmits(successor->endpoint, 0, clock_.NowMs());
     }
-    outcome_known = true;
-    if (keep) {
-      StartAhead(owner, successor->endpoint, std::move(attempt), ahead);
-      finish_ahead = true;
-    } else {
-      LogRecorded(attempt, queue_.Finish(attempt.result));
-      // The successor goes back unrun; it is this owner's only lease now.
-      auto r = queue_.ReleaseLeases(owner, clock_.NowMs(), "circuit breaker opened before it ran");
-      if (!r.ok()) log::Error("worker_release_failed", {{"error", r.status().message()}});
-      successor_released = true;
-    }
-  } else {
-    // Finishing and taking the next event share one commit.
-    next_request = NextClaim(owner, event, attempt.counts_against_breaker, attempt.outcome.error, &finished_change);
-    outcome_known = true;
-    Status st = next_request ? queue_.FinishAndLease(attempt.result, *next_request, &next) : queue_.Finish(attempt.result);
-    LogRecorded(attempt, st);
-  }
-  finish_lock.unlock();
-  std::optional<BreakerReport> next_change, successor_change;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    const int64_t now_ms = clock_.NowMs();
-    --in_flight_by_endpoint_[event.endpoint];
-    if (!finish_ahead) {
-      --in_flight_;
-      if (!outcome_known) finished_change = NumberLocked(event.endpoint, gate_.Abandoned(event.endpoint, event.id, now_ms));
-      // Recorded (or given up): from now on a claim may take it, when due.
-      running_events_.Remove(event.id);
-    }
-    if (next_request) ClaimLandedLocked(*next_request->endpoints);
-    if (next) {
-      ++in_flight_by_endpoint_[next->endpoint];
-      ++in_flight_;
-      next_change = NumberLocked(next->endpoint, gate_.Leased(next->endpoint, next->id, now_ms));
-    }
-    if (successor && successor_released) {
-      --in_flight_;
-      running_events_.Remove(successor->id);
-      successor_change = NumberLocked(successor->endpoint, gate_.Abandoned(successor->endpoint, successor->id, now_ms));
-    } else if (successor) {
-      ++in_flight_by_endpoint_[successor->endpoint];  // it runs in this event's slot
-      next = std::move(successor);
-    }
-    // A slot freed, or the claim's hold on the other endpoints ended: a
-    // thread that could not search an endpoint may now.
+    ahead->finished.push_back(std::move(attempt));  // recorded with this thread's next write
   }
   ReportBreaker(finished_change);
-  ReportBreaker(next_change);
-  ReportBreaker(successor_change);
+  std::optional<store::LeasedEvent> next = Continue(owner, endpoint, ahead);
+  finish_lock.unlock();
+  // A slot freed, or a claim's hold on the other endpoints ended: a thread
+  // that could not search an endpoint may now.
   wake_.notify_all();
   idle_.notify_all();
   return next;

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -96,32 +97,61 @@ class WorkerLoop {
     double seconds = 0;
     bool counts_against_breaker = false;  // CountsAgainstBreaker, for an attempt that had an action
   };
-  // A thread's write in the writer's queue while its next action runs (a
-  // lease ahead): the lease of its endpoint's next event, and the finish of
-  // the attempt before, so that commit overlaps an action instead of
-  // separating two. One per thread; empty whenever RunOne returns nothing.
+  // A thread's work ahead of its current action (a lease ahead): the events
+  // of its endpoint it leased to run next in the same slot, and one write in
+  // the writer's queue at a time that records the attempts it ended and
+  // leases more — so a commit overlaps actions instead of separating two.
+  // Empty whenever RunOne returns nothing.
   struct Ahead {
-    std::unique_ptr<store::WorkQueue::PendingRecord> pending;
-    std::string endpoint;             // the lease's endpoint; "" = a finish alone
-    std::optional<Attempted> rider;   // the finish riding along
+    struct Write {
+      std::unique_ptr<store::WorkQueue::PendingRecord> pending;
+      std::string endpoint;           // its leases' endpoint; "" = finishes alone
+      int leases = 0;                 // how many it may take (counted in ahead_claiming_)
+      std::vector<Attempted> riders;  // the finishes in it
+    };
+    std::deque<Write> writes;               // in the writer's queue, oldest first; one at most leases
+    std::deque<store::LeasedEvent> queued;  // leased ahead, to run in this thread's slot
+    std::vector<Attempted> finished;        // the attempt just ended, until Continue writes it
+    bool leasing() const {
+      for (const Write& w : writes) {
+        if (!w.endpoint.empty()) return true;
+      }
+      return false;
+    }
   };
+  // Events a thread leases ahead at most: each write leases up to this many
+  // less those still queued, so a thread runs several per commit.
+  static constexpr int kLeaseAhead = 4;
   void ThreadMain(int index);
-  // Runs `event`'s action and records it; returns the event to run next: the
-  // one leased ahead while it ran, or one the record also claimed
-  // (FinishAndLease).
+  // Runs `event`'s action and records it (now, or with the thread's next
+  // write); returns the event to run next in its slot: one leased ahead, or
+  // one the record claimed.
   std::optional<store::LeasedEvent> RunOne(const std::string& owner, store::LeasedEvent event, Ahead* ahead);
   // Runs the action of `event` (and its probe): the attempt, not yet recorded.
   Attempted RunAction(const store::LeasedEvent& event);
-  // Under mu_: whether a thread running an event of `endpoint` may lease that
-  // endpoint's next event now, to run in the same slot after it.
-  bool MayLeaseAheadLocked(const std::string& endpoint) const;
-  // Queues `finish` (if any) with a lease ahead on `endpoint` (when allowed)
-  // into *ahead; queues nothing when there is neither.
-  void StartAhead(const std::string& owner, const std::string& endpoint, std::optional<Attempted> finish,
-                  Ahead* ahead);
-  // Waits for *ahead's write: logs its finish, lands its lease; returns the
-  // event leased ahead, if any (renewed first when it waited long).
-  std::optional<store::LeasedEvent> CollectAhead(const std::string& owner, Ahead* ahead);
+  // Under mu_: how many of `endpoint`'s next events (at most `most`) a thread
+  // running one of them may lease now, to run in the same slot after it.
+  int LeaseAheadRoomLocked(const std::string& endpoint, int most) const;
+  // Puts the finished attempt, and leases ahead on `endpoint` when allowed
+  // and no write leases already, in one write; writes nothing when there is
+  // neither. A finish is written at once, so it precedes any later release.
+  void StartAhead(const std::string& owner, const std::string& endpoint, Ahead* ahead);
+  // Lands the writes that committed (`all`: waits for every one): logs their
+  // finishes, queues what they leased.
+  void CollectAhead(Ahead* ahead, bool all);
+  // After `ended` (of `endpoint`, which holds a slot): the event that takes
+  // its slot, or nothing (the slot is freed). Under the shared finish lock.
+  std::optional<store::LeasedEvent> Continue(const std::string& owner, const std::string& endpoint, Ahead* ahead);
+  // The first queued event still ours to run (renewed when it waited long), or nothing.
+  std::optional<store::LeasedEvent> PopQueued(const std::string& owner, Ahead* ahead);
+  // Records the finished attempts at once and sends the queued events back
+  // unrun (`reason` in their attempt rows).
+  void ReleaseQueued(const std::string& owner, const std::string& endpoint, const std::string& reason, Ahead* ahead);
+  // Records the finished attempts at once, claiming the next event with them
+  // (FinishAndLease); that event takes `endpoint`'s slot.
+  std::optional<store::LeasedEvent> RecordAndClaim(const std::string& owner, const std::string& endpoint, Ahead* ahead);
+  // Under mu_: a recorded (or given up) attempt no longer counts in flight.
+  void RecordedLocked(const Attempted& a);
   // Logs and counts a recorded attempt, as `st` says the record went.
   static void LogRecorded(const Attempted& a, const Status& st);
   // Under mu_: a claim request and its slot on every endpoint it searches (claiming_),
@@ -129,13 +159,6 @@ class WorkerLoop {
   // `freeing_endpoint`: the endpoint of an event whose finish comes first.
   std::optional<store::WorkQueue::LeaseRequest> ReserveClaimLocked(const std::string& owner,
                                                                    const std::string* freeing_endpoint);
-  // What to claim along with the finish of `finishing` (counted in
-  // claiming_), or nullopt when stopping or nothing may be claimed. Tells
-  // the dispatch gate how the attempt went first (`failed`:
-  // CountsAgainstBreaker); *change is the breaker's change, if any.
-  std::optional<store::WorkQueue::LeaseRequest> NextClaim(const std::string& owner, const store::LeasedEvent& finishing,
-                                                          bool failed, const std::string& error,
-                                                          std::optional<BreakerReport>* change);
   // Claims one due event for `owner`, or nothing; counts it in flight.
   // *at_capacity: nothing was tried, every endpoint is at its concurrency.
   // *searched: the endpoints the claim looked at.
