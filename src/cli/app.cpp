@@ -2,10 +2,13 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
+#include "alert/channel.h"
 #include "cli/open_store.h"
 #include "common/log.h"
+#include "common/metrics.h"
 #include "http/certificate.h"
 
 namespace hookinbox::cli {
@@ -70,7 +73,56 @@ Status App::Start() {
     purge_ = std::make_unique<PurgeLoop>(*store_, config_, *clock_);  // hourly, store/purge.h
     purge_->Start();
   }
+  StartAlerts();
   return Status::Ok();
+}
+
+// The engine runs whatever the config says: with no channel it still keeps
+// the incidents the Attention view lists, and with every condition switched
+// off it still closes the incidents left open from before (a check then
+// reads a few indexed figures). The sender runs only when there is somewhere
+// to send; the engine queues no message without a channel. Neither touches
+// ingest or the worker: the engine reads on the store's reader connections
+// and the sender waits for channels on its own thread.
+void App::StartAlerts() {
+  if (!config_.alert.channels.empty()) {
+    alert_sender_ = std::make_unique<alert::Dispatcher>(*store_, alert::MakeChannels(config_.alert), *clock_);
+  }
+  alert::EngineSources sources;
+  sources.signals = store_.get();
+  sources.incidents = store_.get();
+  sources.clock = clock_;
+  const config::Config& config = config_;
+  sources.storage_failures_total = [&config] {
+    return alert::StorageFailuresTotal(metrics::Registry::Default(), config);
+  };
+  http::PublicServer* server = server_.get();
+  // The certificate served now, so a renewal loaded with SIGHUP resolves the incident.
+  sources.certificate_not_after_ms = [server]() -> std::optional<int64_t> {
+    auto pair = server->Certificate();
+    if (!pair) return std::nullopt;  // plain HTTP behind a proxy: not ours to watch
+    return pair->not_after_ms;
+  };
+  alert::Dispatcher* sender = alert_sender_.get();
+  sources.on_queued = [sender] {
+    if (sender != nullptr) sender->Wake();
+  };
+  alert_engine_ = std::make_unique<alert::Engine>(std::move(sources), config_);
+  if (alert_sender_) alert_sender_->Start();
+  alert_engine_->Start();
+  std::string channels;
+  for (const std::string& name : alert::ChannelNames(config_.alert)) channels += (channels.empty() ? "" : ",") + name;
+  log::Info("alerts_started", {{"channels", channels}, {"check_every_ms", config_.alert.check_every_ms}});
+}
+
+// The engine first (it wakes the sender), then the sender: a send in
+// progress finishes within its channel's timeout, and rows it leased but did
+// not reach are left to the next sender once their lease lapses.
+void App::StopAlerts() {
+  if (alert_engine_) alert_engine_->Stop();
+  if (alert_sender_) alert_sender_->Stop();
+  alert_engine_.reset();
+  alert_sender_.reset();
 }
 
 Status App::Run() { return server_->Run(); }
@@ -79,6 +131,7 @@ bool App::Stop() { return server_ != nullptr && server_->Stop(); }
 
 void App::Close() {
   purge_.reset();  // joins: a batch in progress finishes before the store closes
+  StopAlerts();
   if (worker_) worker_->Stop(std::chrono::seconds(config_.worker.shutdown_grace_seconds));
   if (admin_) admin_->Stop();
   server_.reset();
