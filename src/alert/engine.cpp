@@ -165,7 +165,11 @@ void Engine::ResolveOrphans(const config::Config& config, const std::vector<Find
     f.resolved.link = config.alert.ui_url;
     f.resolved.at_ms = now_ms;
     auto res = sources_.incidents->ResolveCondition(i.condition, i.endpoint, Plan(config.alert, f), now_ms);
-    if (res.ok() && res->has_value()) ++r->resolved;
+    if (res.ok() && res->has_value()) {
+      ++r->resolved;
+      log::Info("alert_resolved", {{"condition", i.condition}, {"endpoint", i.endpoint}, {"incident", i.id},
+                                   {"detail", "no longer watched"}});
+    }
   }
 }
 

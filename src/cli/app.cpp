@@ -77,13 +77,34 @@ Status App::Start() {
   return Status::Ok();
 }
 
-// The engine runs whatever the config says: with no channel it still keeps
-// the incidents the Attention view lists, and with every condition switched
-// off it still closes the incidents left open from before (a check then
-// reads a few indexed figures). The sender runs only when there is somewhere
-// to send; the engine queues no message without a channel. Neither touches
-// ingest or the worker: the engine reads on the store's reader connections
-// and the sender waits for channels on its own thread.
+namespace {
+
+bool AnyOn(const config::AlertThresholds& t) {
+  return t.dead_letters || t.unknown || t.conflicts || t.backlog_age_ms || t.signature_failures || t.silence_ms ||
+         t.breaker_open_ms;
+}
+
+// Whether the engine has anything to do: a condition on (for some endpoint,
+// or for the installation), or a digest to send.
+bool WatchesAnything(const config::Config& c) {
+  const config::AlertConfig& a = c.alert;
+  if (a.certificate_days || a.disk_free_bytes || a.database_size_bytes || a.storage_failures) return true;
+  if (!a.digest_at.empty() && !a.channels.empty()) return true;
+  for (const config::EndpointConfig& e : c.endpoints) {
+    if (AnyOn(e.alert)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// The engine's thread runs whenever a condition is on, with or without a
+// channel: the incidents it keeps are what the Attention view lists. With
+// every condition off, one check runs here, before serving, to close the
+// incidents left open from before, and no thread runs. The sender runs only
+// when there is somewhere to send; the engine queues no message without a
+// channel. Neither touches ingest or the worker: the engine reads on the
+// store's reader connections and the sender waits for channels on its own thread.
 void App::StartAlerts() {
   if (!config_.alert.channels.empty()) {
     alert_sender_ = std::make_unique<alert::Dispatcher>(*store_, alert::MakeChannels(config_.alert), *clock_);
@@ -109,6 +130,11 @@ void App::StartAlerts() {
   };
   alert_engine_ = std::make_unique<alert::Engine>(std::move(sources), config_);
   if (alert_sender_) alert_sender_->Start();
+  if (!WatchesAnything(config_)) {
+    alert_engine_->CheckOnce();  // failures are logged; the next start tries again
+    log::Info("alerts_off", {{"detail", "every alert condition is switched off: no checks run"}});
+    return;
+  }
   alert_engine_->Start();
   std::string channels;
   for (const std::string& name : alert::ChannelNames(config_.alert)) channels += (channels.empty() ? "" : ",") + name;

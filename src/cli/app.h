@@ -4,8 +4,9 @@
 // admin listener (the handler API, whose address every action receives),
 // starts the worker loop on the store, builds the public server (which wakes
 // the worker after each accepted event and reports it in /readyz), starts
-// the alert engine (always: it keeps the incidents the Attention view shows)
-// and, when [[alert.channel]] lists any, the alert sender; and tears them
+// the alert engine (whenever a condition is on, with or without a channel:
+// it keeps the incidents the Attention view shows) and, when
+// [[alert.channel]] lists any, the alert sender; and tears them
 // down in reverse (stop accepting, let in-flight requests finish, stop the
 // alert threads — a send in progress ends within its channel's timeout —,
 // stop the worker within worker.shutdown_grace_seconds, stop the admin
