@@ -509,10 +509,6 @@ TEST_CASE("alerting: the daily digest of a seeded day matches the database", "[a
   CHECK(inst.Sql("SELECT count(*) FROM alert_notifications WHERE kind = 'digest'") == "2");
 }
 
-}  // namespace hookinbox::testing
-
-namespace hookinbox::testing {
-
 TEST_CASE("alerting: with no channel incidents are still recorded and logged, and no message is queued",
           "[alerting]") {
   Installation inst;
