@@ -76,11 +76,20 @@ int Dispatcher::RunOnce() {
       return handled;
     }
     if (rows->empty()) return handled;
-    for (const auto& row : *rows) Send(row);
-    handled += static_cast<int>(rows->size());
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stop_) return handled;
+    for (const auto& row : *rows) {
+      // At shutdown only the send in progress is waited for (one channel
+      // timeout): the rows not reached stay leased, and the next sender
+      // (after a restart, or another replica) takes them once the lease lapses.
+      if (Stopping()) return handled;
+      Send(row);
+      ++handled;
+    }
   }
+}
+
+bool Dispatcher::Stopping() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stop_;
 }
 
 void Dispatcher::Wake() {

@@ -12,6 +12,7 @@
 // Its own thread: woken by Wake() after the engine queued messages, otherwise
 // every idle_poll_ms (another replica's rows, retries coming due). A slow
 // channel delays only this thread, never a check, ingest or the worker.
+// Stop waits for the send in progress only (at most its channel's timeout).
 // Thread-safety: Wake and SetChannels from any thread; RunOnce from one
 // thread at a time (the dispatcher's own once Start was called).
 #pragma once
@@ -65,6 +66,7 @@ class Dispatcher {
  private:
   void Send(const store::PendingNotification& row);
   std::shared_ptr<Channel> FindChannel(const std::string& name);
+  bool Stopping();
   void Run();
 
   store::Incidents& incidents_;

@@ -122,7 +122,12 @@ void Engine::Apply(const config::Config& config, const std::vector<Finding>& fin
                                            {"error", res.status().message()}});
         continue;
       }
-      if (res->change == store::IncidentChange::kOpened) ++r->opened;
+      if (res->change == store::IncidentChange::kOpened) {
+        ++r->opened;
+        // The log tells of incidents even with no channel (names and counts only).
+        log::Warn("alert_opened", {{"condition", f.condition}, {"endpoint", f.endpoint},
+                                   {"incident", res->incident.id}, {"count", f.count}});
+      }
       if (res->change == store::IncidentChange::kReminded) ++r->reminded;
       continue;
     }
@@ -132,6 +137,7 @@ void Engine::Apply(const config::Config& config, const std::vector<Finding>& fin
                                          {"error", res.status().message()}});
     } else if (res->has_value()) {
       ++r->resolved;
+      log::Info("alert_resolved", {{"condition", f.condition}, {"endpoint", f.endpoint}, {"incident", (*res)->id}});
     }
   }
 }
@@ -159,7 +165,11 @@ void Engine::ResolveOrphans(const config::Config& config, const std::vector<Find
     f.resolved.link = config.alert.ui_url;
     f.resolved.at_ms = now_ms;
     auto res = sources_.incidents->ResolveCondition(i.condition, i.endpoint, Plan(config.alert, f), now_ms);
-    if (res.ok() && res->has_value()) ++r->resolved;
+    if (res.ok() && res->has_value()) {
+      ++r->resolved;
+      log::Info("alert_resolved", {{"condition", i.condition}, {"endpoint", i.endpoint}, {"incident", i.id},
+                                   {"detail", "no longer watched"}});
+    }
   }
 }
 

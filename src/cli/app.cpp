@@ -2,10 +2,13 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
+#include "alert/channel.h"
 #include "cli/open_store.h"
 #include "common/log.h"
+#include "common/metrics.h"
 #include "http/certificate.h"
 
 namespace hookinbox::cli {
@@ -70,7 +73,82 @@ Status App::Start() {
     purge_ = std::make_unique<PurgeLoop>(*store_, config_, *clock_);  // hourly, store/purge.h
     purge_->Start();
   }
+  StartAlerts();
   return Status::Ok();
+}
+
+namespace {
+
+bool AnyOn(const config::AlertThresholds& t) {
+  return t.dead_letters || t.unknown || t.conflicts || t.backlog_age_ms || t.signature_failures || t.silence_ms ||
+         t.breaker_open_ms;
+}
+
+// Whether the engine has anything to do: a condition on (for some endpoint,
+// or for the installation), or a digest to send.
+bool WatchesAnything(const config::Config& c) {
+  const config::AlertConfig& a = c.alert;
+  if (a.certificate_days || a.disk_free_bytes || a.database_size_bytes || a.storage_failures) return true;
+  if (!a.digest_at.empty() && !a.channels.empty()) return true;
+  for (const config::EndpointConfig& e : c.endpoints) {
+    if (AnyOn(e.alert)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// The engine's thread runs whenever a condition is on, with or without a
+// channel: the incidents it keeps are what the Attention view lists. With
+// every condition off, one check runs here, before serving, to close the
+// incidents left open from before, and no thread runs. The sender runs only
+// when there is somewhere to send; the engine queues no message without a
+// channel. Neither touches ingest or the worker: the engine reads on the
+// store's reader connections and the sender waits for channels on its own thread.
+void App::StartAlerts() {
+  if (!config_.alert.channels.empty()) {
+    alert_sender_ = std::make_unique<alert::Dispatcher>(*store_, alert::MakeChannels(config_.alert), *clock_);
+  }
+  alert::EngineSources sources;
+  sources.signals = store_.get();
+  sources.incidents = store_.get();
+  sources.clock = clock_;
+  const config::Config& config = config_;
+  sources.storage_failures_total = [&config] {
+    return alert::StorageFailuresTotal(metrics::Registry::Default(), config);
+  };
+  http::PublicServer* server = server_.get();
+  // The certificate served now, so a renewal loaded with SIGHUP resolves the incident.
+  sources.certificate_not_after_ms = [server]() -> std::optional<int64_t> {
+    auto pair = server->Certificate();
+    if (!pair) return std::nullopt;  // plain HTTP behind a proxy: not ours to watch
+    return pair->not_after_ms;
+  };
+  alert::Dispatcher* sender = alert_sender_.get();
+  sources.on_queued = [sender] {
+    if (sender != nullptr) sender->Wake();
+  };
+  alert_engine_ = std::make_unique<alert::Engine>(std::move(sources), config_);
+  if (alert_sender_) alert_sender_->Start();
+  if (!WatchesAnything(config_)) {
+    alert_engine_->CheckOnce();  // failures are logged; the next start tries again
+    log::Info("alerts_off", {{"detail", "every alert condition is switched off: no checks run"}});
+    return;
+  }
+  alert_engine_->Start();
+  std::string channels;
+  for (const std::string& name : alert::ChannelNames(config_.alert)) channels += (channels.empty() ? "" : ",") + name;
+  log::Info("alerts_started", {{"channels", channels}, {"check_every_ms", config_.alert.check_every_ms}});
+}
+
+// The engine first (it wakes the sender), then the sender: a send in
+// progress finishes within its channel's timeout, and rows it leased but did
+// not reach are left to the next sender once their lease lapses.
+void App::StopAlerts() {
+  if (alert_engine_) alert_engine_->Stop();
+  if (alert_sender_) alert_sender_->Stop();
+  alert_engine_.reset();
+  alert_sender_.reset();
 }
 
 Status App::Run() { return server_->Run(); }
@@ -79,6 +157,7 @@ bool App::Stop() { return server_ != nullptr && server_->Stop(); }
 
 void App::Close() {
   purge_.reset();  // joins: a batch in progress finishes before the store closes
+  StopAlerts();
   if (worker_) worker_->Stop(std::chrono::seconds(config_.worker.shutdown_grace_seconds));
   if (admin_) admin_->Stop();
   server_.reset();

@@ -3,8 +3,12 @@
 // The only place that sees every module: it opens the store, binds the
 // admin listener (the handler API, whose address every action receives),
 // starts the worker loop on the store, builds the public server (which wakes
-// the worker after each accepted event and reports it in /readyz), and
-// tears them down in reverse (stop accepting, let in-flight requests finish,
+// the worker after each accepted event and reports it in /readyz), starts
+// the alert engine (whenever a condition is on, with or without a channel:
+// it keeps the incidents the Attention view shows) and, when
+// [[alert.channel]] lists any, the alert sender; and tears them
+// down in reverse (stop accepting, let in-flight requests finish, stop the
+// alert threads — a send in progress ends within its channel's timeout —,
 // stop the worker within worker.shutdown_grace_seconds, stop the admin
 // listener — running actions call it until the worker stopped — then close
 // the database).
@@ -13,6 +17,8 @@
 #include <memory>
 
 #include "admin/admin_server.h"
+#include "alert/dispatcher.h"
+#include "alert/engine.h"
 #include "cli/purge.h"
 #include "common/clock.h"
 #include "store/database_clock.h"
@@ -61,6 +67,11 @@ class App {
   std::unique_ptr<worker::WorkerLoop> worker_;
   std::unique_ptr<http::PublicServer> server_;
   std::unique_ptr<PurgeLoop> purge_;  // only when an endpoint sets [endpoint.retention]
+  std::unique_ptr<alert::Dispatcher> alert_sender_;  // only when [[alert.channel]] lists any
+  std::unique_ptr<alert::Engine> alert_engine_;
+
+  void StartAlerts();
+  void StopAlerts();
 };
 
 }  // namespace hookinbox::cli

@@ -131,6 +131,19 @@ backoff_initial_ms = 10
 backoff_max_ms = 50
 shutdown_grace_seconds = 2
 
+# Every alert condition off: the Attention view's incidents are seeded below,
+# and a check would open its own (the dead letters) or close the seeded ones.
+[alert]
+dead_letters = false
+unknown = false
+conflicts = false
+backlog_age = false
+signature_failures = false
+breaker_open = false
+certificate_days = false
+disk_free = false
+storage_failures = false
+
 [[endpoint]]
 name = "shop"
 provider = "generic"

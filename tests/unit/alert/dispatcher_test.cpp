@@ -164,3 +164,27 @@ TEST_CASE("dispatcher: a channel that hangs never blocks the engine's checks", "
   rig.dispatcher->Stop();
   CHECK(rig.ops->calls() == 2);
 }
+
+TEST_CASE("dispatcher: Stop waits for the send in progress only; rows it leased but did not reach stay pending",
+          "[alert][dispatcher]") {
+  Rig rig;
+  for (const char* endpoint : {"payments", "orders", "crm"}) {
+    REQUIRE(rig.incidents.ObserveCondition({"dead_letters", endpoint, "2 dead letters", 2}, Messages({"ops"}),
+                                           rig.clock.NowMs())
+                .ok());
+  }
+  rig.ops->Block();
+  rig.dispatcher->Start();
+  REQUIRE(PollUntilTrue([&] { return rig.ops->InSend(); }));  // the first of the three leased rows
+  auto stopped = std::async(std::launch::async, [&] { rig.dispatcher->Stop(); });
+  // Stop is waiting for that send (a channel's timeout at most), then for nothing else.
+  CHECK(stopped.wait_for(std::chrono::milliseconds(200)) == std::future_status::timeout);
+  rig.ops->Release();
+  REQUIRE(stopped.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  CHECK(rig.ops->calls() == 1);
+  const auto rows = rig.incidents.Rows();
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].status == "sent");
+  CHECK(rows[1].status == "pending");  // leased: the next sender takes them once the lease lapses
+  CHECK(rows[2].status == "pending");
+}
