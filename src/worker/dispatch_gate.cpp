@@ -33,11 +33,9 @@ int DispatchGate::Room(const std::string& endpoint, int in_flight, int claiming,
   return std::max(room, 0);
 }
 
-bool DispatchGate::BreakerAdmits(const std::string& endpoint, int in_flight, int64_t now_ms) const {
+bool DispatchGate::BreakerClosed(const std::string& endpoint, int64_t now_ms) const {
   auto b = breakers_.find(endpoint);
-  if (b == breakers_.end()) return true;
-  const std::optional<int> capacity = b->second.Capacity(now_ms);
-  return !capacity || in_flight < *capacity;
+  return b == breakers_.end() || !b->second.Capacity(now_ms);
 }
 
 std::optional<int64_t> DispatchGate::NextChangeAt(int64_t now_ms) const {

@@ -44,9 +44,8 @@ class DispatchGate {
   // How many more events of `endpoint` may be leased now, at most `most`:
   // what its breaker's trial capacity and its rate limit's tokens leave.
   int Room(const std::string& endpoint, int in_flight, int claiming, int64_t now_ms, int most) const;
-  // Whether `endpoint`'s breaker lets an event leased already run now, with
-  // `in_flight` of its events running: not once an attempt opened it.
-  bool BreakerAdmits(const std::string& endpoint, int in_flight, int64_t now_ms) const;
+  // Whether `endpoint`'s breaker is closed (or it has none): not open, no trial out.
+  bool BreakerClosed(const std::string& endpoint, int64_t now_ms) const;
   // When an endpoint held by time (a breaker's next trial, a rate limit's next
   // token) may be leased again, if later than `now_ms`; nullopt when nothing
   // is held by time (a wake-up at a time already past would spin).

@@ -193,7 +193,11 @@ std::vector<std::string> WorkerLoop::ClaimableLocked() const {
     auto c = claiming_.find(e.name);
     const int claiming = c != claiming_.end() ? c->second : 0;
     if (in_flight + claiming >= config_.ActionConcurrency(e)) continue;
-    if (gate_.MayLease(e.name, in_flight, claiming, now_ms)) out.push_back(e.name);
+    // Leases ahead do not count against the concurrency (theirs run in a
+    // running event's slot), but the gate's tokens and trials see them.
+    auto a = ahead_claiming_.find(e.name);
+    const int ahead = a != ahead_claiming_.end() ? a->second : 0;
+    if (gate_.MayLease(e.name, in_flight, claiming + ahead, now_ms)) out.push_back(e.name);
   }
   return out;
 }
@@ -518,7 +522,7 @@ void WorkerLoop::RecordedLocked(const Attempted& a) {
   running_events_.Remove(a.event.id);  // from now on a claim may take it, when due
 }
 
-void WorkerLoop::CollectAhead(Ahead* ahead, bool all) {
+void WorkerLoop::CollectAhead(const std::string& owner, Ahead* ahead, bool all) {
   while (!ahead->writes.empty() && (all || ahead->writes.front().pending->Ready())) {
     Ahead::Write w = std::move(ahead->writes.front());
     ahead->writes.pop_front();
@@ -540,23 +544,22 @@ void WorkerLoop::CollectAhead(Ahead* ahead, bool all) {
         changes.push_back(NumberLocked(e.endpoint, gate_.Leased(e.endpoint, e.id, clock_.NowMs())));
       }
     }
-    for (store::LeasedEvent& e : leased) ahead->queued.push_back(std::move(e));
+    for (store::LeasedEvent& e : leased) {
+      HoldLease(e, owner);  // renewed while it waits, as while it runs
+      ahead->queued.push_back(std::move(e));
+    }
     for (const auto& c : changes) ReportBreaker(c);
     idle_.notify_all();
   }
 }
 
-std::optional<store::LeasedEvent> WorkerLoop::PopQueued(const std::string& owner, Ahead* ahead) {
-  const int64_t lease_ms = int64_t{config_.worker.lease_seconds} * 1000;
+std::optional<store::LeasedEvent> WorkerLoop::PopQueued(Ahead* ahead) {
   while (!ahead->queued.empty()) {
     store::LeasedEvent e = std::move(ahead->queued.front());
     ahead->queued.pop_front();
-    // It waited for actions: when that took a good part of its lease, renew
-    // it before it runs. Lost meanwhile, another process has it: not ours to
-    // run (a renewal that fails otherwise is tried again once it runs).
-    if (e.lease_until_ms - clock_.NowMs() >= lease_ms * 2 / 3) return e;
-    const Status renewed = queue_.RenewLease(e.id, owner, e.attempt, clock_.NowMs() + lease_ms);
-    if (renewed.code() != Code::kConflict) return e;
+    // Its lease was renewed while it waited; lost meanwhile, another process
+    // has it: not ours to run.
+    if (!DropLeaseIfLost(e.id)) return e;
     log::Info("worker_lease_lost", {{"endpoint", e.endpoint}, {"id", std::to_string(e.id)}});
     std::optional<BreakerReport> change;
     {
@@ -573,11 +576,14 @@ std::optional<store::LeasedEvent> WorkerLoop::PopQueued(const std::string& owner
 void WorkerLoop::ReleaseQueued(const std::string& owner, const std::string& endpoint, const std::string& reason,
                                Ahead* ahead) {
   StartAhead(owner, std::string(), ahead);  // no endpoint: the finished attempt alone
-  CollectAhead(ahead, /*all=*/true);
-  if (!ahead->queued.empty() && !released_) {  // released already when Stop's grace ran out
+  CollectAhead(owner, ahead, /*all=*/true);
+  // Even after Stop's grace ran out and released this owner's leases: a
+  // lease ahead that landed after that release is released only here.
+  if (!ahead->queued.empty()) {
     auto r = queue_.ReleaseLeases(owner, clock_.NowMs(), reason);
     if (!r.ok()) log::Error("worker_release_failed", {{"error", r.status().message()}});
   }
+  for (const store::LeasedEvent& e : ahead->queued) DropLease(e.id);
   std::vector<std::optional<BreakerReport>> changes;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -605,8 +611,12 @@ std::optional<store::LeasedEvent> WorkerLoop::RecordAndClaim(const std::string& 
   for (const Attempted& a : riders) results.push_back(a.result);
   std::vector<Status> finished;
   std::vector<store::LeasedEvent> leased;
-  // Finishing and taking the next event share one commit.
-  const Status st = queue_.StartFinishAndLease(std::move(results), request, request ? 1 : 0)->Wait(&finished, &leased);
+  // Finishing and taking the next event share one commit; with neither, no
+  // transaction at all (it would still wait for the write lock).
+  Status st;
+  if (!results.empty() || request) {
+    st = queue_.StartFinishAndLease(std::move(results), request, request ? 1 : 0)->Wait(&finished, &leased);
+  }
   for (size_t i = 0; i < riders.size(); ++i) LogRecorded(riders[i], i < finished.size() ? finished[i] : st);
   if (riders.empty() && !st.ok()) log::Error("worker_claim_failed", {{"error", st.message()}});
   std::optional<store::LeasedEvent> next;
@@ -632,20 +642,28 @@ std::optional<store::LeasedEvent> WorkerLoop::RecordAndClaim(const std::string& 
 
 std::optional<store::LeasedEvent> WorkerLoop::Continue(const std::string& owner, const std::string& endpoint,
                                                        Ahead* ahead) {
-  CollectAhead(ahead, /*all=*/ahead->queued.empty());
+  CollectAhead(owner, ahead, /*all=*/ahead->queued.empty());
   if (ahead->queued.empty()) return RecordAndClaim(owner, endpoint, ahead);
-  bool stopping, admits;
+  const char* stop_reason = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stopping = stopping_;
-    // An attempt that opened the breaker is not followed by another of its endpoint.
-    admits = gate_.BreakerAdmits(ahead->queued.front().endpoint, 0, clock_.NowMs());
+    const std::string& next = ahead->queued.front().endpoint;
+    // Events leased ahead run only while nothing holds their endpoint back:
+    // after an attempt that opened the breaker (or while its one trial is
+    // out) or a pause, none of them starts.
+    if (stopping_) {
+      stop_reason = "shutdown";
+    } else if (gate_.Paused(next)) {
+      stop_reason = "endpoint paused before it ran";
+    } else if (!gate_.BreakerClosed(next, clock_.NowMs())) {
+      stop_reason = "circuit breaker opened before it ran";
+    }
   }
-  if (stopping || !admits) {
-    ReleaseQueued(owner, endpoint, stopping ? "shutdown" : "circuit breaker opened before it ran", ahead);
+  if (stop_reason != nullptr) {
+    ReleaseQueued(owner, endpoint, stop_reason, ahead);
     return std::nullopt;
   }
-  std::optional<store::LeasedEvent> successor = PopQueued(owner, ahead);
+  std::optional<store::LeasedEvent> successor = PopQueued(ahead);
   if (!successor) return Continue(owner, endpoint, ahead);  // all lost: record and claim as usual
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -701,7 +719,18 @@ void WorkerLoop::HoldLease(const store::LeasedEvent& event, const std::string& o
   // than the time the renewer sleeps until (its next renewal, or `every`
   // from its last pass), so it is found in time.
   std::lock_guard<std::mutex> lock(leases_mu_);
+  auto it = leases_.find(event.id);
+  // Leased ahead, it has been held (and renewed) since it landed: kept.
+  if (it != leases_.end() && it->second.attempt == event.attempt && it->second.owner == owner) return;
   leases_[event.id] = std::move(lease);
+}
+
+bool WorkerLoop::DropLeaseIfLost(int64_t id) {
+  std::lock_guard<std::mutex> lock(leases_mu_);
+  auto it = leases_.find(id);
+  if (it == leases_.end() || !it->second.lost) return false;
+  leases_.erase(it);
+  return true;
 }
 
 bool WorkerLoop::DropLease(int64_t id) {

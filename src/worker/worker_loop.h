@@ -138,12 +138,12 @@ class WorkerLoop {
   void StartAhead(const std::string& owner, const std::string& endpoint, Ahead* ahead);
   // Lands the writes that committed (`all`: waits for every one): logs their
   // finishes, queues what they leased.
-  void CollectAhead(Ahead* ahead, bool all);
+  void CollectAhead(const std::string& owner, Ahead* ahead, bool all);
   // After `ended` (of `endpoint`, which holds a slot): the event that takes
   // its slot, or nothing (the slot is freed). Under the shared finish lock.
   std::optional<store::LeasedEvent> Continue(const std::string& owner, const std::string& endpoint, Ahead* ahead);
-  // The first queued event still ours to run (renewed when it waited long), or nothing.
-  std::optional<store::LeasedEvent> PopQueued(const std::string& owner, Ahead* ahead);
+  // The first queued event still ours to run (its lease not lost), or nothing.
+  std::optional<store::LeasedEvent> PopQueued(Ahead* ahead);
   // Records the finished attempts at once and sends the queued events back
   // unrun (`reason` in their attempt rows).
   void ReleaseQueued(const std::string& owner, const std::string& endpoint, const std::string& reason, Ahead* ahead);
@@ -200,6 +200,7 @@ class WorkerLoop {
   };
   void HoldLease(const store::LeasedEvent& event, const std::string& owner);
   bool DropLease(int64_t id);  // true when the lease was lost meanwhile
+  bool DropLeaseIfLost(int64_t id);  // drops it only when lost; whether it was
   void RenewMain();
   // Renews the leases whose time has come; returns when the next one is due.
   std::chrono::steady_clock::time_point RenewDue();

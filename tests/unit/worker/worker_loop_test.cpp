@@ -114,7 +114,11 @@ class FakeQueue final : public store::WorkQueue {
     ++finish_and_claims;
     return store::WorkQueue::FinishAndLease(r, next, claimed);
   }
-  Result<int> ReleaseLeases(const std::string&, int64_t, const std::string&) override {
+  Result<int> ReleaseLeases(const std::string&, int64_t, const std::string& reason) override {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      release_reasons.push_back(reason);
+    }
     ++release_calls;
     return 0;
   }
@@ -134,6 +138,7 @@ class FakeQueue final : public store::WorkQueue {
   std::map<int64_t, int> attempts;
   std::vector<store::AttemptResult> finished;
   std::vector<std::string> last_excluded;
+  std::vector<std::string> release_reasons;  // ReleaseLeases' reasons, in order
   std::vector<std::string> last_searched;  // the endpoints the last claim named
   std::chrono::microseconds claim_delay{0};  // how long each LeaseDue(LeaseRequest) takes
   std::set<std::string> owners;
@@ -351,6 +356,66 @@ TEST_CASE("WorkerLoop: an attempt that opens the breaker sends the event leased 
   std::lock_guard<std::mutex> lock(q.mu);
   CHECK(q.finished[0].id == 1);
   CHECK(q.finished[0].outcome != store::AttemptOutcome::kCompleted);
+}
+
+// The paused endpoints, as an operator's pause leaves them in the store.
+class FakeStates final : public store::EndpointStates {
+ public:
+  Result<std::vector<store::EndpointState>> ListEndpointStates() override {
+    return std::vector<store::EndpointState>();
+  }
+  Result<std::vector<std::string>> PausedEndpoints() override {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!paused.empty()) ++reads_since_pause;
+    return paused;
+  }
+  Result<bool> SetPaused(const std::string&, bool, const std::string&, const std::string&, int64_t) override {
+    return false;
+  }
+  Status RecordBreaker(const store::BreakerRecord&) override { return Status::Ok(); }
+  void Pause(const std::string& endpoint) {
+    std::lock_guard<std::mutex> lock(mu);
+    paused.push_back(endpoint);
+  }
+  int ReadsSincePause() {
+    std::lock_guard<std::mutex> lock(mu);
+    return reads_since_pause;
+  }
+
+ private:
+  std::mutex mu;
+  std::vector<std::string> paused;
+  int reads_since_pause = 0;
+};
+
+TEST_CASE("WorkerLoop: a pause sends the events leased ahead back unrun") {
+  config::Config c = TwoEndpoints(2);
+  c.endpoints[0].action.concurrency = 1;
+  FakeQueue q;
+  for (int i = 1; i <= 3; ++i) q.Add(i, "a");
+  auto gate = std::make_shared<GateAction>();
+  FakeStates states;
+  SystemClock clock;
+  WorkerOptions options{std::chrono::milliseconds(20), "test"};
+  options.endpoint_states = &states;
+  WorkerLoop loop(c, q, clock, {{"a", gate}}, options);
+  loop.Start();
+  REQUIRE(Eventually([&] { return gate->Running() == 1; }));
+  REQUIRE(Eventually([&] {
+    std::lock_guard<std::mutex> lock(q.mu);
+    return q.pending.empty();  // events 2 and 3 are leased ahead
+  }));
+  states.Pause("a");
+  // Two reads after the pause: the first one's result is in the gate.
+  REQUIRE(Eventually([&] { return states.ReadsSincePause() >= 2; }));
+  gate->Open();
+  REQUIRE(Eventually([&] { return q.FinishedCount() == 1 && q.release_calls.load() == 1; }));
+  loop.Stop(0ms);
+  CHECK(gate->keys.size() == 1);  // paused: events 2 and 3 never ran
+  std::lock_guard<std::mutex> lock(q.mu);
+  CHECK(q.finished[0].id == 1);
+  REQUIRE_FALSE(q.release_reasons.empty());  // then Stop's, one per thread
+  CHECK(q.release_reasons[0] == "endpoint paused before it ran");
 }
 
 TEST_CASE("WorkerLoop: a lost lease abandons the attempt without Finish") {
