@@ -54,6 +54,7 @@ class EndpointStates {
   // Every endpoint with a row (paused now or once, or a breaker ever recorded), by name.
   virtual Result<std::vector<EndpointState>> ListEndpointStates() = 0;
   // The names of the endpoints paused now. Cheap: read at every worker poll.
+  // Never waits for a busy reader: Unavailable then, to ask again later.
   virtual Result<std::vector<std::string>> PausedEndpoints() = 0;
   // Pauses `endpoint` (true) or resumes it (false), recording `actor` and
   // `reason` in endpoint_actions. Returns false, changing nothing, when it was

@@ -123,10 +123,16 @@ Result<std::vector<EndpointState>> SqlStore::ListEndpointStates() {
 }
 
 Result<std::vector<std::string>> SqlStore::PausedEndpoints() {
-  return WithReader<std::vector<std::string>>(
-      *readers_, "paused endpoints", [](sql::Connection& db) -> Result<std::vector<std::string>> {
-        return PausedEndpointNames(db);
-      });
+  // Never waits for a reader: a worker thread asks at every poll, and a long
+  // read (the admin's activity charts, an alert check, the digest) must not
+  // hold it; it keeps the last answer and asks again at its next poll.
+  try {
+    auto connection = readers_->TryAcquire();
+    if (!connection) return Unavailable("paused endpoints: every reader is busy");
+    return PausedEndpointNames(**connection);
+  } catch (const sql::Error& e) {
+    return FromSql(e, "paused endpoints");
+  }
 }
 
 Result<bool> SqlStore::SetPaused(const std::string& endpoint, bool paused, const std::string& actor,

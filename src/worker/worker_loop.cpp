@@ -210,7 +210,10 @@ void WorkerLoop::RefreshPaused() {
     reading_paused_ = true;
   }
   auto paused = options_.endpoint_states->PausedEndpoints();
-  if (!paused.ok()) log::Error("worker_read_paused_failed", {{"error", paused.status().message()}});
+  // A busy reader: the last list holds until the next poll asks again.
+  if (!paused.ok() && paused.status().code() != Code::kUnavailable) {
+    log::Error("worker_read_paused_failed", {{"error", paused.status().message()}});
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     reading_paused_ = false;
