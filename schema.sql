@@ -521,6 +521,18 @@ CREATE TABLE alert_notifications (
 CREATE INDEX alert_notifications_due ON alert_notifications (status, next_attempt_at);
 CREATE INDEX alert_notifications_alert ON alert_notifications (alert_id, id);
 
+-- Which replica runs the alert checks (alert/engine.h): one row, held by
+-- `owner` ("<host>:<pid>") until lease_until (Unix ms), renewed at every
+-- check. Only the holder checks the conditions and queues the digest, so
+-- figures only one process knows (its 503s, how long it has seen a breaker
+-- open) never make two replicas disagree about an incident. A replica that
+-- stops leaves the row to lapse; another takes it then.
+CREATE TABLE alert_lead (
+  id          INTEGER PRIMARY KEY CHECK (id = 1),
+  owner       TEXT    NOT NULL,
+  lease_until INTEGER NOT NULL
+);
+
 CREATE VIEW alerts_iso AS
 SELECT id, condition, endpoint, summary,
        strftime('%Y-%m-%dT%H:%M:%fZ', opened_at / 1000.0, 'unixepoch') AS opened_at,

@@ -459,6 +459,18 @@ CREATE TABLE alert_notifications (
 CREATE INDEX alert_notifications_due ON alert_notifications (status, next_attempt_at);
 CREATE INDEX alert_notifications_alert ON alert_notifications (alert_id, id);
 
+-- Which replica runs the alert checks (alert/engine.h): one row, held by
+-- `owner` ("<host>:<pid>") until lease_until (Unix ms), renewed at every
+-- check. Only the holder checks the conditions and queues the digest, so
+-- figures only one process knows (its 503s, how long it has seen a breaker
+-- open) never make two replicas disagree about an incident. A replica that
+-- stops leaves the row to lapse; another takes it then.
+CREATE TABLE alert_lead (
+  id          BIGINT  PRIMARY KEY CHECK (id = 1),
+  owner       TEXT    NOT NULL,
+  lease_until BIGINT  NOT NULL
+);
+
 -- The alert engine's silence check (store/alert_signals.h): an endpoint's
 -- last accepted delivery is one seek here, however much other endpoints
 -- receive. Partial, so no query of the inbox or of other outcomes sees it.

@@ -105,6 +105,8 @@ bool WatchesAnything(const config::Config& c) {
 // when there is somewhere to send; the engine queues no message without a
 // channel. Neither touches ingest or the worker: the engine reads on the
 // store's reader connections and the sender waits for channels on its own thread.
+// Every replica runs both; only the one holding the alert lead checks (its
+// owner is "<hostname>:<pid>", the worker's lease owner prefix), every one sends.
 void App::StartAlerts() {
   if (!config_.alert.channels.empty()) {
     alert_sender_ = std::make_unique<alert::Dispatcher>(*store_, alert::MakeChannels(config_.alert), *clock_);

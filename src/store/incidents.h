@@ -118,6 +118,15 @@ class Incidents {
   virtual Result<bool> QueueDigest(const std::string& day, const std::vector<std::string>& channels,
                                    const std::string& message, int64_t now_ms) = 0;
 
+  // The alert lead (table alert_lead): one replica at a time runs the alert
+  // checks. Takes it for `owner` until now_ms + lease_ms when it is free or
+  // its lease has lapsed, renews it when `owner` holds it; false, changing
+  // nothing, while another owner's lease runs.
+  virtual Result<bool> HoldAlertLead(const std::string& owner, int64_t now_ms, int64_t lease_ms) = 0;
+  // Gives the lead up when `owner` holds it (a clean shutdown: another
+  // replica, or this one restarted, takes it at once); otherwise nothing.
+  virtual Status ReleaseAlertLead(const std::string& owner) = 0;
+
   // Outbox. Leases up to `limit` pending rows due at `now_ms` whose lease is
   // free or lapsed, for `lease_ms`.
   virtual Result<std::vector<PendingNotification>> LeaseNotifications(int limit, int64_t lease_ms, int64_t now_ms) = 0;

@@ -71,6 +71,9 @@ const std::vector<ReadmeEntry>& ReadmeEntries() {
        "one row per channel: status pending (not sent yet), sent (sent_at), failed (gave up; last_error says "
        "why) or suppressed (not sent because the incident was muted), attempts, and the message as JSON (counts, "
        "names and times only). digest_day is the day a digest covers. Not part of the audit chain."},
+      {"alert_lead",
+       "Which hookinbox process runs the alert checks: one row, its owner (host:pid) and until when its lease "
+       "runs (lease_until, Unix ms; renewed at every check). When it lapses, another process takes over."},
       {"audit_chain_heads",
        "The last sealed row of each audit chain (webhook_deliveries, webhook_attempts): its chain_seq, id and "
        "row_hash, so removing the newest rows is noticed too. In those two tables chain_seq numbers each sealed "

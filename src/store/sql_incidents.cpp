@@ -330,6 +330,40 @@ Result<bool> SqlStore::QueueDigest(const std::string& day, const std::vector<std
   return queued;
 }
 
+// One upsert decides under the write lock: inserted (free), or updated when
+// `owner` already holds it or its lease has lapsed; otherwise the WHERE of
+// DO UPDATE refuses and nothing is returned. Two replicas asking at once run
+// one after the other, so exactly one leads.
+Result<bool> SqlStore::HoldAlertLead(const std::string& owner, int64_t now_ms, int64_t lease_ms) {
+  if (Status st = CheckName("owner", owner, false); !st.ok()) return Prefixed("hold alert lead", st);
+  if (now_ms <= 0) return InvalidArgument("hold alert lead: now_ms is not a time");
+  if (lease_ms <= 0) return InvalidArgument("hold alert lead: lease_ms must be positive");
+  bool held = false;
+  Status st = writer_->Submit([&](sql::Connection& db) {
+    held = false;
+    Prepared up(db,
+                "INSERT INTO alert_lead (id, owner, lease_until) VALUES (1, ?1, ?2)"
+                " ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until"
+                " WHERE alert_lead.owner = excluded.owner OR alert_lead.lease_until <= ?3 RETURNING id");
+    up->bind(1, owner);
+    up->bind(2, now_ms + lease_ms);
+    up->bind(3, now_ms);
+    held = up->executeStep();
+  });
+  if (!st.ok()) return Prefixed("hold alert lead", st);
+  return held;
+}
+
+Status SqlStore::ReleaseAlertLead(const std::string& owner) {
+  if (Status st = CheckName("owner", owner, false); !st.ok()) return Prefixed("release alert lead", st);
+  Status st = writer_->Submit([&](sql::Connection& db) {
+    Prepared del(db, "DELETE FROM alert_lead WHERE owner = ?1");
+    del->bind(1, owner);
+    del->exec();
+  });
+  return st.ok() ? st : Prefixed("release alert lead", st);
+}
+
 Result<std::vector<PendingNotification>> SqlStore::LeaseNotifications(int limit, int64_t lease_ms, int64_t now_ms) {
   if (limit < 1 || limit > kMaxListed) {
     return InvalidArgument("lease notifications: limit must be 1 to " + std::to_string(kMaxListed));

@@ -127,6 +127,8 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore, publi
   Status MuteIncident(int64_t id, int64_t until_ms, const std::string& actor, int64_t now_ms) override;
   Result<bool> QueueDigest(const std::string& day, const std::vector<std::string>& channels,
                            const std::string& message, int64_t now_ms) override;
+  Result<bool> HoldAlertLead(const std::string& owner, int64_t now_ms, int64_t lease_ms) override;
+  Status ReleaseAlertLead(const std::string& owner) override;
   Result<std::vector<PendingNotification>> LeaseNotifications(int limit, int64_t lease_ms, int64_t now_ms) override;
   Status FinishNotification(int64_t id, bool sent, const std::string& error, std::optional<int64_t> retry_at_ms,
                             int64_t now_ms) override;

@@ -8,7 +8,7 @@
 //     no secret or payload in any message;
 //   - a channel that hangs, then is down, never slows ingest, and its message
 //     arrives once it is back (the sender's own 30 s first retry: no knob);
-//   - two replicas on PostgreSQL send each notification once;
+//   - two replicas on PostgreSQL: one checks (the alert lead), each notification is sent once;
 //   - the digest of a seeded day matches the database.
 // Time is scaled with the config (alert.check_every = "200ms", short
 // silence and breaker thresholds); the 5-minute window of signature refusals
@@ -381,14 +381,14 @@ TEST_CASE("alerting: two replicas on PostgreSQL observe one condition; each noti
   a.Start();
   b.Start();
   for (const ServerProcess* s : {&a, &b}) CHECK(CountLines(s->log(), "alerts_started") == 1);
-  // Refusals through both replicas; both engines see the same figures.
+  // Refusals through both replicas; the leader reads them all from the database.
   CHECK(PostForged(a, Body("evt_rf1")).status == 401);
   CHECK(PostForged(b, Body("evt_rf2")).status == 401);
   CHECK(PostForged(a, Body("evt_rf3")).status == 401);
   REQUIRE(PollUntil([&] { return CountHook(capture, "alert.start", "signature_failures", "demo") >= 1; }, 60s));
   AgeRefusals(inst);
   REQUIRE(PollUntil([&] { return CountHook(capture, "alert.resolved", "signature_failures", "demo") >= 1; }, 60s));
-  // Both queued yesterday's digest at start: it goes out once.
+  // The replica holding the alert lead queued yesterday's digest at start: it goes out once.
   REQUIRE(PollUntil([&] { return Bodies(capture, "/slack/").size() >= 3; }, 60s));
   a.Kill(SIGTERM);
   b.Kill(SIGTERM);
@@ -404,6 +404,10 @@ TEST_CASE("alerting: two replicas on PostgreSQL observe one condition; each noti
                  "ORDER BY kind") == "digest|2\nresolved|2\nstart|2");
   CHECK(CountLines(a.log(), "alert_opened") + CountLines(b.log(), "alert_opened") == 1);
   CHECK(CountLines(a.log(), "alert_sent") + CountLines(b.log(), "alert_sent") == 6);
+  // One replica checked throughout: the lead was taken once and never changed hands.
+  CHECK(CountLines(a.log(), "alert_lead_taken") + CountLines(b.log(), "alert_lead_taken") == 1);
+  CHECK(CountLines(a.log(), "alert_lead_lost") + CountLines(b.log(), "alert_lead_lost") == 0);
+  CHECK(inst.Sql("SELECT count(*) FROM alert_lead") == "0");  // the leader gave it up at shutdown
 }
 
 TEST_CASE("alerting: the daily digest of a seeded day matches the database", "[alerting]") {

@@ -167,7 +167,7 @@ TEST_CASE("digest: a day another replica already queued is not queued again", "[
   c.alert.channels.push_back(ch);
   c.alert.digest_at = "08:00";
   REQUIRE(*incidents.QueueDigest("2026-12-01", {"ops"}, "{}", clock.NowMs()));  // the other replica
-  alert::EngineSources s{&signals, &incidents, &clock, {}, {}, {}};
+  alert::EngineSources s{&signals, &incidents, &clock, {}, {}, {}, {}};
   alert::Engine engine(s, c);
   CHECK_FALSE(engine.CheckOnce()->digest_queued);
   CHECK(incidents.Rows().size() == 1);

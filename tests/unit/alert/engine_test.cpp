@@ -51,10 +51,21 @@ struct Rig {
     s.signals = &signals;
     s.incidents = &incidents;
     s.clock = &clock;
+    s.lead_owner = "replica-a";
     s.storage_failures_total = [this] { return storage_total; };
     s.certificate_not_after_ms = [this] { return not_after; };
     s.on_queued = [this] { ++wakes; };
     engine = std::make_unique<alert::Engine>(s, std::move(c));
+  }
+  // Another replica's engine over the same database and clock (its 503s: none).
+  std::unique_ptr<alert::Engine> Replica(const std::string& owner, config::Config c = TestConfig()) {
+    alert::EngineSources s;
+    s.signals = &signals;
+    s.incidents = &incidents;
+    s.clock = &clock;
+    s.storage_failures_total = [] { return int64_t{0}; };
+    s.lead_owner = owner;
+    return std::make_unique<alert::Engine>(s, std::move(c));
   }
   store::EndpointSignals& payments() { return signals.endpoints["payments"]; }
   alert::CheckReport Check() {
@@ -207,6 +218,7 @@ TEST_CASE("engine: a failing incident write is reported and the other findings s
           "[alert][engine]") {
   Rig rig;
   rig.incidents.fail_writes = true;
+  rig.incidents.write_error = Status(Code::kInternal, "fake: constraint failed");
   rig.payments().dead_lettered = 2;
   auto r = rig.engine->CheckOnce();
   REQUIRE(r.ok());
@@ -278,4 +290,165 @@ TEST_CASE("engine: storage failures are the 503s the receive path counted, over 
   registry.Add(metrics::kRejectedTotal, {"payments", "stripe", "unauthenticated"}, 9);  // not a storage failure
   registry.Add(metrics::kRejectedTotal, {"gone", "generic", "unavailable"}, 5);         // no such endpoint now
   CHECK(alert::StorageFailuresTotal(registry, TestConfig()) == 3);
+}
+
+// --- One replica checks at a time (the alert lead) ---
+
+TEST_CASE("engine: a replica without the alert lead does not evaluate; it takes over once the lease lapses",
+          "[alert][engine][lead]") {
+  Rig rig;
+  REQUIRE(*rig.incidents.HoldAlertLead("replica-b", kT0, alert::LeadLeaseMs(TestConfig().alert)));
+  rig.payments().dead_lettered = 2;
+  alert::CheckReport r = rig.Check();
+  CHECK_FALSE(r.leading);
+  CHECK(r.findings == 0);
+  CHECK(rig.signals.last_query.endpoints.empty());  // read nothing
+  CHECK(rig.incidents.writes() == 0);
+  CHECK(rig.incidents.All().empty());
+
+  rig.clock.Advance(alert::LeadLeaseMs(TestConfig().alert) - 1);  // replica-b's lease still runs
+  CHECK_FALSE(rig.Check().leading);
+  rig.clock.Advance(1);  // lapsed: replica-b stopped renewing
+  r = rig.Check();
+  CHECK(r.leading);
+  CHECK(r.opened == 1);
+  CHECK(rig.incidents.lead_owner() == "replica-a");
+  CHECK(rig.incidents.lead_until() == rig.clock.NowMs() + alert::LeadLeaseMs(TestConfig().alert));
+}
+
+TEST_CASE("engine: an engine that ends gives up the lead; one that never led leaves it alone", "[alert][engine][lead]") {
+  Rig rig;
+  auto b = rig.Replica("replica-b");
+  rig.Check();
+  CHECK_FALSE(b->CheckOnce()->leading);
+  b.reset();
+  CHECK(rig.incidents.lead_owner() == "replica-a");
+  rig.engine.reset();
+  CHECK(rig.incidents.lead_owner().empty());
+}
+
+TEST_CASE("engine: the lead's lease is 3 x check_every, at least a minute", "[alert][engine][lead]") {
+  config::AlertConfig a;
+  a.check_every_ms = 200;
+  CHECK(alert::LeadLeaseMs(a) == kMin);
+  a.check_every_ms = 5 * kMin;
+  CHECK(alert::LeadLeaseMs(a) == 15 * kMin);
+}
+
+TEST_CASE("engine: two replicas — the leader checks, the other waits; each renews nothing it does not hold",
+          "[alert][engine][lead]") {
+  Rig rig;
+  auto b = rig.Replica("replica-b");
+  rig.payments().dead_lettered = 2;
+  CHECK(rig.Check().opened == 1);
+  for (int i = 0; i < 5; ++i) {
+    rig.clock.Advance(30 * 1000);
+    rig.payments().dead_lettered = 0;  // only the leader may resolve it
+    auto rb = b->CheckOnce();
+    REQUIRE(rb.ok());
+    CHECK_FALSE(rb->leading);
+    rig.payments().dead_lettered = 2;
+    CHECK(rig.Check().leading);
+  }
+  CHECK(rig.incidents.All().size() == 1);
+  CHECK(rig.incidents.All()[0].open());
+  CHECK(rig.incidents.Kinds() == std::vector<std::string>{"start:dead_letters:payments@ops"});
+}
+
+TEST_CASE("engine: a new leader does not resolve a breaker incident it did not see open from the start",
+          "[alert][engine][lead]") {
+  Rig rig;
+  rig.payments().breaker_open_since_ms = kT0 - 11 * kMin;
+  CHECK(rig.Check().opened == 1);  // open 11 minutes: over breaker_open (10)
+  // replica-a stops, its lease lapses; a half-open trial failed a minute ago,
+  // rewriting breaker_changed_at, and replica-b never saw the breaker before.
+  rig.clock.Advance(alert::LeadLeaseMs(TestConfig().alert));
+  rig.payments().breaker_open_since_ms = rig.clock.NowMs() - kMin;
+  auto b = rig.Replica("replica-b");
+  auto r = b->CheckOnce();
+  REQUIRE(r.ok());
+  CHECK(r->leading);
+  CHECK(r->holding == 1);
+  CHECK(r->resolved == 0);
+  CHECK(rig.incidents.All()[0].open());
+  // The breaker closes: now it resolves.
+  rig.clock.Advance(kMin);
+  rig.payments().breaker_open_since_ms.reset();
+  CHECK(b->CheckOnce()->resolved == 1);
+}
+
+TEST_CASE("engine: a new leader does not resolve the storage incident before it has counted a whole window",
+          "[alert][engine][lead]") {
+  Rig rig;
+  rig.Check();
+  rig.storage_total = 5;
+  rig.clock.Advance(kMin);
+  CHECK(rig.Check().opened == 1);
+  rig.clock.Advance(alert::LeadLeaseMs(TestConfig().alert));  // replica-a stopped
+  auto b = rig.Replica("replica-b");  // saw no 503 itself
+  auto r = b->CheckOnce();
+  REQUIRE(r.ok());
+  CHECK(r->leading);
+  CHECK(r->resolved == 0);
+  rig.clock.Advance(alert::kStorageWindowMs);
+  CHECK(b->CheckOnce()->resolved == 1);  // none in a whole window of its own
+}
+
+// --- Shutdown stays bounded; a quiet check writes nothing ---
+
+TEST_CASE("engine: a Stop asked during a check ends it before the next write", "[alert][engine]") {
+  Rig rig;
+  rig.payments().dead_lettered = 2;
+  rig.payments().unknown = 1;
+  rig.payments().conflicts = 1;
+  rig.incidents.on_write = [&] { rig.engine->Stop(); };
+  alert::CheckReport r = rig.Check();
+  CHECK(r.stopped);
+  CHECK(rig.incidents.writes() == 1);
+  CHECK(rig.incidents.All().size() == 1);
+  CHECK(r.opened == 1);
+  CHECK(rig.wakes == 1);  // what it queued still goes out
+}
+
+TEST_CASE("engine: the database answering Unavailable ends the check at once", "[alert][engine]") {
+  Rig rig;
+  rig.payments().dead_lettered = 2;
+  rig.payments().unknown = 1;
+  rig.payments().conflicts = 1;
+  rig.incidents.fail_writes = true;  // Unavailable: database is locked
+  auto r = rig.engine->CheckOnce();
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == Code::kUnavailable);
+  CHECK(rig.incidents.writes() == 1);
+  rig.incidents.fail_writes = false;
+  rig.clock.Advance(kMin);
+  CHECK(rig.Check().opened == 3);  // the next check does it all
+}
+
+TEST_CASE("engine: a lead that cannot be written skips the check", "[alert][engine][lead]") {
+  Rig rig;
+  rig.incidents.fail_lead = true;
+  rig.payments().dead_lettered = 2;
+  auto r = rig.engine->CheckOnce();
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == Code::kUnavailable);
+  CHECK(rig.incidents.writes() == 0);
+}
+
+TEST_CASE("engine: a check with nothing open and nothing holding writes nothing", "[alert][engine]") {
+  Rig rig;
+  rig.Check();
+  CHECK(rig.incidents.writes() == 0);  // every condition judged, none holds, none open
+  rig.payments().dead_lettered = 2;
+  rig.clock.Advance(kMin);
+  CHECK(rig.Check().opened == 1);
+  rig.payments().dead_lettered = 0;
+  rig.clock.Advance(kMin);
+  CHECK(rig.Check().resolved == 1);
+  const int after = rig.incidents.writes();
+  CHECK(after == 2);  // one open, one resolve
+  rig.clock.Advance(kMin);
+  alert::CheckReport r = rig.Check();
+  CHECK(r.findings > 5);
+  CHECK(rig.incidents.writes() == after);
 }

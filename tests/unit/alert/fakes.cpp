@@ -24,10 +24,21 @@ void FakeIncidents::Queue(std::optional<int64_t> alert_id, const std::vector<std
   }
 }
 
+void FakeIncidents::Write() {
+  std::function<void()> hook;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++writes_;
+    hook = on_write;
+  }
+  if (hook) hook();
+}
+
 Result<store::ObserveResult> FakeIncidents::ObserveCondition(const store::Observation& o,
                                                              const store::PlannedMessages& m, int64_t now_ms) {
+  Write();
   std::lock_guard<std::mutex> lock(mu_);
-  if (fail_writes) return Unavailable("fake: writes fail");
+  if (fail_writes) return write_error;
   store::ObserveResult r;
   store::Incident* i = Open(o.condition, o.endpoint);
   if (i == nullptr) {
@@ -61,8 +72,9 @@ Result<store::ObserveResult> FakeIncidents::ObserveCondition(const store::Observ
 Result<std::optional<store::Incident>> FakeIncidents::ResolveCondition(const std::string& condition,
                                                                        const std::string& endpoint,
                                                                        const store::PlannedMessages& m, int64_t now_ms) {
+  Write();
   std::lock_guard<std::mutex> lock(mu_);
-  if (fail_writes) return Unavailable("fake: writes fail");
+  if (fail_writes) return write_error;
   store::Incident* i = Open(condition, endpoint);
   if (i == nullptr) return std::optional<store::Incident>();
   i->resolved_at_ms = now_ms;
@@ -122,11 +134,30 @@ Status FakeIncidents::MuteIncident(int64_t id, int64_t until_ms, const std::stri
 
 Result<bool> FakeIncidents::QueueDigest(const std::string& day, const std::vector<std::string>& channels,
                                         const std::string& message, int64_t now_ms) {
+  Write();
   std::lock_guard<std::mutex> lock(mu_);
-  if (fail_writes) return Unavailable("fake: writes fail");
+  if (fail_writes) return write_error;
   if (!digest_days_.insert(day).second) return false;
   Queue(std::nullopt, channels, "digest", message, now_ms);
   return true;
+}
+
+Result<bool> FakeIncidents::HoldAlertLead(const std::string& owner, int64_t now_ms, int64_t lease_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fail_lead) return Unavailable("fake: database is locked");
+  if (!lead_owner_.empty() && lead_owner_ != owner && lead_until_ > now_ms) return false;
+  lead_owner_ = owner;
+  lead_until_ = now_ms + lease_ms;
+  return true;
+}
+
+Status FakeIncidents::ReleaseAlertLead(const std::string& owner) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (lead_owner_ == owner) {
+    lead_owner_.clear();
+    lead_until_ = 0;
+  }
+  return Status::Ok();
 }
 
 Result<std::vector<store::PendingNotification>> FakeIncidents::LeaseNotifications(int limit, int64_t lease_ms,
@@ -181,6 +212,21 @@ std::vector<std::string> FakeIncidents::Kinds() {
     out.push_back(r.pending.kind + what + "@" + r.pending.channel);
   }
   return out;
+}
+
+int FakeIncidents::writes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return writes_;
+}
+
+std::string FakeIncidents::lead_owner() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lead_owner_;
+}
+
+int64_t FakeIncidents::lead_until() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lead_until_;
 }
 
 std::vector<store::Incident> FakeIncidents::All() {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <thread>
 #include <map>
 #include <mutex>
@@ -52,6 +53,8 @@ class FakeIncidents final : public store::Incidents {
   Status MuteIncident(int64_t id, int64_t until_ms, const std::string& actor, int64_t now_ms) override;
   Result<bool> QueueDigest(const std::string& day, const std::vector<std::string>& channels,
                            const std::string& message, int64_t now_ms) override;
+  Result<bool> HoldAlertLead(const std::string& owner, int64_t now_ms, int64_t lease_ms) override;
+  Status ReleaseAlertLead(const std::string& owner) override;
   Result<std::vector<store::PendingNotification>> LeaseNotifications(int limit, int64_t lease_ms,
                                                                      int64_t now_ms) override;
   Status FinishNotification(int64_t id, bool sent, const std::string& error, std::optional<int64_t> retry_at_ms,
@@ -61,17 +64,29 @@ class FakeIncidents final : public store::Incidents {
   std::vector<FakeRow> Rows();                   // every outbox row, in queue order
   std::vector<std::string> Kinds();              // "start:dead_letters:payments@ops" per row
   std::vector<store::Incident> All();
-  bool fail_writes = false;  // every write answers Unavailable
+  bool fail_writes = false;  // every incident or digest write answers write_error
+  Status write_error = Unavailable("fake: database is locked");
+  bool fail_lead = false;    // HoldAlertLead answers Unavailable
+  // Called (without the fake's lock) at the start of every incident or digest write.
+  std::function<void()> on_write;
+  int writes();              // incident and digest writes tried (not the lead's)
+  std::string lead_owner();  // who holds the lead ("" = nobody yet)
+  int64_t lead_until();
 
  private:
   void Queue(std::optional<int64_t> alert_id, const std::vector<std::string>& channels, const std::string& kind,
              const std::string& message, int64_t now_ms);
   store::Incident* Open(const std::string& condition, const std::string& endpoint);
+  void Write();  // counts a write and calls on_write
+
 
   std::mutex mu_;
   std::vector<store::Incident> incidents_;
   std::vector<FakeRow> rows_;
   std::set<std::string> digest_days_;
+  int writes_ = 0;
+  std::string lead_owner_;
+  int64_t lead_until_ = 0;
 };
 
 // Figures a test sets by hand.

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "store/incidents.h"
@@ -268,6 +269,67 @@ TEST_CASE("incidents: a day's digest is queued once per channel; a new channel s
   CHECK(f.store->QueueDigest("2026-12-1", {"ops-mail"}, "{}", kT0).status().code() == Code::kInvalidArgument);
   CHECK(f.store->QueueDigest("2026-12-03", {}, "{}", kT0).status().code() == Code::kInvalidArgument);
   CHECK(f.Count("SELECT count(*) FROM alert_notifications") == 3);
+}
+
+TEST_CASE("incidents: the alert lead is taken when free, renewed by its owner, refused to another until it lapses",
+          "[store][incidents][lead]") {
+  IncidentsFixture f;
+  auto other = f.database.OpenStore(2000, 64);  // a second replica
+  const int64_t lease = 60000;
+  auto lead = [](store::Incidents& s, const std::string& owner, int64_t at, int64_t lease_ms) {
+    auto r = s.HoldAlertLead(owner, at, lease_ms);
+    REQUIRE(r.ok());
+    return *r;
+  };
+  CHECK(lead(*f.store, "host-a:1", kT0, lease));  // free: taken
+  CHECK(f.Text("SELECT owner || ':' || lease_until FROM alert_lead") == "host-a:1:" + std::to_string(kT0 + lease));
+  CHECK_FALSE(lead(*other, "host-b:2", kT0 + 1, lease));  // held: refused, unchanged
+  CHECK(f.Text("SELECT owner FROM alert_lead") == "host-a:1");
+  CHECK(lead(*f.store, "host-a:1", kT0 + 30000, lease));  // renewed by its owner
+  CHECK(f.Count("SELECT lease_until FROM alert_lead") == kT0 + 30000 + lease);
+  CHECK_FALSE(lead(*other, "host-b:2", kT0 + 30000 + lease - 1, lease));  // a millisecond before it lapses
+  CHECK(lead(*other, "host-b:2", kT0 + 30000 + lease, lease));            // lapsed: taken over
+  CHECK(f.Text("SELECT owner FROM alert_lead") == "host-b:2");
+  CHECK_FALSE(lead(*f.store, "host-a:1", kT0 + 30000 + lease + 1, lease));  // the old owner no longer leads
+  CHECK(f.Count("SELECT count(*) FROM alert_lead") == 1);
+  // Released by another owner: nothing; by its owner: free at once.
+  REQUIRE(f.store->ReleaseAlertLead("host-a:1").ok());
+  CHECK(f.Text("SELECT owner FROM alert_lead") == "host-b:2");
+  REQUIRE(other->ReleaseAlertLead("host-b:2").ok());
+  CHECK(f.Count("SELECT count(*) FROM alert_lead") == 0);
+  CHECK(lead(*f.store, "host-a:1", kT0 + 30000 + lease + 2, lease));
+}
+
+TEST_CASE("incidents: a bad alert lead request is refused and changes nothing", "[store][incidents][lead]") {
+  IncidentsFixture f;
+  for (auto [owner, now, lease] : {std::tuple<std::string, int64_t, int64_t>{"", kT0, 60000},
+                                   {std::string(300, 'x'), kT0, 60000},
+                                   {"host:1", 0, 60000},
+                                   {"host:1", kT0, 0}}) {
+    auto r = f.store->HoldAlertLead(owner, now, lease);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == Code::kInvalidArgument);
+    CHECK_THAT(r.status().message(), Catch::Contains("hold alert lead"));
+  }
+  CHECK(f.Count("SELECT count(*) FROM alert_lead") == 0);
+}
+
+TEST_CASE("incidents: two stores asking for the alert lead at once: exactly one leads", "[store][incidents][lead]") {
+  IncidentsFixture f;
+  auto other = f.database.OpenStore(2000, 64);
+  std::atomic<int> led{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      store::Incidents& s = (i % 2 == 0) ? static_cast<store::Incidents&>(*f.store) : *other;
+      auto r = s.HoldAlertLead("host:" + std::to_string(i), kT0, 60000);
+      if (!r.ok()) ++failed;
+      if (r.ok() && *r) ++led;
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(failed == 0);
+  CHECK(led == 1);
 }
 
 TEST_CASE("incidents: the outbox leases due rows once; a lapsed lease is leased again; outcomes are recorded",
