@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <thread>
 #include <map>
 #include <mutex>
@@ -52,16 +53,23 @@ class FakeIncidents final : public store::Incidents {
   Status MuteIncident(int64_t id, int64_t until_ms, const std::string& actor, int64_t now_ms) override;
   Result<bool> QueueDigest(const std::string& day, const std::vector<std::string>& channels,
                            const std::string& message, int64_t now_ms) override;
-  Result<std::vector<store::PendingNotification>> LeaseNotifications(int limit, int64_t lease_ms,
-                                                                     int64_t now_ms) override;
-  Status FinishNotification(int64_t id, bool sent, const std::string& error, std::optional<int64_t> retry_at_ms,
-                            int64_t now_ms) override;
+  Result<std::vector<store::PendingNotification>> LeaseNotifications(
+      int limit, int64_t lease_ms, int64_t now_ms, const std::vector<std::string>& excluded_channels) override;
+  Status FinishNotification(const store::PendingNotification& leased, bool sent, const std::string& error,
+                            std::optional<int64_t> retry_at_ms, int64_t now_ms) override;
 
   // Test views.
   std::vector<FakeRow> Rows();                   // every outbox row, in queue order
   std::vector<std::string> Kinds();              // "start:dead_letters:payments@ops" per row
   std::vector<store::Incident> All();
   bool fail_writes = false;  // every write answers Unavailable
+  bool fail_finish = false;  // FinishNotification answers Unavailable, changing nothing
+  struct LeaseCall {
+    int limit = 0;
+    int64_t lease_ms = 0;
+    std::vector<std::string> excluded_channels;
+  };
+  std::vector<LeaseCall> LeaseCalls();  // every LeaseNotifications call, in order
 
  private:
   void Queue(std::optional<int64_t> alert_id, const std::vector<std::string>& channels, const std::string& kind,
@@ -72,6 +80,7 @@ class FakeIncidents final : public store::Incidents {
   std::vector<store::Incident> incidents_;
   std::vector<FakeRow> rows_;
   std::set<std::string> digest_days_;
+  std::vector<LeaseCall> lease_calls_;
 };
 
 // Figures a test sets by hand.
@@ -90,11 +99,14 @@ class FakeSignals final : public store::AlertSignals {
 };
 
 // A channel that records what it was given, answers `status`, and when
-// `block` is set waits in Send until Release().
+// `block` is set waits in Send until Release(). `on_send`, when set, runs
+// inside Send (what happens elsewhere while a send takes long).
 class FakeChannel final : public alert::Channel {
  public:
-  explicit FakeChannel(std::string name) : name_(std::move(name)) {}
+  explicit FakeChannel(std::string name, int timeout_seconds = 10)
+      : name_(std::move(name)), timeout_seconds_(timeout_seconds) {}
   const std::string& name() const override { return name_; }
+  int timeout_seconds() const override { return timeout_seconds_; }
   Status Send(const alert::Notification& n) override;
 
   void SetStatus(Status s);
@@ -103,9 +115,11 @@ class FakeChannel final : public alert::Channel {
   bool InSend();
   std::vector<alert::Notification> Sent();
   int calls();
+  std::function<void()> on_send;  // set before the dispatcher runs
 
  private:
   std::string name_;
+  int timeout_seconds_;
   std::mutex mu_;
   std::condition_variable cv_;
   Status status_ = Status::Ok();
