@@ -281,7 +281,8 @@ TEST_CASE("dispatcher: a send that outlasted its lease does not record over the 
   rig.ops->on_send = [&] {
     if (other) return;
     rig.clock.Advance(5 * 60 * kSec);  // the lease lapses while the channel is slow…
-    auto leased = rig.incidents.LeaseNotifications(1, 60 * kSec, rig.clock.NowMs(), {});  // …and another replica leases
+    // …and another replica leases the row.
+    auto leased = rig.incidents.LeaseNotifications(1, 60 * kSec, rig.clock.NowMs(), {});
     REQUIRE(leased.ok());
     REQUIRE(leased->size() == 1);
     other = leased->front();

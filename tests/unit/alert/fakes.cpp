@@ -149,7 +149,8 @@ Result<std::vector<store::PendingNotification>> FakeIncidents::LeaseNotification
                         });
     if (!behind) due.push_back(&r);
   }
-  std::stable_sort(due.begin(), due.end(), [](const FakeRow* a, const FakeRow* b) { return a->due_at_ms < b->due_at_ms; });
+  std::stable_sort(due.begin(), due.end(),
+                   [](const FakeRow* a, const FakeRow* b) { return a->due_at_ms < b->due_at_ms; });
   std::vector<store::PendingNotification> out;
   for (FakeRow* r : due) {
     if (static_cast<int>(out.size()) >= limit) break;
