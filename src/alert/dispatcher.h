@@ -32,7 +32,7 @@
 // Its own thread: woken by Wake() after the engine queued messages, otherwise
 // every idle_poll_ms (another replica's rows, retries coming due). A slow
 // channel delays only this thread, never a check, ingest or the worker.
-// Stop waits for the send in progress only (at most its channel's timeout).
+// Stop waits for the send in progress only (about 3 × its channel's timeout at most).
 // Thread-safety: Wake and SetChannels from any thread; RunOnce from one
 // thread at a time (the dispatcher's own once Start was called).
 #pragma once
