@@ -93,9 +93,9 @@ void Dispatcher::Record(const store::PendingNotification& row, bool sent, const 
 int Dispatcher::RunOnce() {
   int handled = 0;
   std::vector<std::string> failing;  // channels that failed in this pass: their rows wait for the next
-  // At shutdown only the send in progress is waited for (one channel's
-  // timeout): nothing more is leased, and a row leased and not recorded (a
-  // crash) is taken by the next sender once its lease lapses.
+  // At shutdown only the send in progress is waited for: nothing more is
+  // leased, and a row leased and not recorded (a crash) is taken by the next
+  // sender once its lease lapses.
   while (!Stopping()) {
     // One row at a time: a lease covers one send, never a queue of them.
     auto rows = incidents_.LeaseNotifications(1, LeaseMs(), clock_.NowMs(), failing);
