@@ -25,6 +25,7 @@ class HttpChannel final : public Channel {
  public:
   explicit HttpChannel(config::AlertChannelConfig config) : config_(std::move(config)) {}
   const std::string& name() const override { return config_.name; }
+  int timeout_seconds() const override { return config_.timeout_seconds; }
 
   Status Send(const Notification& n) override {
     httplib::Headers headers;

@@ -23,6 +23,9 @@ class Channel {
  public:
   virtual ~Channel() = default;
   virtual const std::string& name() const = 0;  // alert.channel.name
+  // alert.channel.timeout_seconds: what bounds each step of one Send (the
+  // dispatcher leases a row for long enough to cover the slowest channel).
+  virtual int timeout_seconds() const = 0;
   virtual Status Send(const Notification& n) = 0;
 };
 

@@ -11,6 +11,7 @@ class EmailChannel final : public Channel {
  public:
   explicit EmailChannel(config::AlertChannelConfig config);
   const std::string& name() const override { return config_.name; }
+  int timeout_seconds() const override { return config_.timeout_seconds; }
   // One SMTP transaction to every `to`; Unavailable("smtp: 535 Login denied") when refused.
   Status Send(const Notification& n) override;
 

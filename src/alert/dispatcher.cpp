@@ -15,6 +15,10 @@ std::optional<int64_t> NextTryAt(const DispatcherOptions& o, int attempts, int64
   return now_ms + wait;
 }
 
+int64_t LeaseMsFor(const DispatcherOptions& o, int max_timeout_seconds) {
+  return std::max(o.min_lease_ms, 3 * int64_t{max_timeout_seconds} * 1000 + 60 * 1000);
+}
+
 Dispatcher::Dispatcher(store::Incidents& incidents, std::vector<std::unique_ptr<Channel>> channels, const Clock& clock,
                        DispatcherOptions options)
     : incidents_(incidents), clock_(clock), options_(options) {
@@ -25,9 +29,19 @@ Dispatcher::~Dispatcher() { Stop(); }
 
 void Dispatcher::SetChannels(std::vector<std::unique_ptr<Channel>> channels) {
   std::vector<std::shared_ptr<Channel>> shared;
-  for (auto& c : channels) shared.push_back(std::move(c));
+  int slowest = 0;
+  for (auto& c : channels) {
+    slowest = std::max(slowest, c->timeout_seconds());
+    shared.push_back(std::move(c));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   channels_ = std::move(shared);
+  lease_ms_ = LeaseMsFor(options_, slowest);
+}
+
+int64_t Dispatcher::LeaseMs() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lease_ms_;
 }
 
 std::shared_ptr<Channel> Dispatcher::FindChannel(const std::string& name) {
@@ -38,7 +52,7 @@ std::shared_ptr<Channel> Dispatcher::FindChannel(const std::string& name) {
   return nullptr;
 }
 
-void Dispatcher::Send(const store::PendingNotification& row) {
+bool Dispatcher::SendFailed(const store::PendingNotification& row) {
   const int64_t incident = row.alert_id.value_or(0);
   std::shared_ptr<Channel> channel = FindChannel(row.channel);
   Status sent = Status::Ok();
@@ -54,8 +68,8 @@ void Dispatcher::Send(const store::PendingNotification& row) {
   const int64_t now = clock_.NowMs();
   if (sent.ok()) {
     log::Info("alert_sent", {{"channel", row.channel}, {"kind", row.kind}, {"incident", incident}});
-    incidents_.FinishNotification(row.id, true, "", std::nullopt, now);
-    return;
+    Record(row, true, "", std::nullopt, now);
+    return false;
   }
   // A missing channel or an unreadable message will not get better by waiting.
   const bool permanent = channel == nullptr || !message.ok();
@@ -63,28 +77,38 @@ void Dispatcher::Send(const store::PendingNotification& row) {
   log::Warn("alert_send_failed", {{"channel", row.channel}, {"kind", row.kind}, {"incident", incident},
                                   {"reason", sent.message()}, {"attempts", row.attempts + 1},
                                   {"gave_up", retry ? "false" : "true"}});
-  Status st = incidents_.FinishNotification(row.id, false, sent.message(), retry, now);
-  if (!st.ok()) log::Error("alert_record_failed", {{"notification", row.id}, {"error", st.message()}});
+  Record(row, false, sent.message(), retry, now);
+  return !permanent;
+}
+
+void Dispatcher::Record(const store::PendingNotification& row, bool sent, const std::string& error,
+                        std::optional<int64_t> retry_at_ms, int64_t now_ms) {
+  Status st = incidents_.FinishNotification(row, sent, error, retry_at_ms, now_ms);
+  if (!st.ok()) {
+    log::Error("alert_record_failed", {{"notification", row.id}, {"channel", row.channel}, {"kind", row.kind},
+                                       {"sent", sent ? "true" : "false"}, {"error", st.message()}});
+  }
 }
 
 int Dispatcher::RunOnce() {
   int handled = 0;
-  for (;;) {
-    auto rows = incidents_.LeaseNotifications(options_.batch, options_.lease_ms, clock_.NowMs());
+  std::vector<std::string> failing;  // channels that failed in this pass: their rows wait for the next
+  // At shutdown only the send in progress is waited for: nothing more is
+  // leased, and a row leased and not recorded (a crash) is taken by the next
+  // sender once its lease lapses.
+  while (!Stopping()) {
+    // One row at a time: a lease covers one send, never a queue of them.
+    auto rows = incidents_.LeaseNotifications(1, LeaseMs(), clock_.NowMs(), failing);
     if (!rows.ok()) {
       log::Warn("alert_lease_failed", {{"error", rows.status().message()}});
       return handled;
     }
     if (rows->empty()) return handled;
-    for (const auto& row : *rows) {
-      // At shutdown only the send in progress is waited for (one channel
-      // timeout): the rows not reached stay leased, and the next sender
-      // (after a restart, or another replica) takes them once the lease lapses.
-      if (Stopping()) return handled;
-      Send(row);
-      ++handled;
-    }
+    const store::PendingNotification& row = rows->front();
+    if (SendFailed(row)) failing.push_back(row.channel);
+    ++handled;
   }
+  return handled;
 }
 
 bool Dispatcher::Stopping() {

@@ -9,7 +9,9 @@
 // observe the same condition open one incident and queue one message per
 // channel. Sending is an outbox: any replica leases due rows
 // (LeaseNotifications) and records the outcome; a lease that lapses (the
-// sender died) is sent again by whoever leases next.
+// sender died) is sent again by whoever leases next. The messages about one
+// incident reach each channel in the order they were queued: a row waits
+// while an older one for the same incident and channel is still pending.
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
@@ -79,6 +81,7 @@ struct PendingNotification {
   std::string message;  // JSON (alert/notification.h)
   int attempts = 0;     // attempts before this one
   int64_t created_at_ms = 0;
+  int64_t lease_until_ms = 0;  // the lease it was handed out with (FinishNotification checks it)
 };
 
 struct NotificationRecord {
@@ -128,11 +131,19 @@ class Incidents {
   virtual Status ReleaseAlertLead(const std::string& owner) = 0;
 
   // Outbox. Leases up to `limit` pending rows due at `now_ms` whose lease is
-  // free or lapsed, for `lease_ms`.
-  virtual Result<std::vector<PendingNotification>> LeaseNotifications(int limit, int64_t lease_ms, int64_t now_ms) = 0;
-  // Sent: status 'sent'. Not sent: attempts+1 and, with a retry time, pending
-  // again at it; without one, 'failed' (given up).
-  virtual Status FinishNotification(int64_t id, bool sent, const std::string& error,
+  // free or lapsed, for `lease_ms`, oldest first — except rows of a channel in
+  // `excluded_channels` (the sender found it failing a moment ago) and rows
+  // behind an older pending row for the same incident and channel (so a
+  // "resolved" never overtakes its "started" while that one backs off).
+  virtual Result<std::vector<PendingNotification>> LeaseNotifications(
+      int limit, int64_t lease_ms, int64_t now_ms, const std::vector<std::string>& excluded_channels) = 0;
+  // Records the outcome of sending `leased` (a row as LeaseNotifications
+  // returned it). Sent: status 'sent'. Not sent: attempts+1 and, with a retry
+  // time, pending again at it; without one, 'failed' (given up). Conflict,
+  // changing nothing, when the row is no longer pending or its lease lapsed
+  // and another sender leased it since (that sender records the outcome);
+  // NotFound for an unknown id.
+  virtual Status FinishNotification(const PendingNotification& leased, bool sent, const std::string& error,
                                     std::optional<int64_t> retry_at_ms, int64_t now_ms) = 0;
 };
 

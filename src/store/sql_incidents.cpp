@@ -8,7 +8,8 @@
 // same transaction, so a change and its messages commit together or not at all.
 //
 // The outbox lease is a write too (an UPDATE … RETURNING of the due rows), so
-// two senders never hold one row; a lapsed lease is simply due again.
+// two senders never hold one row; a lapsed lease is simply due again, and the
+// outcome is recorded only under the lease the row was sent with.
 //
 // Operations may run twice (the Writer reruns a batch one by one when a
 // neighbour throws), so each resets its outputs first, and refusals found
@@ -162,6 +163,23 @@ bool IsDay(const std::string& day) {
 
 // What a query that may find nothing reports: found, or NotFound naming the id.
 Status NotFoundIncident(int64_t id) { return NotFound("incident " + std::to_string(id) + " not found"); }
+
+// The lease's UPDATE, with `excluded` channel parameters from ?4 on. A row
+// waits behind an older pending row for the same incident and channel (even
+// one leased or backing off), so messages about an incident reach a channel
+// in order; digests and tests (no incident) never wait. The index
+// alert_notifications_alert (alert_id, id) answers that NOT EXISTS.
+std::string LeaseSql(size_t excluded) {
+  std::string sql =
+      "UPDATE alert_notifications SET lease_until = ?1 WHERE id IN (SELECT n.id FROM alert_notifications n"
+      " WHERE n.status = 'pending' AND n.next_attempt_at <= ?2 AND (n.lease_until IS NULL OR n.lease_until <= ?2)"
+      " AND NOT EXISTS (SELECT 1 FROM alert_notifications o WHERE o.alert_id = n.alert_id"
+      " AND o.channel = n.channel AND o.status = 'pending' AND o.id < n.id)";
+  if (excluded > 0) sql += " AND n.channel NOT IN (" + Placeholders(4, excluded) + ")";
+  sql += " ORDER BY n.next_attempt_at, n.id LIMIT ?3) RETURNING id, alert_id, channel, kind, message, attempts,"
+         " created_at, lease_until";
+  return sql;
+}
 
 }  // namespace
 
@@ -364,22 +382,29 @@ Status SqlStore::ReleaseAlertLead(const std::string& owner) {
   return st.ok() ? st : Prefixed("release alert lead", st);
 }
 
-Result<std::vector<PendingNotification>> SqlStore::LeaseNotifications(int limit, int64_t lease_ms, int64_t now_ms) {
+Result<std::vector<PendingNotification>> SqlStore::LeaseNotifications(
+    int limit, int64_t lease_ms, int64_t now_ms, const std::vector<std::string>& excluded_channels) {
   if (limit < 1 || limit > kMaxListed) {
     return InvalidArgument("lease notifications: limit must be 1 to " + std::to_string(kMaxListed));
   }
   if (lease_ms <= 0) return InvalidArgument("lease notifications: lease_ms must be positive");
+  if (excluded_channels.size() > static_cast<size_t>(kMaxListed)) {
+    return InvalidArgument("lease notifications: more than " + std::to_string(kMaxListed) + " excluded channels");
+  }
+  for (const auto& c : excluded_channels) {
+    if (Status st = CheckName("an excluded channel name", c, false); !st.ok()) {
+      return Prefixed("lease notifications", st);
+    }
+  }
+  const std::string sql = LeaseSql(excluded_channels.size());
   std::vector<PendingNotification> out;
   Status st = writer_->Submit([&](sql::Connection& db) {
     out.clear();
-    Prepared up(db,
-                "UPDATE alert_notifications SET lease_until = ?1 WHERE id IN (SELECT id FROM alert_notifications"
-                " WHERE status = 'pending' AND next_attempt_at <= ?2 AND (lease_until IS NULL OR lease_until <= ?2)"
-                " ORDER BY next_attempt_at, id LIMIT ?3)"
-                " RETURNING id, alert_id, channel, kind, message, attempts, created_at");
+    Prepared up(db, sql);
     up->bind(1, now_ms + lease_ms);
     up->bind(2, now_ms);
     up->bind(3, limit);
+    for (size_t i = 0; i < excluded_channels.size(); ++i) up->bind(static_cast<int>(4 + i), excluded_channels[i]);
     while (up->executeStep()) {
       PendingNotification p;
       p.id = up->getColumn(0).getInt64();
@@ -389,6 +414,7 @@ Result<std::vector<PendingNotification>> SqlStore::LeaseNotifications(int limit,
       p.message = up->getColumn(4).getString();
       p.attempts = up->getColumn(5).getInt();
       p.created_at_ms = up->getColumn(6).getInt64();
+      p.lease_until_ms = up->getColumn(7).getInt64();
       out.push_back(std::move(p));
     }
   });
@@ -398,33 +424,44 @@ Result<std::vector<PendingNotification>> SqlStore::LeaseNotifications(int limit,
   return out;
 }
 
-Status SqlStore::FinishNotification(int64_t id, bool sent, const std::string& error, std::optional<int64_t> retry_at_ms,
-                                    int64_t now_ms) {
-  enum class Found { kNo, kPending, kFinished } found = Found::kNo;
+Status SqlStore::FinishNotification(const PendingNotification& leased, bool sent, const std::string& error,
+                                    std::optional<int64_t> retry_at_ms, int64_t now_ms) {
+  enum class Found { kNo, kRecorded, kFinished, kTakenOver } found = Found::kNo;
   const std::string status = sent ? "sent" : (retry_at_ms ? "pending" : "failed");
+  const int64_t id = leased.id;
   Status st = writer_->Submit([&](sql::Connection& db) {
     found = Found::kNo;
+    // Only under the lease it was sent with: once that lapsed and another
+    // sender leased the row, the outcome is that sender's to record.
     Prepared up(db,
                 "UPDATE alert_notifications SET status = ?1, attempts = attempts + 1, lease_until = NULL,"
                 " sent_at = ?2, next_attempt_at = coalesce(?3, next_attempt_at),"
-                " last_error = coalesce(?4, last_error) WHERE id = ?5 AND status = 'pending'");
+                " last_error = coalesce(?4, last_error) WHERE id = ?5 AND status = 'pending' AND lease_until = ?6");
     up->bind(1, status);
     BindOptional(*up, 2, sent ? std::optional<int64_t>(now_ms) : std::nullopt);
     BindOptional(*up, 3, sent ? std::nullopt : retry_at_ms);
     BindText(*up, 4, Bounded(error));
     up->bind(5, id);
+    up->bind(6, leased.lease_until_ms);
     if (up->exec() > 0) {
-      found = Found::kPending;
+      found = Found::kRecorded;
       return;
     }
-    Prepared any(db, "SELECT 1 FROM alert_notifications WHERE id = ?1");
+    Prepared any(db, "SELECT status FROM alert_notifications WHERE id = ?1");
     any->bind(1, id);
-    if (any->executeStep()) found = Found::kFinished;
+    if (any->executeStep()) found = any->getColumn(0).getString() == "pending" ? Found::kTakenOver : Found::kFinished;
   });
   if (!st.ok()) return Prefixed("finish notification", st);
-  if (found == Found::kNo) return NotFound("finish notification: notification " + std::to_string(id) + " not found");
-  if (found == Found::kFinished) {
-    return Status(Code::kConflict, "finish notification: notification " + std::to_string(id) + " is no longer pending");
+  const std::string which = "finish notification: notification " + std::to_string(id);
+  switch (found) {
+    case Found::kNo:
+      return NotFound(which + " not found");
+    case Found::kFinished:
+      return Status(Code::kConflict, which + " is no longer pending");
+    case Found::kTakenOver:
+      return Status(Code::kConflict, which + ": its lease lapsed and another sender holds it now");
+    case Found::kRecorded:
+      break;
   }
   return Status::Ok();
 }

@@ -129,9 +129,10 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore, publi
                            const std::string& message, int64_t now_ms) override;
   Result<bool> HoldAlertLead(const std::string& owner, int64_t now_ms, int64_t lease_ms) override;
   Status ReleaseAlertLead(const std::string& owner) override;
-  Result<std::vector<PendingNotification>> LeaseNotifications(int limit, int64_t lease_ms, int64_t now_ms) override;
-  Status FinishNotification(int64_t id, bool sent, const std::string& error, std::optional<int64_t> retry_at_ms,
-                            int64_t now_ms) override;
+  Result<std::vector<PendingNotification>> LeaseNotifications(
+      int limit, int64_t lease_ms, int64_t now_ms, const std::vector<std::string>& excluded_channels) override;
+  Status FinishNotification(const PendingNotification& leased, bool sent, const std::string& error,
+                            std::optional<int64_t> retry_at_ms, int64_t now_ms) override;
   // AlertSignals (sql_alert_signals.cpp): what the alert engine's conditions read.
   Result<std::vector<EndpointSignals>> ReadEndpointSignals(const SignalQuery& q) override;
   Result<InstallationSignals> ReadInstallationSignals() override;

@@ -1,5 +1,7 @@
 #include "fakes.h"
 
+#include <algorithm>
+
 namespace hookinbox::testing {
 
 store::Incident* FakeIncidents::Open(const std::string& condition, const std::string& endpoint) {
@@ -160,25 +162,47 @@ Status FakeIncidents::ReleaseAlertLead(const std::string& owner) {
   return Status::Ok();
 }
 
-Result<std::vector<store::PendingNotification>> FakeIncidents::LeaseNotifications(int limit, int64_t lease_ms,
-                                                                                   int64_t now_ms) {
+Result<std::vector<store::PendingNotification>> FakeIncidents::LeaseNotifications(
+    int limit, int64_t lease_ms, int64_t now_ms, const std::vector<std::string>& excluded_channels) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<store::PendingNotification> out;
+  lease_calls_.push_back({limit, lease_ms, excluded_channels});
+  // Due rows oldest first (the fake's rows are queued with due = created).
+  std::vector<FakeRow*> due;
   for (auto& r : rows_) {
-    if (static_cast<int>(out.size()) >= limit) break;
     if (r.status != "pending" || r.due_at_ms > now_ms || r.lease_until_ms > now_ms) continue;
-    r.lease_until_ms = now_ms + lease_ms;
-    out.push_back(r.pending);
+    if (std::find(excluded_channels.begin(), excluded_channels.end(), r.pending.channel) != excluded_channels.end()) {
+      continue;
+    }
+    // Behind an older pending row about the same incident for the same channel.
+    const bool behind = r.pending.alert_id && std::any_of(rows_.begin(), rows_.end(), [&](const FakeRow& o) {
+                          return o.pending.id < r.pending.id && o.status == "pending" &&
+                                 o.pending.alert_id == r.pending.alert_id && o.pending.channel == r.pending.channel;
+                        });
+    if (!behind) due.push_back(&r);
+  }
+  std::stable_sort(due.begin(), due.end(),
+                   [](const FakeRow* a, const FakeRow* b) { return a->due_at_ms < b->due_at_ms; });
+  std::vector<store::PendingNotification> out;
+  for (FakeRow* r : due) {
+    if (static_cast<int>(out.size()) >= limit) break;
+    r->lease_until_ms = now_ms + lease_ms;
+    r->pending.lease_until_ms = r->lease_until_ms;
+    out.push_back(r->pending);
   }
   return out;
 }
 
-Status FakeIncidents::FinishNotification(int64_t id, bool sent, const std::string& error,
-                                         std::optional<int64_t> retry_at_ms, int64_t now_ms) {
+Status FakeIncidents::FinishNotification(const store::PendingNotification& leased, bool sent,
+                                         const std::string& error, std::optional<int64_t> retry_at_ms,
+                                         int64_t now_ms) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (fail_finish) return Unavailable("fake: finish fails");
   for (auto& r : rows_) {
-    if (r.pending.id != id) continue;
+    if (r.pending.id != leased.id) continue;
+    if (r.status != "pending") return Status(Code::kConflict, "fake: no longer pending");
+    if (r.lease_until_ms != leased.lease_until_ms) return Status(Code::kConflict, "fake: leased by another sender");
     r.lease_until_ms = 0;
+    r.pending.lease_until_ms = 0;
     ++r.pending.attempts;
     if (sent) {
       r.status = "sent";
@@ -193,7 +217,12 @@ Status FakeIncidents::FinishNotification(int64_t id, bool sent, const std::strin
     }
     return Status::Ok();
   }
-  return NotFound("no notification " + std::to_string(id));
+  return NotFound("no notification " + std::to_string(leased.id));
+}
+
+std::vector<FakeIncidents::LeaseCall> FakeIncidents::LeaseCalls() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lease_calls_;
 }
 
 std::vector<FakeRow> FakeIncidents::Rows() {
@@ -260,6 +289,7 @@ Result<store::DayFigures> FakeSignals::ReadDayFigures(int64_t from_ms, int64_t t
 }
 
 Status FakeChannel::Send(const alert::Notification& n) {
+  if (on_send) on_send();
   std::unique_lock<std::mutex> lock(mu_);
   ++calls_;
   in_send_ = true;

@@ -55,10 +55,10 @@ class FakeIncidents final : public store::Incidents {
                            const std::string& message, int64_t now_ms) override;
   Result<bool> HoldAlertLead(const std::string& owner, int64_t now_ms, int64_t lease_ms) override;
   Status ReleaseAlertLead(const std::string& owner) override;
-  Result<std::vector<store::PendingNotification>> LeaseNotifications(int limit, int64_t lease_ms,
-                                                                     int64_t now_ms) override;
-  Status FinishNotification(int64_t id, bool sent, const std::string& error, std::optional<int64_t> retry_at_ms,
-                            int64_t now_ms) override;
+  Result<std::vector<store::PendingNotification>> LeaseNotifications(
+      int limit, int64_t lease_ms, int64_t now_ms, const std::vector<std::string>& excluded_channels) override;
+  Status FinishNotification(const store::PendingNotification& leased, bool sent, const std::string& error,
+                            std::optional<int64_t> retry_at_ms, int64_t now_ms) override;
 
   // Test views.
   std::vector<FakeRow> Rows();                   // every outbox row, in queue order
@@ -72,6 +72,13 @@ class FakeIncidents final : public store::Incidents {
   int writes();              // incident and digest writes tried (not the lead's)
   std::string lead_owner();  // who holds the lead ("" = nobody yet)
   int64_t lead_until();
+  bool fail_finish = false;  // FinishNotification answers Unavailable, changing nothing
+  struct LeaseCall {
+    int limit = 0;
+    int64_t lease_ms = 0;
+    std::vector<std::string> excluded_channels;
+  };
+  std::vector<LeaseCall> LeaseCalls();  // every LeaseNotifications call, in order
 
  private:
   void Queue(std::optional<int64_t> alert_id, const std::vector<std::string>& channels, const std::string& kind,
@@ -87,6 +94,7 @@ class FakeIncidents final : public store::Incidents {
   int writes_ = 0;
   std::string lead_owner_;
   int64_t lead_until_ = 0;
+  std::vector<LeaseCall> lease_calls_;
 };
 
 // Figures a test sets by hand.
@@ -105,11 +113,14 @@ class FakeSignals final : public store::AlertSignals {
 };
 
 // A channel that records what it was given, answers `status`, and when
-// `block` is set waits in Send until Release().
+// `block` is set waits in Send until Release(). `on_send`, when set, runs
+// inside Send (what happens elsewhere while a send takes long).
 class FakeChannel final : public alert::Channel {
  public:
-  explicit FakeChannel(std::string name) : name_(std::move(name)) {}
+  explicit FakeChannel(std::string name, int timeout_seconds = 10)
+      : name_(std::move(name)), timeout_seconds_(timeout_seconds) {}
   const std::string& name() const override { return name_; }
+  int timeout_seconds() const override { return timeout_seconds_; }
   Status Send(const alert::Notification& n) override;
 
   void SetStatus(Status s);
@@ -118,9 +129,11 @@ class FakeChannel final : public alert::Channel {
   bool InSend();
   std::vector<alert::Notification> Sent();
   int calls();
+  std::function<void()> on_send;  // set before the dispatcher runs
 
  private:
   std::string name_;
+  int timeout_seconds_;
   std::mutex mu_;
   std::condition_variable cv_;
   Status status_ = Status::Ok();

@@ -336,7 +336,7 @@ TEST_CASE("incidents: the outbox leases due rows once; a lapsed lease is leased 
           "[store][incidents]") {
   IncidentsFixture f;
   const int64_t id = f.Open(Dead(1), Planned(), kT0);
-  auto leased = f.store->LeaseNotifications(10, 30000, kT0);
+  auto leased = f.store->LeaseNotifications(10, 30000, kT0, {});
   REQUIRE(leased.ok());
   REQUIRE(leased->size() == 2);
   CHECK((*leased)[0].alert_id == id);
@@ -345,35 +345,126 @@ TEST_CASE("incidents: the outbox leases due rows once; a lapsed lease is leased 
   CHECK((*leased)[0].attempts == 0);
   CHECK((*leased)[0].created_at_ms == kT0);
   // Held: nobody else gets them until the lease lapses.
-  auto held = f.store->LeaseNotifications(10, 30000, kT0 + 29999);
+  auto held = f.store->LeaseNotifications(10, 30000, kT0 + 29999, {});
   REQUIRE(held.ok());
   CHECK(held->empty());
 
+  CHECK((*leased)[0].lease_until_ms == kT0 + 30000);
   const int64_t mail = (*leased)[0].id, slack = (*leased)[1].id;
-  REQUIRE(f.store->FinishNotification(mail, true, "", std::nullopt, kT0 + 10).ok());
-  REQUIRE(f.store->FinishNotification(slack, false, "slack answered 500", kT0 + 60000, kT0 + 10).ok());
+  REQUIRE(f.store->FinishNotification((*leased)[0], true, "", std::nullopt, kT0 + 10).ok());
+  REQUIRE(f.store->FinishNotification((*leased)[1], false, "slack answered 500", kT0 + 60000, kT0 + 10).ok());
   CHECK(f.Joined("SELECT status || ':' || attempts || ':' || coalesce(last_error, '-') FROM alert_notifications"
                  " ORDER BY id") == "sent:1:-,pending:1:slack answered 500");
   CHECK(f.Count("SELECT sent_at FROM alert_notifications WHERE id = " + std::to_string(mail)) == kT0 + 10);
 
   // The retry is due at its time, not before.
-  CHECK(f.store->LeaseNotifications(10, 30000, kT0 + 59999)->empty());
-  auto retry = f.store->LeaseNotifications(10, 30000, kT0 + 60000);
+  CHECK(f.store->LeaseNotifications(10, 30000, kT0 + 59999, {})->empty());
+  auto retry = f.store->LeaseNotifications(10, 30000, kT0 + 60000, {});
   REQUIRE(retry.ok());
   REQUIRE(retry->size() == 1);
   CHECK(retry->front().attempts == 1);
   // The sender died: its lease lapses and the row is leased again.
-  auto lapsed = f.store->LeaseNotifications(10, 30000, kT0 + 90000);
+  auto lapsed = f.store->LeaseNotifications(10, 30000, kT0 + 90000, {});
   REQUIRE(lapsed.ok());
   REQUIRE(lapsed->size() == 1);
-  REQUIRE(f.store->FinishNotification(slack, false, "still down", std::nullopt, kT0 + 90001).ok());
+  REQUIRE(f.store->FinishNotification(lapsed->front(), false, "still down", std::nullopt, kT0 + 90001).ok());
   CHECK(f.Text("SELECT status FROM alert_notifications WHERE id = " + std::to_string(slack)) == "failed");
-  CHECK(f.store->LeaseNotifications(10, 30000, kT0 + 200000)->empty());
+  CHECK(f.store->LeaseNotifications(10, 30000, kT0 + 200000, {})->empty());
 
-  CHECK(f.store->FinishNotification(slack, true, "", std::nullopt, kT0).code() == Code::kConflict);
-  CHECK(f.store->FinishNotification(9999, true, "", std::nullopt, kT0).code() == Code::kNotFound);
-  CHECK(f.store->LeaseNotifications(0, 30000, kT0).status().code() == Code::kInvalidArgument);
-  CHECK(f.store->LeaseNotifications(10, 0, kT0).status().code() == Code::kInvalidArgument);
+  CHECK(f.store->FinishNotification(lapsed->front(), true, "", std::nullopt, kT0).code() == Code::kConflict);
+  store::PendingNotification unknown;
+  unknown.id = 9999;
+  CHECK(f.store->FinishNotification(unknown, true, "", std::nullopt, kT0).code() == Code::kNotFound);
+  CHECK(f.store->LeaseNotifications(0, 30000, kT0, {}).status().code() == Code::kInvalidArgument);
+  CHECK(f.store->LeaseNotifications(10, 0, kT0, {}).status().code() == Code::kInvalidArgument);
+}
+
+namespace {
+
+// "kind:channel" of leased rows, in the order returned.
+std::string Leased(const Result<std::vector<store::PendingNotification>>& r) {
+  REQUIRE(r.ok());
+  std::string out;
+  for (const auto& p : *r) out += (out.empty() ? "" : ",") + p.kind + ":" + p.channel;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "incidents: a row waits while an older row about the same incident for the same channel is pending; "
+    "other incidents, other channels and digests do not wait",
+    "[store][incidents]") {
+  IncidentsFixture f;
+  f.Open(Dead(1), Planned(), kT0);
+  auto first = f.store->LeaseNotifications(10, 30000, kT0, {});
+  REQUIRE(first.ok());
+  REQUIRE(first->size() == 2);
+  REQUIRE(f.store->FinishNotification((*first)[0], true, "", std::nullopt, kT0 + 10).ok());
+  // The slack start backs off for a minute.
+  REQUIRE(f.store->FinishNotification((*first)[1], false, "slack answered 500", kT0 + 60000, kT0 + 10).ok());
+  REQUIRE(f.store->ResolveCondition("dead_letters", "crm", Planned(), kT0 + 1000).ok());
+  REQUIRE(f.store->QueueDigest("2026-12-01", {"ops-slack"}, R"({"kind":"digest"})", kT0 + 1000).ok());
+  f.Open(Dead(1, "shop"), Planned(), kT0 + 1000);
+
+  // The slack "resolved" is due but behind the slack "start".
+  auto due = f.store->LeaseNotifications(10, 30000, kT0 + 2000, {});
+  CHECK(Leased(due) == "resolved:ops-mail,digest:ops-slack,start:ops-mail,start:ops-slack");
+  for (const auto& p : *due) REQUIRE(f.store->FinishNotification(p, true, "", std::nullopt, kT0 + 2001).ok());
+  CHECK(Leased(f.store->LeaseNotifications(10, 30000, kT0 + 59999, {})).empty());
+
+  // The start goes out first; only then the resolved.
+  auto start = f.store->LeaseNotifications(10, 30000, kT0 + 60000, {});
+  CHECK(Leased(start) == "start:ops-slack");
+  REQUIRE(f.store->FinishNotification(start->front(), true, "", std::nullopt, kT0 + 60001).ok());
+  CHECK(Leased(f.store->LeaseNotifications(10, 30000, kT0 + 60002, {})) == "resolved:ops-slack");
+}
+
+TEST_CASE("incidents: the outbox leases past the excluded channels; a bad excluded name is refused",
+          "[store][incidents]") {
+  IncidentsFixture f;
+  REQUIRE(f.store->QueueDigest("2026-12-01", {"a", "b", "c", "d"}, "{}", kT0).ok());
+  CHECK(Leased(f.store->LeaseNotifications(10, 30000, kT0, {"a", "c", "x"})) == "digest:b,digest:d");
+  CHECK(Leased(f.store->LeaseNotifications(1, 30000, kT0, {"a"})) == "digest:c");
+  CHECK(f.store->LeaseNotifications(10, 30000, kT0, {""}).status().code() == Code::kInvalidArgument);
+  CHECK(f.store->LeaseNotifications(10, 30000, kT0, {std::string(201, 'x')}).status().code() ==
+        Code::kInvalidArgument);
+  CHECK(Leased(f.store->LeaseNotifications(10, 30000, kT0, {})) == "digest:a");  // the refusals leased nothing
+}
+
+TEST_CASE(
+    "incidents: an outcome is recorded only under the lease the row was sent with; a lapsed lease nobody "
+    "took since still records",
+    "[store][incidents]") {
+  IncidentsFixture f;
+  REQUIRE(f.store->QueueDigest("2026-12-01", {"ops-mail", "ops-slack"}, "{}", kT0).ok());
+  auto slow = f.store->LeaseNotifications(1, 30000, kT0, {});
+  REQUIRE(slow.ok());
+  REQUIRE(slow->size() == 1);
+  // The slow sender's lease lapses; another sender leases the row.
+  auto other = f.store->LeaseNotifications(1, 30000, kT0 + 30000, {});
+  REQUIRE(other.ok());
+  REQUIRE(other->size() == 1);
+  REQUIRE(other->front().id == slow->front().id);
+  CHECK(other->front().lease_until_ms == kT0 + 60000);
+
+  Status st = f.store->FinishNotification(slow->front(), true, "", std::nullopt, kT0 + 30001);
+  CHECK(st.code() == Code::kConflict);
+  CHECK_THAT(st.message(), Catch::Contains("another sender holds it"));
+  const std::string id = std::to_string(slow->front().id);
+  CHECK(f.Text("SELECT status || ':' || attempts || ':' || lease_until FROM alert_notifications WHERE id = " + id) ==
+        "pending:0:" + std::to_string(kT0 + 60000));
+  REQUIRE(f.store->FinishNotification(other->front(), true, "", std::nullopt, kT0 + 30002).ok());
+  st = f.store->FinishNotification(slow->front(), false, "late", kT0 + 90000, kT0 + 30003);
+  CHECK(st.code() == Code::kConflict);
+  CHECK_THAT(st.message(), Catch::Contains("no longer pending"));
+  CHECK(f.Text("SELECT status || ':' || attempts FROM alert_notifications WHERE id = " + id) == "sent:1");
+
+  // Lapsed, but nobody leased it since: the outcome is still this sender's to record.
+  auto late = f.store->LeaseNotifications(1, 30000, kT0 + 40000, {});
+  REQUIRE(late.ok());
+  REQUIRE(late->size() == 1);
+  CHECK(f.store->FinishNotification(late->front(), true, "", std::nullopt, kT0 + 90000).ok());
 }
 
 TEST_CASE(
@@ -443,7 +534,7 @@ TEST_CASE("incidents: two stores leasing the outbox at once never lease the same
     threads.emplace_back([&, i] {
       store::Incidents& s = (i % 2 == 0) ? static_cast<store::Incidents&>(*f.store) : *other;
       for (int round = 0; round < 5; ++round) {
-        auto r = s.LeaseNotifications(3, 60000, kT0 + 1);
+        auto r = s.LeaseNotifications(3, 60000, kT0 + 1, {});
         if (!r.ok()) {
           ++failed;  // Catch2's REQUIRE is not for other threads
           continue;
