@@ -35,7 +35,7 @@ void Reload(const char* name, Listener& listener) {
 App::~App() { Close(); }
 
 Status App::Start() {
-  auto store = OpenConfiguredStore(config_.storage);
+  auto store = OpenConfiguredStore(config_->storage);
   if (!store.ok()) return store.status();
   store_ = std::move(store).value();
   if (store_->backend() == store::sql::Backend::kPostgres) {
@@ -50,18 +50,18 @@ Status App::Start() {
         system_clock_);
     clock_ = database_clock_.get();
   }
-  auto admin = admin::AdminServer::Create(config_, *store_, *clock_);
+  auto admin = admin::AdminServer::Create(*config_, *store_, *clock_);
   if (!admin.ok()) return admin.status();
   admin_ = std::move(admin).value();
   if (Status st = admin_->Bind(); !st.ok()) return st;
   worker::WorkerOptions worker_options;
   worker_options.endpoint_states = store_.get();  // pauses are read and breaker changes recorded here
-  worker_ = std::make_unique<worker::WorkerLoop>(config_, *store_, *clock_, worker::BuildActions(config_, *clock_),
+  worker_ = std::make_unique<worker::WorkerLoop>(*config_, *store_, *clock_, worker::BuildActions(*config_, *clock_),
                                                  std::move(worker_options), admin_->HandlerApiBase());
   worker::WorkerLoop* worker = worker_.get();
   http::ServerHooks hooks{[worker](const std::string& endpoint) { worker->Notify(endpoint); },
                           [worker] { return worker->running(); }};
-  auto server = http::PublicServer::Create(config_, *store_, *clock_, std::move(hooks));
+  auto server = http::PublicServer::Create(*config_, *store_, *clock_, std::move(hooks));
   if (!server.ok()) return server.status();
   server_ = std::move(server).value();
   if (Status st = server_->Bind(); !st.ok()) return st;
@@ -69,8 +69,8 @@ Status App::Start() {
   // instance on a taken port must not start working the queue before it fails).
   admin_->Start();
   worker_->Start();
-  if (HasRetention(config_)) {
-    purge_ = std::make_unique<PurgeLoop>(*store_, config_, *clock_);  // hourly, store/purge.h
+  if (HasRetention(*config_)) {
+    purge_ = std::make_unique<PurgeLoop>(*store_, *config_, *clock_);  // hourly, store/purge.h
     purge_->Start();
   }
   StartAlerts();
@@ -108,14 +108,14 @@ bool WatchesAnything(const config::Config& c) {
 // Every replica runs both; only the one holding the alert lead checks (its
 // owner is "<hostname>:<pid>", the worker's lease owner prefix), every one sends.
 void App::StartAlerts() {
-  if (!config_.alert.channels.empty()) {
-    alert_sender_ = std::make_unique<alert::Dispatcher>(*store_, alert::MakeChannels(config_.alert), *clock_);
+  if (!config_->alert.channels.empty()) {
+    alert_sender_ = std::make_unique<alert::Dispatcher>(*store_, alert::MakeChannels(config_->alert), *clock_);
   }
   alert::EngineSources sources;
   sources.signals = store_.get();
   sources.incidents = store_.get();
   sources.clock = clock_;
-  const config::Config& config = config_;
+  const config::Config& config = *config_;
   sources.storage_failures_total = [&config] {
     return alert::StorageFailuresTotal(metrics::Registry::Default(), config);
   };
@@ -130,17 +130,17 @@ void App::StartAlerts() {
   sources.on_queued = [sender] {
     if (sender != nullptr) sender->Wake();
   };
-  alert_engine_ = std::make_unique<alert::Engine>(std::move(sources), config_);
+  alert_engine_ = std::make_unique<alert::Engine>(std::move(sources), *config_);
   if (alert_sender_) alert_sender_->Start();
-  if (!WatchesAnything(config_)) {
+  if (!WatchesAnything(*config_)) {
     alert_engine_->CheckOnce();  // failures are logged; the next start tries again
     log::Info("alerts_off", {{"detail", "every alert condition is switched off: no checks run"}});
     return;
   }
   alert_engine_->Start();
   std::string channels;
-  for (const std::string& name : alert::ChannelNames(config_.alert)) channels += (channels.empty() ? "" : ",") + name;
-  log::Info("alerts_started", {{"channels", channels}, {"check_every_ms", config_.alert.check_every_ms}});
+  for (const std::string& name : alert::ChannelNames(config_->alert)) channels += (channels.empty() ? "" : ",") + name;
+  log::Info("alerts_started", {{"channels", channels}, {"check_every_ms", config_->alert.check_every_ms}});
 }
 
 // The engine first (it wakes the sender), then the sender: a send in
@@ -160,7 +160,7 @@ bool App::Stop() { return server_ != nullptr && server_->Stop(); }
 void App::Close() {
   purge_.reset();  // joins: a batch in progress finishes before the store closes
   StopAlerts();
-  if (worker_) worker_->Stop(std::chrono::seconds(config_.worker.shutdown_grace_seconds));
+  if (worker_) worker_->Stop(std::chrono::seconds(config_->worker.shutdown_grace_seconds));
   if (admin_) admin_->Stop();
   server_.reset();
   worker_.reset();
@@ -171,11 +171,11 @@ void App::Close() {
 void App::ReloadCertificates() {
   if (!server_ || !admin_) return;
   bool any = false;
-  if (!config_.server.plain_http) {
+  if (!config_->server.plain_http) {
     Reload("public", *server_);
     any = true;
   }
-  if (!config_.admin.tls_cert.empty()) {
+  if (!config_->admin.tls_cert.empty()) {
     Reload("admin", *admin_);
     any = true;
   }

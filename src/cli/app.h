@@ -23,6 +23,7 @@
 #include "common/clock.h"
 #include "store/database_clock.h"
 #include "config/config.h"
+#include "config/live.h"
 #include "http/server.h"
 #include "worker/worker_loop.h"
 #include "store/sql_store.h"
@@ -31,7 +32,7 @@ namespace hookinbox::cli {
 
 class App {
  public:
-  explicit App(config::Config config) : config_(std::move(config)) {}
+  explicit App(config::Config config) : live_(std::move(config)), config_(live_.Current()) {}
   ~App();
 
   // Opens the database and binds the listener. Errors name what failed.
@@ -52,12 +53,14 @@ class App {
   // Logs the served certificate of each TLS listener (tls_loaded); after Start().
   void LogCertificates() const;
 
-  const config::Config& config() const { return config_; }
+  // The config loaded at start (listen addresses, storage: what a reload leaves).
+  const config::Config& config() const { return *config_; }
   std::string BaseUrl() const { return server_ ? server_->BaseUrl() : ""; }
   std::string AdminUrl() const { return admin_ ? admin_->BaseUrl() : ""; }
 
  private:
-  const config::Config config_;
+  config::LiveConfig live_;  // the config in force; a reload replaces it
+  const std::shared_ptr<const config::Config> config_;  // the config loaded at start
   SystemClock system_clock_;
   // On PostgreSQL the replicas' common clock (store/database_clock.h), else null.
   std::unique_ptr<store::DatabaseClock> database_clock_;

@@ -1,0 +1,52 @@
+// config/reload.h — what a reload is asked and what it answers, and which
+// differences between two configs it can apply live.
+//
+// Owns: the comparison of the config in force with a newly loaded one
+// (CompareForReload): what changed, in words an operator reads, and which
+// keys cannot change in a running process (listen addresses, storage, thread
+// counts …) — those keep their old value until a restart. The reload itself
+// (load, check, swap) is cli/app.cpp's; SIGHUP, `hookinbox reload` and
+// POST /admin/api/reload all end there.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "config/load.h"
+
+namespace hookinbox::config {
+
+// Who asks for a reload, and what they confirm.
+struct ReloadAsk {
+  // "signal" (SIGHUP), "admin" (POST /admin/api/reload, which the CLI's
+  // `hookinbox reload` calls), "start".
+  std::string actor;
+  // --accept-key-change ENDPOINT: endpoints whose idempotency-key spec may
+  // change although they still hold keys within retention.
+  std::vector<std::string> accept_key_change;
+};
+
+struct ReloadAnswer {
+  bool applied = false;  // false: nothing changed, the old config keeps serving
+  std::string config_path;
+  // Why it was refused: each problem with its key and line (as check-config),
+  // or one problem with an empty key for what is not about a key.
+  std::vector<Problem> errors;
+  std::vector<Problem> warnings;
+  std::vector<std::string> changed;        // "endpoint \"orders\" added", …; empty = the file is as loaded
+  std::vector<std::string> needs_restart;  // keys whose new value waits for a restart ("server.listen")
+  uint64_t generation = 0;                 // the config in force after the answer
+};
+
+struct ConfigChanges {
+  std::vector<std::string> changed;        // what a reload applies, one line each
+  std::vector<std::string> needs_restart;  // keys that differ but apply only at the next start
+};
+
+// What differs between the config in force and `next`. Endpoints are matched
+// by name; secrets are compared, never shown ("secret changed").
+ConfigChanges CompareForReload(const Config& current, const Config& next);
+
+}  // namespace hookinbox::config
