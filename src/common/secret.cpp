@@ -13,6 +13,8 @@ Secret::~Secret() {
   if (!bytes_.empty()) OPENSSL_cleanse(bytes_.data(), bytes_.size());
 }
 
+bool Secret::operator==(const Secret& other) const { return ConstantTimeEqual(bytes_, other.bytes_); }
+
 bool ConstantTimeEqual(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   if (a.empty()) return true;

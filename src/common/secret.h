@@ -26,6 +26,9 @@ class Secret {
   // The raw key bytes, for HMAC and comparisons only.
   std::string_view bytes() const { return bytes_; }
   bool empty() const { return bytes_.empty(); }
+  // Same bytes (constant time), so the config structs holding secrets can
+  // default their == (config/reload.h compares the config in force with a new one).
+  bool operator==(const Secret& other) const;
 
  private:
   std::string bytes_;

@@ -6,6 +6,8 @@
 // config/validate.cpp; secrets are resolved there too, so a loaded Config
 // holds the secret bytes and nothing downstream reads the environment.
 // Key names in comments are the TOML keys of SPEC §6; they are the contract.
+// Every struct defaults ==, so a reload's comparison (config/reload.cpp)
+// covers each member, also one added later.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +49,7 @@ struct ServerConfig {
   int header_timeout_seconds = 5;   // server.header_timeout_seconds: handshake + request line + headers
   int64_t max_header_bytes = 65536;  // server.max_header_bytes: bytes received before the headers end
   int body_timeout_seconds = 60;     // server.body_timeout_seconds: from the headers' end to the answer sent
+  bool operator==(const ServerConfig&) const = default;
 };
 
 struct AdminConfig {
@@ -77,6 +80,7 @@ struct AdminConfig {
   // Host header (admin/browser_guard.h); IP literals, "localhost" and
   // admin.listen's own host need no entry. Case-insensitive, no port.
   std::vector<std::string> allowed_hosts;
+  bool operator==(const AdminConfig&) const = default;
 };
 
 // The shortest admin or metrics token accepted (bytes): long enough that no
@@ -88,6 +92,7 @@ struct LogConfig {
   // log.redact: field names (e.g. "remote_addr", "tenant") whose values every
   // log line replaces by "[redacted]"; "ts", "level" and "event" cannot be.
   std::vector<std::string> redact;
+  bool operator==(const LogConfig&) const = default;
 };
 
 struct StorageConfig {
@@ -103,6 +108,7 @@ struct StorageConfig {
   std::string url_env;                      // storage.url_env: env var holding the URL instead of writing it here
   std::string url_file;                     // storage.url_file: file (mode 0600) holding the URL, like any secret
   int pool_size = 4;                        // storage.pool_size: PostgreSQL connections per process (2..64)
+  bool operator==(const StorageConfig&) const = default;
 };
 
 struct WorkerConfig {  // [worker]: the loop that runs the actions (worker/worker_loop.h)
@@ -118,6 +124,7 @@ struct WorkerConfig {  // [worker]: the loop that runs the actions (worker/worke
   int64_t backoff_initial_ms = 1000;   // worker.backoff_initial_ms (>= 10)
   int64_t backoff_max_ms = 3600000;    // worker.backoff_max_ms: the longest interval, also for Retry-After
   int shutdown_grace_seconds = 30;     // worker.shutdown_grace_seconds (>= 0)
+  bool operator==(const WorkerConfig&) const = default;
 };
 
 // How a delivery proves it came from the provider ([endpoint.signature]).
@@ -169,6 +176,7 @@ struct SignatureConfig {
   // PAYPAL-AUTH-ALGO); when set it must be present and name the scheme's own
   // algorithm (rsa-sha256-cert: "SHA256withRSA"). Preset data, not a TOML key.
   std::string algorithm_header;
+  bool operator==(const SignatureConfig&) const = default;
 };
 
 // A key.fields entry starting with this names a header rather than a JSON Pointer.
@@ -192,6 +200,7 @@ struct KeyConfig {
   // and the pointers above (and volatile_fields) are relative to the element.
   bool batch = false;
   std::string batch_pointer;           // key.batch_pointer: JSON Pointer of the events array ("" = the body)
+  bool operator==(const KeyConfig&) const = default;
 };
 
 // One tenant of an endpoint that has per-tenant secrets ([[endpoint.tenants]]).
@@ -199,6 +208,7 @@ struct KeyConfig {
 struct TenantConfig {
   std::string id;               // tenants.id: the {tenant} path segment and the stored tenant_id
   std::vector<Secret> secrets;  // from tenants.secret_env / secret_file / secrets_env / secrets_file
+  bool operator==(const TenantConfig&) const = default;
 };
 
 // [endpoint.business_key]: two different events that mean the same business
@@ -213,6 +223,7 @@ struct BusinessKeyConfig {
   bool enabled() const { return !fields.empty(); }
   // The operation for `event_type`, or "" when the event carries no business action.
   std::string OperationFor(std::string_view event_type) const;
+  bool operator==(const BusinessKeyConfig&) const = default;
 };
 
 // [endpoint.ordering]: events of one object are applied oldest version first,
@@ -221,6 +232,7 @@ struct OrderingConfig {
   std::string object;   // ordering.object: JSON Pointer to the object id; absent in an event = no ordering for it
   std::string version;  // ordering.version: JSON Pointer to an integer, a Unix time or an RFC 3339 time
   bool enabled() const { return !object.empty(); }
+  bool operator==(const OrderingConfig&) const = default;
 };
 
 // [endpoint.action]: what the worker does with each stored event (SPEC §6, §9
@@ -258,6 +270,7 @@ struct ActionConfig {
   // action.retry_for: this endpoint's retry horizon in ms; unset =
   // worker.retry_for (Config::RetryForMs).
   std::optional<int64_t> retry_for_ms;
+  bool operator==(const ActionConfig&) const = default;
 };
 
 // [endpoint.retention] (SPEC §9 "Beyond the inbox"): how long an endpoint's
@@ -266,6 +279,7 @@ struct ActionConfig {
 struct RetentionConfig {
   int payload_days = 0;  // retention.payload_days: bodies of terminal events older than this are removed
   int key_days = 0;      // retention.key_days: terminal events (their key, audit rows, …) older than this are removed
+  bool operator==(const RetentionConfig&) const = default;
 };
 
 // [[alert.channel]] (SPEC §10): where alerts and the digest go (alert/channel.h).
@@ -283,6 +297,7 @@ struct AlertChannelConfig {
   Secret secret;                // alert.channel.secret_env / secret_file (webhook): Standard Webhooks "whsec_…" key
   std::string ca_file;          // alert.channel.ca_file: PEM CA bundle to trust instead of the system CAs
   int timeout_seconds = 10;     // alert.channel.timeout_seconds: one send attempt
+  bool operator==(const AlertChannelConfig&) const = default;
 };
 
 // Thresholds of the alert conditions (SPEC §10 [alert]); nullopt = off
@@ -295,6 +310,7 @@ struct AlertThresholds {
   std::optional<int64_t> signature_failures = 20;  // alert.signature_failures: refused signatures per 5 minutes
   std::optional<int64_t> silence_ms;               // alert.silence: no accepted delivery for this long (off by default)
   std::optional<int64_t> breaker_open_ms = int64_t{10} * 60 * 1000;  // alert.breaker_open: open for longer than
+  bool operator==(const AlertThresholds&) const = default;
 };
 
 struct AlertConfig {  // [alert]
@@ -309,6 +325,7 @@ struct AlertConfig {  // [alert]
   std::string digest_at;        // alert.digest_at: "08:00" local time; "" = no digest
   std::string digest_channel;   // alert.digest_channel: "" = every channel
   std::string ui_url;           // alert.ui_url: the admin UI as a person reaches it, for links ("" = no links)
+  bool operator==(const AlertConfig&) const = default;
 };
 
 struct EndpointConfig {
@@ -374,6 +391,7 @@ struct EndpointConfig {
   const TenantConfig* FindTenant(std::string_view id) const;
   // Whether a worker processes this endpoint's events (the others keep theirs as received).
   bool HasAction() const { return !action.type.empty(); }
+  bool operator==(const EndpointConfig&) const = default;
 };
 
 // A validated listen address split into host (brackets of an IPv6 literal
@@ -397,6 +415,7 @@ bool IsLoopbackHost(std::string_view host);
 struct SecretOrigins {
   std::vector<std::string> env_names;
   std::vector<std::string> files;
+  bool operator==(const SecretOrigins&) const = default;
 };
 
 struct Config {
