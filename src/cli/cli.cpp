@@ -33,6 +33,25 @@ int Main(int argc, char** argv) {
   init->add_option("DIR", init_dir, "directory to initialise (default: current; not with -c)");
   auto* check = app.add_subcommand("check-config", "validate the config; name every offending key and line");
   auto* serve = app.add_subcommand("serve", "receive webhooks until SIGTERM");
+  ServeOptions serve_opts;
+  serve->add_option("--accept-key-change", serve_opts.accept_key_change,
+                    "start although ENDPOINT's idempotency-key settings differ from those its stored keys were made "
+                    "with (repeatable)")
+      ->type_name("ENDPOINT")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // one name per flag, every flag kept
+  ReloadOptions reload_opts;
+  auto* reload = app.add_subcommand(
+      "reload", "ask the running service to load its config again (as SIGHUP does) and print what changed and what "
+                "needs a restart; exit 0 applied, 1 refused or the service unreachable, 2 usage");
+  reload->add_option("--accept-key-change", reload_opts.accept_key_change,
+                     "confirm that ENDPOINT's idempotency-key settings change although it holds keys within "
+                     "retention (repeatable)")
+      ->type_name("ENDPOINT")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   SendTestOptions send;
   auto* send_test = app.add_subcommand(
       "send-test", "sign a sample delivery as ENDPOINT's provider would and send it to the running server");
@@ -139,7 +158,7 @@ int Main(int argc, char** argv) {
       "test", "send a test notification to CHANNEL (an [[alert.channel]] name) or to every channel; one line per "
               "channel; exit 0 all sent, 1 any failed, 2 no such channel or none configured");
   alert_test->add_option("CHANNEL", alert_channel, "channel name (default: every channel)");
-  for (auto* sub : {alert, alert_test, init, check, serve, send_test, events, ev_list, ev_show, ev_replay, ev_resolve, check_down,
+  for (auto* sub : {alert, alert_test, init, check, serve, reload, send_test, events, ev_list, ev_show, ev_replay, ev_resolve, check_down,
                     endpoints, ep_list, ep_pause, ep_resume}) {
     sub->fallthrough();  // -c and --json also work after the verb
   }
@@ -157,7 +176,8 @@ int Main(int argc, char** argv) {
   }
   if (init->parsed()) return RunInit(init_dir, common, std::cout, std::cerr);
   if (check->parsed()) return RunCheckConfig(common, std::cout, std::cerr);
-  if (serve->parsed()) return RunServe(common, std::cout);
+  if (serve->parsed()) return RunServe(serve_opts, common, std::cout);
+  if (reload->parsed()) return RunReload(reload_opts, common, std::cout, std::cerr);
   if (send_test->parsed()) return RunSendTest(send, common, std::cout, std::cerr);
   if (check_down->parsed()) return RunCheckDownstream(check_endpoint, common, std::cout, std::cerr);
   if (backup->parsed()) return RunBackup(backup_opts, common, std::cout, std::cerr);

@@ -26,6 +26,27 @@ int RunCheckConfig(const CommonOptions& common, std::ostream& out, std::ostream&
 // `hookinbox serve`: serves until SIGTERM/SIGINT; creates the embedded
 // default in the current directory when no config exists and none was named.
 int RunServe(const CommonOptions& common, std::ostream& out);  // errors go to the log (stderr)
+// `serve`'s own flags.
+struct ServeOptions {
+  // --accept-key-change ENDPOINT (repeatable): endpoints whose idempotency-key
+  // spec may differ from the one their stored keys were made with, at start
+  // (config::ReloadAsk::accept_key_change).
+  std::vector<std::string> accept_key_change;
+};
+int RunServe(const ServeOptions& options, const CommonOptions& common, std::ostream& out);
+
+// `hookinbox reload [--accept-key-change ENDPOINT]... [--json]` (reload.cpp):
+// asks the running service (POST /admin/api/reload on admin.listen, with the
+// admin token) to load its config file again. Prints what changed and what
+// needs a restart, or why it was refused; --json prints the service's answer
+// as is. 0 applied, 1 refused or the service unreachable or refusing the
+// token, 2 usage (a flag, or an ENDPOINT the config does not have).
+struct ReloadOptions {
+  // --accept-key-change ENDPOINT (repeatable): confirms a change of the
+  // endpoint's idempotency-key spec although it still holds keys in retention.
+  std::vector<std::string> accept_key_change;
+};
+int RunReload(const ReloadOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
 
 // `hookinbox send-test ENDPOINT` (send_test_delivery.cpp): signs a sample
 // delivery as the endpoint's provider would and sends it to the running

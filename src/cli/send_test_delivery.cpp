@@ -19,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_code.h"
+#include "cli/local_address.h"
 #include "cli/open_command.h"
 #include "verify/public_key.h"
 #include "verify/sign.h"
@@ -42,17 +43,6 @@ std::string Join(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out.empty() ? "(none)" : out;
-}
-
-// The address clients reach server.listen at: a wildcard host becomes loopback.
-std::string ClientAuthority(const std::string& listen) {
-  auto addr = config::SplitListen(listen);
-  if (!addr) return listen;
-  std::string host = addr->host;
-  if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
-  if (host == "::") host = "::1";
-  if (host.find(':') != std::string::npos) host = "[" + host + "]";
-  return host + ":" + std::to_string(addr->port);
 }
 
 // `url` ("https://host:port" or a full URL) split; the hooks path is added when it has none.

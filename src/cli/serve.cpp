@@ -154,4 +154,11 @@ int RunServe(const CommonOptions& common, std::ostream& out) {
   return kExitOk;
 }
 
+// The flags are parsed and kept; the key-change guard at start is to take
+// options.accept_key_change, and does not exist yet, so they change nothing.
+int RunServe(const ServeOptions& options, const CommonOptions& common, std::ostream& out) {
+  (void)options;
+  return RunServe(common, out);
+}
+
 }  // namespace hookinbox::cli
