@@ -208,7 +208,7 @@ TEST_CASE("WorkerLoop: only endpoints with an action are searched; owners are pe
   auto gate = std::make_shared<GateAction>();
   gate->Open();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   CHECK(loop.running());
   q.Add(1, "a");
@@ -239,7 +239,7 @@ TEST_CASE("WorkerLoop: an endpoint never runs more than action.concurrency at on
   for (int i = 1; i <= 6; ++i) q.Add(i, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 2; }));
   // The other two threads claimed nothing for "a" to run beside them; each
@@ -267,7 +267,7 @@ TEST_CASE("WorkerLoop: concurrent claims never overshoot a concurrency of 1") {
   auto gate = std::make_shared<GateAction>();
   gate->Open();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return q.FinishedCount() == kEvents; }));
   loop.Stop(0ms);
@@ -284,7 +284,7 @@ TEST_CASE("WorkerLoop: each finish claims the next due event in the same call") 
   auto gate = std::make_shared<GateAction>();
   gate->Open();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return q.FinishedCount() == 3; }));
   loop.Stop(0ms);
@@ -306,7 +306,7 @@ TEST_CASE("WorkerLoop: a thread leases its endpoint's next event while the actio
   for (int i = 1; i <= 3; ++i) q.Add(i, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   REQUIRE(Eventually([&] {
@@ -348,7 +348,7 @@ TEST_CASE("WorkerLoop: an attempt that opens the breaker sends the event leased 
   for (int i = 1; i <= 3; ++i) q.Add(i, "a");
   auto failing = std::make_shared<FailingAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", failing}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", failing}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return q.FinishedCount() == 1 && q.release_calls.load() == 1; }));
   loop.Stop(0ms);
@@ -398,7 +398,7 @@ TEST_CASE("WorkerLoop: a pause sends the events leased ahead back unrun") {
   SystemClock clock;
   WorkerOptions options{std::chrono::milliseconds(20), "test"};
   options.endpoint_states = &states;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, options);
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, options);
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   REQUIRE(Eventually([&] {
@@ -426,7 +426,7 @@ TEST_CASE("WorkerLoop: a lost lease abandons the attempt without Finish") {
   q.Add(1, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return q.renewals.load() >= 1; }));
   gate->Open();
@@ -441,7 +441,7 @@ TEST_CASE("WorkerLoop: Stop waits for running actions within the grace period") 
   q.Add(1, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   std::thread opener([&] {
@@ -464,7 +464,7 @@ TEST_CASE("WorkerLoop: a claim never takes back an event this process is still r
   q.Add(1, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   int seen = 0;
@@ -501,7 +501,7 @@ TEST_CASE("WorkerLoop: a failed lease renewal is tried again well before the nex
   q.Add(1, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return q.renewals.load() >= 3; }));
   gate->Open();
@@ -519,7 +519,7 @@ TEST_CASE("WorkerLoop: Stop before Start is a no-op and releases nothing") {
   config::Config c = TwoEndpoints(2);
   FakeQueue q;
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {}, {std::chrono::milliseconds(20), "test"});
   CHECK_FALSE(loop.running());
   CHECK(loop.Stop(0ms) == 0);
   CHECK(q.release_calls == 0);
