@@ -56,7 +56,7 @@ Status App::Start() {
   if (Status st = admin_->Bind(); !st.ok()) return st;
   worker::WorkerOptions worker_options;
   worker_options.endpoint_states = store_.get();  // pauses are read and breaker changes recorded here
-  worker_ = std::make_unique<worker::WorkerLoop>(*config_, *store_, *clock_, worker::BuildActions(*config_, *clock_),
+  worker_ = std::make_unique<worker::WorkerLoop>(config_, *store_, *clock_, worker::BuildActions(*config_, *clock_),
                                                  std::move(worker_options), admin_->HandlerApiBase());
   worker::WorkerLoop* worker = worker_.get();
   http::ServerHooks hooks{[worker](const std::string& endpoint) { worker->Notify(endpoint); },

@@ -5,14 +5,45 @@
 
 namespace hookinbox::worker {
 
-DispatchGate::DispatchGate(const config::Config& config, int64_t now_ms) {
-  for (const config::EndpointConfig& e : config.endpoints) {
+DispatchGate::DispatchGate(const config::Config& config, int64_t now_ms) { Reconfigure(config, now_ms); }
+
+std::vector<DispatchGate::Reset> DispatchGate::Reconfigure(const config::Config& next, int64_t now_ms) {
+  std::map<std::string, Settings> settings;
+  std::map<std::string, Breaker> breakers;
+  std::map<std::string, RateLimit> limits;
+  for (const config::EndpointConfig& e : next.endpoints) {
     if (!e.HasAction()) continue;
-    if (e.action.breaker_failures > 0) {
-      breakers_.try_emplace(e.name, e.action.breaker_failures, int64_t{e.action.breaker_probe_seconds} * 1000);
+    const Settings now{e.action.breaker_failures, e.action.breaker_probe_seconds, e.action.max_per_second};
+    settings[e.name] = now;
+    auto old = settings_.find(e.name);
+    const bool same_breaker = old != settings_.end() && old->second.breaker_failures == now.breaker_failures &&
+                              old->second.breaker_probe_seconds == now.breaker_probe_seconds;
+    const bool same_limit = old != settings_.end() && old->second.max_per_second == now.max_per_second;
+    if (auto b = breakers_.find(e.name); same_breaker && b != breakers_.end()) {
+      breakers.insert(breakers_.extract(b));
+    } else if (now.breaker_failures > 0) {
+      breakers.try_emplace(e.name, now.breaker_failures, int64_t{now.breaker_probe_seconds} * 1000);
     }
-    if (e.action.max_per_second > 0) limits_.try_emplace(e.name, e.action.max_per_second, now_ms);
+    if (auto l = limits_.find(e.name); same_limit && l != limits_.end()) {
+      limits.insert(limits_.extract(l));
+    } else if (now.max_per_second > 0) {
+      limits.try_emplace(e.name, now.max_per_second, now_ms);
+    }
   }
+  // What is left of the old breakers was replaced or dropped: one that was
+  // open or half-open is closed now, and its record should say so.
+  std::vector<Reset> resets;
+  for (const auto& [endpoint, breaker] : breakers_) {
+    if (breaker.state() == store::BreakerState::kClosed) continue;
+    BreakerChange change;
+    change.from = breaker.state();
+    change.to = store::BreakerState::kClosed;
+    resets.emplace_back(endpoint, std::move(change));
+  }
+  settings_ = std::move(settings);
+  breakers_ = std::move(breakers);
+  limits_ = std::move(limits);
+  return resets;
 }
 
 void DispatchGate::SetPaused(const std::vector<std::string>& endpoints) {

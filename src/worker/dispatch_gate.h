@@ -9,6 +9,12 @@
 // lease's own transaction, so a pause holds at once even before this gate's
 // copy of the paused set is refreshed (once per worker poll).
 //
+// A reload (Reconfigure) keeps what it can: an endpoint whose breaker
+// settings did not change keeps its breaker (an open one stays open), one
+// whose max_per_second did not change keeps its tokens; the rest start fresh,
+// and endpoints that lost their action are dropped. An attempt of a dropped
+// endpoint may still be running: its Finished/Abandoned are no-ops.
+//
 // Not thread-safe: the worker loop calls it under its own mutex. Pure apart
 // from what the caller passes (the time, in ms of the worker's clock).
 #pragma once
@@ -18,6 +24,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/config.h"
@@ -31,6 +38,12 @@ class DispatchGate {
   // A breaker (unless action.breaker_failures = 0) and a rate limit (when
   // action.max_per_second > 0) for every endpoint of `config` with an action.
   DispatchGate(const config::Config& config, int64_t now_ms);
+
+  // A breaker that a reload replaced or dropped while it was not closed: its
+  // endpoint, and the change to closed, for the caller to log and record.
+  using Reset = std::pair<std::string, BreakerChange>;
+  // Takes `next`'s endpoints (see the file comment); the paused set is kept.
+  std::vector<Reset> Reconfigure(const config::Config& next, int64_t now_ms);
 
   void SetPaused(const std::vector<std::string>& endpoints);
   bool Paused(const std::string& endpoint) const { return paused_.count(endpoint) > 0; }
@@ -60,6 +73,13 @@ class DispatchGate {
   std::optional<BreakerChange> Abandoned(const std::string& endpoint, int64_t event_id, int64_t now_ms);
 
  private:
+  // What a breaker and a rate limit were built from: a reload compares these.
+  struct Settings {
+    int breaker_failures = 0;
+    int breaker_probe_seconds = 0;
+    int max_per_second = 0;
+  };
+  std::map<std::string, Settings> settings_;  // every endpoint with an action
   std::map<std::string, Breaker> breakers_;
   std::map<std::string, RateLimit> limits_;
   std::set<std::string> paused_;

@@ -57,6 +57,9 @@ void CountAttempt(const store::LeasedEvent& event, const action::Outcome& outcom
 
 // How soon a failed lease renewal is tried again.
 constexpr std::chrono::milliseconds kRenewRetry{100};
+// How long the renewer sleeps with no lease due sooner; a lease held meanwhile
+// wakes it when its renewal comes first (HoldLease).
+constexpr std::chrono::milliseconds kRenewIdle{60000};
 
 }  // namespace
 
@@ -96,11 +99,12 @@ ActionMap BuildActions(const config::Config& config, const Clock& clock) {
   return out;
 }
 
-WorkerLoop::WorkerLoop(const config::Config& config, store::WorkQueue& queue, const Clock& clock, ActionMap actions,
-                       WorkerOptions options, std::string handler_api_base)
-    : config_(config), queue_(queue), clock_(clock), actions_(std::move(actions)), options_(std::move(options)),
+WorkerLoop::WorkerLoop(std::shared_ptr<const config::Config> config, store::WorkQueue& queue, const Clock& clock,
+                       ActionMap actions, WorkerOptions options, std::string handler_api_base)
+    : queue_(queue), clock_(clock), options_(std::move(options)), thread_count_(std::max(1, config->worker.threads)),
       owner_prefix_(options_.owner_prefix.empty() ? DefaultOwnerPrefix() : options_.owner_prefix),
-      handler_api_base_(std::move(handler_api_base)), gate_(config, clock.NowMs()) {}
+      handler_api_base_(std::move(handler_api_base)), config_(config), actions_(std::move(actions)),
+      gate_(*config, clock.NowMs()) {}
 
 WorkerLoop::~WorkerLoop() {
   if (!threads_.empty()) Stop(std::chrono::milliseconds(0));
@@ -111,12 +115,14 @@ void WorkerLoop::Start() {
     std::lock_guard<std::shared_mutex> finish_lock(finish_mu_);
     released_ = false;
   }
+  size_t actions = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     running_ = true;
     stopping_ = false;
+    actions = actions_.size();
   }
-  int n = std::max(1, config_.worker.threads);
+  const int n = thread_count_;
   {
     std::lock_guard<std::mutex> lock(leases_mu_);
     renewer_stopping_ = false;
@@ -124,16 +130,40 @@ void WorkerLoop::Start() {
   RecordBreakersClosed();
   renewer_ = std::thread([this] { RenewMain(); });
   for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { ThreadMain(i); });
-  log::Info("worker_started", {{"threads", std::to_string(n)}, {"actions", std::to_string(actions_.size())}});
+  log::Info("worker_started", {{"threads", std::to_string(n)}, {"actions", std::to_string(actions)}});
+}
+
+void WorkerLoop::Reconfigure(std::shared_ptr<const config::Config> next, ActionMap actions) {
+  int added = 0, removed = 0;
+  size_t count = 0;
+  std::vector<std::optional<BreakerReport>> changes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [endpoint, action] : actions) added += actions_.count(endpoint) == 0 ? 1 : 0;
+    for (const auto& [endpoint, action] : actions_) removed += actions.count(endpoint) == 0 ? 1 : 0;
+    config_ = std::move(next);
+    actions_ = std::move(actions);
+    count = actions_.size();
+    for (auto& [endpoint, change] : gate_.Reconfigure(*config_, clock_.NowMs())) {
+      changes.push_back(NumberLocked(endpoint, std::move(change)));
+    }
+  }
+  for (const auto& c : changes) ReportBreaker(c);
+  log::Info("worker_reconfigured", {{"actions", std::to_string(count)},
+                                    {"added", std::to_string(added)},
+                                    {"removed", std::to_string(removed)}});
+  // A new endpoint's events, or room a changed concurrency or gate gave, may
+  // be claimed now.
+  wake_.notify_all();
 }
 
 void WorkerLoop::Notify(std::string_view endpoint) {
   // Under a burst this runs once per accepted delivery: waking every thread
   // for each made each of them query the queue (a fifth of the server's CPU
   // in a profile of a receive-only endpoint under load).
-  if (!endpoint.empty() && actions_.find(std::string(endpoint)) == actions_.end()) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (!endpoint.empty() && actions_.find(std::string(endpoint)) == actions_.end()) return;
     ++notifications_;
   }
   wake_.notify_one();  // one new event: one claim; a busy thread claims again when it finishes
@@ -186,13 +216,13 @@ int WorkerLoop::Stop(std::chrono::milliseconds grace) {
 std::vector<std::string> WorkerLoop::ClaimableLocked() const {
   std::vector<std::string> out;
   const int64_t now_ms = clock_.NowMs();
-  for (const auto& e : config_.endpoints) {
+  for (const auto& e : config_->endpoints) {
     if (actions_.find(e.name) == actions_.end()) continue;
     auto it = in_flight_by_endpoint_.find(e.name);
     const int in_flight = it != in_flight_by_endpoint_.end() ? it->second : 0;
     auto c = claiming_.find(e.name);
     const int claiming = c != claiming_.end() ? c->second : 0;
-    if (in_flight + claiming >= config_.ActionConcurrency(e)) continue;
+    if (in_flight + claiming >= config_->ActionConcurrency(e)) continue;
     // Leases ahead do not count against the concurrency (theirs run in a
     // running event's slot), but the gate's tokens and trials see them.
     auto a = ahead_claiming_.find(e.name);
@@ -266,8 +296,13 @@ void WorkerLoop::RecordBreakersClosed() {
     log::Error("breaker_record_failed", {{"error", states.status().message()}});
     return;
   }
+  ActionMap actions;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    actions = actions_;
+  }
   for (const store::EndpointState& s : *states) {
-    if (s.breaker == store::BreakerState::kClosed || actions_.find(s.endpoint) == actions_.end()) continue;
+    if (s.breaker == store::BreakerState::kClosed || actions.find(s.endpoint) == actions.end()) continue;
     Status st = options_.endpoint_states->RecordBreaker(
         {s.endpoint, store::BreakerState::kClosed, 0, std::nullopt, "", clock_.NowMs()});
     if (!st.ok()) log::Error("breaker_record_failed", {{"endpoint", s.endpoint}, {"error", st.message()}});
@@ -358,7 +393,7 @@ std::optional<store::WorkQueue::LeaseRequest> WorkerLoop::ReserveClaimLocked(con
   if (freeing_endpoint != nullptr) ++in_flight_by_endpoint_[*freeing_endpoint];
   if (claimable.empty()) return std::nullopt;
   for (const std::string& endpoint : claimable) ++claiming_[endpoint];
-  return store::WorkQueue::LeaseRequest{owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000,
+  return store::WorkQueue::LeaseRequest{owner, clock_.NowMs(), int64_t{config_->worker.lease_seconds} * 1000,
                                         {}, {}, &running_events_, std::move(claimable)};
 }
 
@@ -414,12 +449,13 @@ std::optional<store::LeasedEvent> WorkerLoop::LeaseNext(const std::string& owner
   return std::move(*claimed);
 }
 
-WorkerLoop::Attempted WorkerLoop::RunAction(const store::LeasedEvent& event) {
+WorkerLoop::Attempted WorkerLoop::RunAction(const store::LeasedEvent& event,
+                                            const std::shared_ptr<action::Action>& action,
+                                            std::shared_ptr<const config::Config> config) {
   Attempted a;
   a.event = event;
   a.event.body.clear();  // kept for the log line, which never has it
-  std::shared_ptr<action::Action> action;
-  if (auto it = actions_.find(event.endpoint); it != actions_.end()) action = it->second;
+  a.config = std::move(config);
   int64_t probe_started_ms = 0;
   const auto attempt_started = std::chrono::steady_clock::now();
   bool released;
@@ -427,29 +463,27 @@ WorkerLoop::Attempted WorkerLoop::RunAction(const store::LeasedEvent& event) {
     std::shared_lock<std::shared_mutex> finish_lock(finish_mu_);
     released = released_;  // Stop released the leases before this event started: leave it to the next run
   }
-  if (action && !released) {
+  // Its endpoint had an action when it started (RunOne); a reload since
+  // changes nothing here: the same config and action object to the end.
+  const config::EndpointConfig* endpoint = a.config->FindEndpoint(event.endpoint);
+  if (!released) {
     const action::ActionInput input = InputOf(event, handler_api_base_);
     a.outcome = action->Run(input);
     // Reconcile before anyone retries: still under the lease, so no other
     // worker runs the event while the probe is out.
-    const config::EndpointConfig* endpoint = config_.FindEndpoint(event.endpoint);
     if (a.outcome.verdict == action::Verdict::kUnknown && endpoint != nullptr && !endpoint->action.probe_url.empty()) {
       probe_started_ms = clock_.NowMs();
       a.probe = action::Probe(endpoint->action, input);
     }
-  } else {  // the config changed under a claimed event: nothing to run it with
-    a.outcome.verdict = action::Verdict::kPermanent;
-    a.outcome.error = "endpoint has no action";
   }
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt_started).count();
-  if (action) metrics::Registry::Default().Observe(metrics::kProcessingSeconds, {event.endpoint, event.provider}, a.seconds);
-  const config::EndpointConfig* endpoint = config_.FindEndpoint(event.endpoint);
-  const RetrySchedule schedule = endpoint ? ScheduleFor(config_, *endpoint) : ScheduleFor(config_.worker);
+  metrics::Registry::Default().Observe(metrics::kProcessingSeconds, {event.endpoint, event.provider}, a.seconds);
+  const RetrySchedule schedule = endpoint ? ScheduleFor(*a.config, *endpoint) : ScheduleFor(a.config->worker);
   a.result = MapOutcome(schedule, event, std::string(), a.outcome, clock_.NowMs(), Uniform01());
   if (a.probe && a.result.outcome == store::AttemptOutcome::kUnknown) {
     ApplyProbe(schedule, event, *a.probe, probe_started_ms, Uniform01(), &a.result);
   }
-  a.counts_against_breaker = action && CountsAgainstBreaker(a.outcome);
+  a.counts_against_breaker = !released && CountsAgainstBreaker(a.outcome);
   return a;
 }
 
@@ -476,14 +510,14 @@ void WorkerLoop::LogRecorded(const Attempted& a, const Status& st) {
 
 int WorkerLoop::LeaseAheadRoomLocked(const std::string& endpoint, int most) const {
   if (most <= 0 || stopping_ || actions_.find(endpoint) == actions_.end()) return 0;
-  const config::EndpointConfig* e = config_.FindEndpoint(endpoint);
+  const config::EndpointConfig* e = config_->FindEndpoint(endpoint);
   if (e == nullptr) return 0;
   // A thread stays free for the other endpoints: a lease ahead keeps a thread
   // on its endpoint, which with concurrency = threads could hold them all.
-  if (config_.ActionConcurrency(*e) >= std::max(1, config_.worker.threads)) return 0;
+  if (config_->ActionConcurrency(*e) >= thread_count_) return 0;
   // The event leased ahead waits for this action (and its probe): that must
   // end well within its lease, before a renewal would be due.
-  const int64_t lease_ms = int64_t{config_.worker.lease_seconds} * 1000;
+  const int64_t lease_ms = int64_t{config_->worker.lease_seconds} * 1000;
   const int64_t longest = e->action.timeout_ms * (e->action.probe_url.empty() ? 1 : 2);
   if (longest > lease_ms / 3) return 0;
   auto count = [](const std::map<std::string, int>& m, const std::string& k) {
@@ -504,7 +538,7 @@ void WorkerLoop::StartAhead(const std::string& owner, const std::string& endpoin
     count = LeaseAheadRoomLocked(endpoint, kLeaseAhead - static_cast<int>(ahead->queued.size()));
     if (count > 0) {
       ahead_claiming_[endpoint] += count;  // each may take one of its events
-      request = store::WorkQueue::LeaseRequest{owner, clock_.NowMs(), int64_t{config_.worker.lease_seconds} * 1000,
+      request = store::WorkQueue::LeaseRequest{owner, clock_.NowMs(), int64_t{config_->worker.lease_seconds} * 1000,
                                                {}, {}, &running_events_, std::vector<std::string>{endpoint}};
     }
   }
@@ -535,8 +569,10 @@ void WorkerLoop::CollectAhead(const std::string& owner, Ahead* ahead, bool all) 
     for (size_t i = 0; i < w.riders.size(); ++i) LogRecorded(w.riders[i], i < finished.size() ? finished[i] : st);
     if (w.riders.empty() && !st.ok()) log::Error("worker_claim_failed", {{"error", st.message()}});
     std::vector<std::optional<BreakerReport>> changes;
+    int64_t lease_ms = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      lease_ms = int64_t{config_->worker.lease_seconds} * 1000;
       if (!w.endpoint.empty()) {
         auto it = ahead_claiming_.find(w.endpoint);
         if (it != ahead_claiming_.end() && (it->second -= w.leases) <= 0) ahead_claiming_.erase(it);
@@ -548,7 +584,7 @@ void WorkerLoop::CollectAhead(const std::string& owner, Ahead* ahead, bool all) 
       }
     }
     for (store::LeasedEvent& e : leased) {
-      HoldLease(e, owner);  // renewed while it waits, as while it runs
+      HoldLease(e, owner, lease_ms);  // renewed while it waits, as while it runs
       ahead->queued.push_back(std::move(e));
     }
     for (const auto& c : changes) ReportBreaker(c);
@@ -654,8 +690,15 @@ std::optional<store::LeasedEvent> WorkerLoop::Continue(const std::string& owner,
     // Events leased ahead run only while nothing holds their endpoint back:
     // after an attempt that opened the breaker (or while its one trial is
     // out) or a pause, none of them starts.
+    // A reload that removed the endpoint, or its action, leaves nothing to
+    // run them with. One that changed the action lets them run on the new
+    // one: they have not started, and the config in force says how events
+    // of that endpoint are sent now (sending them back would only cost a
+    // release and a claim, and a "released" attempt row, for the same result).
     if (stopping_) {
       stop_reason = "shutdown";
+    } else if (const char* gone = GoneLocked(next)) {
+      stop_reason = gone;
     } else if (gate_.Paused(next)) {
       stop_reason = "endpoint paused before it ran";
     } else if (!gate_.BreakerClosed(next, clock_.NowMs())) {
@@ -677,10 +720,45 @@ std::optional<store::LeasedEvent> WorkerLoop::Continue(const std::string& owner,
   return successor;
 }
 
+const char* WorkerLoop::GoneLocked(const std::string& endpoint) const {
+  if (actions_.find(endpoint) != actions_.end()) return nullptr;
+  return config_->FindEndpoint(endpoint) == nullptr ? "endpoint removed from the config before it ran"
+                                                    : "endpoint action removed from the config before it ran";
+}
+
+void WorkerLoop::SendBack(const std::string& owner, store::LeasedEvent event, const std::string& reason,
+                          Ahead* ahead) {
+  const std::string endpoint = event.endpoint;
+  {
+    std::shared_lock<std::shared_mutex> finish_lock(finish_mu_);
+    // First in line among its endpoint's events leased ahead: released with
+    // them, and its slot freed.
+    ahead->queued.push_front(std::move(event));
+    ReleaseQueued(owner, endpoint, reason, ahead);
+  }
+  wake_.notify_all();
+  idle_.notify_all();
+}
+
 std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, store::LeasedEvent event, Ahead* ahead) {
-  HoldLease(event, owner);
+  // The attempt starts here: the action object and the config in force now
+  // are the ones it runs and is recorded with, whatever a reload does meanwhile.
+  std::shared_ptr<action::Action> action;
+  std::shared_ptr<const config::Config> config;
+  const char* gone = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    config = config_;
+    gone = GoneLocked(event.endpoint);
+    if (!gone) action = actions_.at(event.endpoint);
+  }
+  if (gone) {  // claimed on the config before a reload removed it
+    SendBack(owner, std::move(event), gone, ahead);
+    return std::nullopt;
+  }
+  HoldLease(event, owner, int64_t{config->worker.lease_seconds} * 1000);
   StartAhead(owner, event.endpoint, ahead);  // leases its successors while it runs, unless a write does
-  Attempted attempt = RunAction(event);
+  Attempted attempt = RunAction(event, action, std::move(config));
   attempt.result.owner = owner;
   const bool lost = DropLease(event.id);
   const std::string endpoint = event.endpoint;
@@ -714,18 +792,24 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
   return next;
 }
 
-void WorkerLoop::HoldLease(const store::LeasedEvent& event, const std::string& owner) {
-  const auto every = std::chrono::milliseconds(std::max<int64_t>(int64_t{config_.worker.lease_seconds} * 1000 / 3, 1));
-  Lease lease{owner, event.attempt, std::chrono::steady_clock::now() + every, false,
+void WorkerLoop::HoldLease(const store::LeasedEvent& event, const std::string& owner, int64_t lease_ms) {
+  const auto every = std::chrono::milliseconds(std::max<int64_t>(lease_ms / 3, 1));
+  Lease lease{owner, event.attempt, lease_ms, std::chrono::steady_clock::now() + every, false,
               std::make_shared<RenewFailureLog>(event.id, every)};
-  // No wake-up for the renewer: this renewal is due `every` from now, later
-  // than the time the renewer sleeps until (its next renewal, or `every`
-  // from its last pass), so it is found in time.
-  std::lock_guard<std::mutex> lock(leases_mu_);
-  auto it = leases_.find(event.id);
-  // Leased ahead, it has been held (and renewed) since it landed: kept.
-  if (it != leases_.end() && it->second.attempt == event.attempt && it->second.owner == owner) return;
-  leases_[event.id] = std::move(lease);
+  {
+    std::lock_guard<std::mutex> lock(leases_mu_);
+    auto it = leases_.find(event.id);
+    // Leased ahead, it has been held (and renewed) since it landed: kept.
+    if (it != leases_.end() && it->second.attempt == event.attempt && it->second.owner == owner) return;
+    // Usually no wake-up for the renewer: it sleeps until its next renewal at
+    // most, and this one is due a whole period from now. Only a shorter
+    // lease than the others (a reload shortened it) needs it sooner.
+    const bool sooner = lease.next_renewal < renew_wake_at_;
+    if (sooner) renew_wake_at_ = lease.next_renewal;
+    leases_[event.id] = std::move(lease);
+    if (!sooner) return;
+  }
+  leases_cv_.notify_all();
 }
 
 bool WorkerLoop::DropLeaseIfLost(int64_t id) {
@@ -755,20 +839,18 @@ void WorkerLoop::RenewMain() {
   std::unique_lock<std::mutex> lock(leases_mu_);
   while (!renewer_stopping_) {
     lock.unlock();
-    const auto next = RenewDue();
+    const auto next = RenewDue();  // sets renew_wake_at_ to `next`
     lock.lock();
-    leases_cv_.wait_until(lock, next, [&] { return renewer_stopping_; });
+    leases_cv_.wait_until(lock, next, [&] { return renewer_stopping_ || renew_wake_at_ < next; });
   }
 }
 
 std::chrono::steady_clock::time_point WorkerLoop::RenewDue() {
-  const int64_t lease_ms = int64_t{config_.worker.lease_seconds} * 1000;
-  const auto every = std::chrono::milliseconds(std::max<int64_t>(lease_ms / 3, 1));
-  const auto retry = std::min(every, kRenewRetry);
   struct Due {
     int64_t id;
     std::string owner;
     int attempt;
+    int64_t lease_ms;
     std::shared_ptr<RenewFailureLog> failures;
   };
   std::vector<Due> due;
@@ -776,28 +858,35 @@ std::chrono::steady_clock::time_point WorkerLoop::RenewDue() {
   {
     std::lock_guard<std::mutex> lock(leases_mu_);
     for (const auto& [id, lease] : leases_) {
-      if (!lease.lost && lease.next_renewal <= now) due.push_back({id, lease.owner, lease.attempt, lease.failures});
+      if (!lease.lost && lease.next_renewal <= now) {
+        due.push_back({id, lease.owner, lease.attempt, lease.lease_ms, lease.failures});
+      }
     }
   }
   for (const Due& d : due) {
     // Not under leases_mu_: a renewal is a write that may wait for a lock.
-    Status st = queue_.RenewLease(d.id, d.owner, d.attempt, clock_.NowMs() + lease_ms);
+    // Each lease keeps the length it was taken with (a reload changes only
+    // the leases taken after it).
+    Status st = queue_.RenewLease(d.id, d.owner, d.attempt, clock_.NowMs() + d.lease_ms);
     if (st.code() != Code::kConflict) d.failures->Note(st);
+    const auto every = std::chrono::milliseconds(std::max<int64_t>(d.lease_ms / 3, 1));
     std::lock_guard<std::mutex> lock(leases_mu_);
     auto it = leases_.find(d.id);
     if (it == leases_.end()) continue;  // its attempt ended meanwhile
     if (st.code() == Code::kConflict) {
       it->second.lost = true;
     } else {
-      it->second.next_renewal = std::chrono::steady_clock::now() + (st.ok() ? every : retry);
+      it->second.next_renewal = std::chrono::steady_clock::now() + (st.ok() ? every : std::min(every, kRenewRetry));
     }
   }
+  // With no lease held, the renewer sleeps until HoldLease wakes it.
   now = std::chrono::steady_clock::now();
-  auto next = now + every;
+  auto next = now + kRenewIdle;
   std::lock_guard<std::mutex> lock(leases_mu_);
   for (const auto& [id, lease] : leases_) {
     if (!lease.lost) next = std::min(next, lease.next_renewal);
   }
+  renew_wake_at_ = next;
   return next;
 }
 

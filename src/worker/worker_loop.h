@@ -12,7 +12,12 @@
 // lease abandons the attempt quietly); the events it is running, which its
 // own requests never take back even when their lease lapsed; and shutdown
 // (stop leasing, wait up to a grace period, release the leases still held).
-// Thread-safety: Start/Stop from one thread; Notify and running() from any.
+// A reload hands it the new config and actions (Reconfigure): claims, leases
+// ahead and the gate follow them at once; an attempt that started finishes
+// on the action object and the config it started with; worker.threads keeps
+// the count it started with.
+// Thread-safety: Start/Stop from one thread; Notify, Reconfigure and
+// running() from any.
 #pragma once
 
 #include <chrono>
@@ -60,8 +65,8 @@ class WorkerLoop {
  public:
   // `handler_api_base`: the handler API's base URL ("http://127.0.0.1:8081/v1"),
   // handed to every action with its event's token; "" = none (actions get neither).
-  WorkerLoop(const config::Config& config, store::WorkQueue& queue, const Clock& clock, ActionMap actions,
-             WorkerOptions options = {}, std::string handler_api_base = "");
+  WorkerLoop(std::shared_ptr<const config::Config> config, store::WorkQueue& queue, const Clock& clock,
+             ActionMap actions, WorkerOptions options = {}, std::string handler_api_base = "");
   ~WorkerLoop();  // Stop(0) when still running
 
   // Starts worker.threads threads.
@@ -77,6 +82,13 @@ class WorkerLoop {
   int Stop(std::chrono::milliseconds grace);
   // True between Start and Stop.
   bool running() const;
+  // Puts `next` and its actions (BuildActions(*next, clock)) in force, while
+  // running or not. Every later claim, lease ahead and gate decision uses
+  // them; a removed endpoint (or one without an action now) gets no new
+  // claims and its stored events stay as they are; events leased ahead for
+  // it go back unrun. The dispatch gate keeps the state of unchanged
+  // settings (DispatchGate::Reconfigure). worker.threads is not changed.
+  void Reconfigure(std::shared_ptr<const config::Config> next, ActionMap actions);
 
  private:
   // A breaker's change of state, numbered under mu_ in the order the gate
@@ -91,6 +103,9 @@ class WorkerLoop {
   // log line and metrics need.
   struct Attempted {
     store::LeasedEvent event;  // without its body
+    // The config the attempt started on: its endpoint settings and retry
+    // schedule decide the record, whatever a reload put in force since.
+    std::shared_ptr<const config::Config> config;
     action::Outcome outcome;
     std::optional<action::ProbeResult> probe;
     store::AttemptResult result;
@@ -127,8 +142,16 @@ class WorkerLoop {
   // write); returns the event to run next in its slot: one leased ahead, or
   // one the record claimed.
   std::optional<store::LeasedEvent> RunOne(const std::string& owner, store::LeasedEvent event, Ahead* ahead);
-  // Runs the action of `event` (and its probe): the attempt, not yet recorded.
-  Attempted RunAction(const store::LeasedEvent& event);
+  // Runs `action` on `event` (and its probe) under `config`, the snapshot
+  // taken when it started: the attempt, not yet recorded.
+  Attempted RunAction(const store::LeasedEvent& event, const std::shared_ptr<action::Action>& action,
+                      std::shared_ptr<const config::Config> config);
+  // A claimed event whose endpoint lost its action (a reload) before it
+  // started: sent back unrun, with the events leased ahead; frees its slot.
+  void SendBack(const std::string& owner, store::LeasedEvent event, const std::string& reason, Ahead* ahead);
+  // Under mu_: why `endpoint`'s event may not start on the config in force
+  // (removed, or without an action now), or nullptr.
+  const char* GoneLocked(const std::string& endpoint) const;
   // Under mu_: how many of `endpoint`'s next events (at most `most`) a thread
   // running one of them may lease now, to run in the same slot after it.
   int LeaseAheadRoomLocked(const std::string& endpoint, int most) const;
@@ -194,28 +217,34 @@ class WorkerLoop {
   struct Lease {
     std::string owner;
     int attempt = 0;
+    int64_t lease_ms = 0;  // worker.lease_seconds when it was held: renewals keep to it
     std::chrono::steady_clock::time_point next_renewal;
     bool lost = false;  // another owner took the event: its attempt records nothing
     std::shared_ptr<RenewFailureLog> failures;
   };
-  void HoldLease(const store::LeasedEvent& event, const std::string& owner);
+  void HoldLease(const store::LeasedEvent& event, const std::string& owner, int64_t lease_ms);
   bool DropLease(int64_t id);  // true when the lease was lost meanwhile
   bool DropLeaseIfLost(int64_t id);  // drops it only when lost; whether it was
   void RenewMain();
   // Renews the leases whose time has come; returns when the next one is due.
   std::chrono::steady_clock::time_point RenewDue();
 
-  const config::Config& config_;
   store::WorkQueue& queue_;
   const Clock& clock_;
-  ActionMap actions_;
   WorkerOptions options_;
+  // worker.threads of the config given at construction: a reload does not
+  // change how many threads run (it needs a restart).
+  const int thread_count_;
   std::string owner_prefix_;
   const std::string handler_api_base_;
   std::vector<std::thread> threads_;
   std::thread renewer_;
 
   mutable std::mutex mu_;
+  // The config in force and its actions, swapped together by Reconfigure.
+  // Attempts copy what they need under mu_ when they start.
+  std::shared_ptr<const config::Config> config_;  // guarded by mu_
+  ActionMap actions_;                             // guarded by mu_
   std::condition_variable wake_;      // claimers wait here: a new event, a freed slot, Stop
   std::condition_variable idle_;      // Stop waits here for in_flight_ == 0
   bool running_ = false;
@@ -255,6 +284,9 @@ class WorkerLoop {
   std::condition_variable leases_cv_;   // the renewer waits here
   std::map<int64_t, Lease> leases_;     // running event id → its lease; guarded by leases_mu_
   bool renewer_stopping_ = false;       // guarded by leases_mu_
+  // When the renewer wakes next; HoldLease brings it forward for a lease due
+  // sooner (a reload shortened worker.lease_seconds). Guarded by leases_mu_.
+  std::chrono::steady_clock::time_point renew_wake_at_{};
 };
 
 }  // namespace hookinbox::worker

@@ -110,7 +110,7 @@ TEST_CASE("WorkerLoop clock jump: a wall-clock step never runs an event twice no
   c.endpoints[0].action.concurrency = 2;
   FakeClock clock(kT0);
   auto action = std::make_shared<CountingAction>("evt_long");
-  WorkerLoop loop(c, s, clock, {{"payments", action}}, {50ms, "proc"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), s, clock, {{"payments", action}}, {50ms, "proc"});
   // A failed REQUIRE must not leave held actions behind: Stop would wait for them forever.
   struct OpenOnExit {
     CountingAction& action;

@@ -218,5 +218,94 @@ TEST_CASE("dispatch gate: paused, breaker and rate limit each hold an endpoint",
   CHECK(g.MayLease("shop", 0, 5, 0));
 }
 
+// Opens "crm"'s breaker (two failures at `now`).
+void OpenCrm(DispatchGate& g, int64_t now) {
+  CHECK_FALSE(g.Finished("crm", 1, true, "e", now));
+  REQUIRE(g.Finished("crm", 2, true, "e", now));
+  REQUIRE_FALSE(g.BreakerClosed("crm", now));
+}
+
+TEST_CASE("dispatch gate: a reload with the same breaker settings keeps an open breaker open", "[worker]") {
+  DispatchGate g(TwoEndpoints(), 0);
+  OpenCrm(g, 0);
+  config::Config next = TwoEndpoints();
+  next.endpoints[0].action.url = "http://127.0.0.1:2/";  // another change to the endpoint
+  next.endpoints[0].action.concurrency = 3;
+  CHECK(g.Reconfigure(next, 10).empty());
+  CHECK_FALSE(g.BreakerClosed("crm", 10));
+  CHECK_FALSE(g.MayLease("crm", 0, 0, 999));
+  CHECK(g.NextChangeAt(10) == 1000);  // still its trial time
+}
+
+TEST_CASE("dispatch gate: changed breaker settings start a fresh breaker, reported closed", "[worker]") {
+  DispatchGate g(TwoEndpoints(), 0);
+  OpenCrm(g, 0);
+  config::Config next = TwoEndpoints();
+  next.endpoints[0].action.breaker_probe_seconds = 5;
+  auto resets = g.Reconfigure(next, 10);
+  REQUIRE(resets.size() == 1);
+  CHECK(resets[0].first == "crm");
+  CHECK(resets[0].second.from == BreakerState::kOpen);
+  CHECK(resets[0].second.to == BreakerState::kClosed);
+  CHECK(g.BreakerClosed("crm", 10));
+  // The fresh breaker has the new settings: two failures open it, 5 s to the trial.
+  CHECK_FALSE(g.Finished("crm", 3, true, "e", 20));
+  auto opened = g.Finished("crm", 4, true, "e", 20);
+  REQUIRE(opened);
+  CHECK(opened->next_probe_at_ms == 5020);
+  // breaker_failures = 0 drops it: never held by failures.
+  next.endpoints[0].action.breaker_failures = 0;
+  CHECK(g.Reconfigure(next, 30).size() == 1);
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(g.Finished("crm", 10 + i, true, "e", 30));
+  CHECK(g.BreakerClosed("crm", 30));
+}
+
+TEST_CASE("dispatch gate: a rate limit keeps its tokens unless max_per_second changed", "[worker]") {
+  DispatchGate g(TwoEndpoints(), 0);
+  g.Leased("crm", 1, 0);  // the burst of one is spent
+  CHECK_FALSE(g.MayLease("crm", 0, 0, 0));
+  config::Config same = TwoEndpoints();
+  same.endpoints[0].action.breaker_failures = 3;  // the breaker changes, not the limit
+  g.Reconfigure(same, 0);
+  CHECK_FALSE(g.MayLease("crm", 0, 0, 0));
+  CHECK(g.NextChangeAt(0) == 200);
+  config::Config faster = same;
+  faster.endpoints[0].action.max_per_second = 10;
+  g.Reconfigure(faster, 0);
+  CHECK(g.MayLease("crm", 0, 0, 0));  // a fresh bucket starts full
+  faster.endpoints[0].action.max_per_second = 0;
+  g.Reconfigure(faster, 0);
+  CHECK(g.MayLease("crm", 0, 100, 0));  // no limit any more
+}
+
+TEST_CASE("dispatch gate: new endpoints get a breaker and a limit; removed ones are dropped", "[worker]") {
+  config::Config start = TwoEndpoints();
+  start.endpoints.erase(start.endpoints.begin());  // no "crm" yet
+  DispatchGate g(start, 0);
+  g.SetPaused({"shop"});
+  g.Reconfigure(TwoEndpoints(), 0);
+  g.Leased("crm", 1, 0);
+  CHECK_FALSE(g.MayLease("crm", 0, 0, 0));  // its rate limit
+  OpenCrm(g, 0);
+  CHECK(g.Paused("shop"));  // the paused set is not the config's
+  // "crm" removed while its attempts run (its breaker open): they end on
+  // the gate without an effect.
+  auto resets = g.Reconfigure(start, 10);
+  REQUIRE(resets.size() == 1);
+  CHECK(resets[0].first == "crm");
+  CHECK_FALSE(g.Finished("crm", 5, false, "", 20));
+  CHECK_FALSE(g.Abandoned("crm", 6, 20));
+  CHECK_FALSE(g.Leased("crm", 7, 20));
+  CHECK(g.NextChangeAt(20) == std::nullopt);
+  CHECK(g.Paused("shop"));
+  // An endpoint that lost its action (kept in the config) is dropped too.
+  config::Config no_action = TwoEndpoints();
+  no_action.endpoints[0].action.type.clear();
+  g.Reconfigure(TwoEndpoints(), 30);
+  OpenCrm(g, 30);
+  CHECK(g.Reconfigure(no_action, 40).size() == 1);
+  CHECK(g.BreakerClosed("crm", 40));
+}
+
 }  // namespace
 }  // namespace hookinbox::worker

@@ -2,205 +2,13 @@
 // free slot, per-endpoint concurrency, Notify, lease loss and Stop.
 #include "worker/worker_loop.h"
 
-#include <atomic>
 #include <catch2/catch.hpp>
-#include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-#include <set>
+
+#include "worker_fakes.h"
 
 namespace hookinbox::worker {
-namespace {
 
-using namespace std::chrono_literals;
-
-// Polls until `cond` or the deadline; never a fixed sleep.
-bool Eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout = 5000ms) {
-  auto until = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < until) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(2ms);  // a poll step, not a wait for an outcome
-  }
-  return cond();
-}
-
-class FakeQueue final : public store::WorkQueue {
- public:
-  void Add(int64_t id, const std::string& endpoint) {
-    std::lock_guard<std::mutex> lock(mu);
-    store::LeasedEvent e;
-    e.id = id;
-    e.provider = "generic";
-    e.endpoint = endpoint;
-    e.event_id = "evt_" + std::to_string(id);
-    e.body = "{}";
-    pending.push_back(e);
-  }
-  Result<std::optional<store::LeasedEvent>> LeaseDue(const std::string& owner, int64_t, int64_t,
-                                                     const std::vector<std::string>& excluded,
-                                                      const std::vector<int64_t>& running) override {
-    std::lock_guard<std::mutex> lock(mu);
-    owners.insert(owner);
-    last_excluded = excluded;
-    last_running = running;
-    ++claims;
-    auto excluded_endpoint = [&](const store::LeasedEvent& e) {
-      return std::find(excluded.begin(), excluded.end(), e.endpoint) != excluded.end();
-    };
-    for (auto it = pending.begin(); it != pending.end(); ++it) {
-      if (excluded_endpoint(*it)) continue;
-      store::LeasedEvent e = *it;
-      pending.erase(it);
-      e.attempt = ++attempts[e.id];
-      if (leases_lapse) unfinished[e.id] = e;
-      return std::optional<store::LeasedEvent>(e);
-    }
-    // A lapsed lease is due again, as in the store, unless the caller runs it.
-    for (auto& [id, e] : unfinished) {
-      if (excluded_endpoint(e) || std::find(running.begin(), running.end(), id) != running.end()) continue;
-      e.attempt = ++attempts[id];
-      return std::optional<store::LeasedEvent>(e);
-    }
-    return std::optional<store::LeasedEvent>();
-  }
-  Status RenewLease(int64_t, const std::string&, int, int64_t) override {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      renewed_at.push_back(std::chrono::steady_clock::now());
-    }
-    ++renewals;
-    if (renew_failures.load() > 0) {
-      --renew_failures;
-      return Status{Code::kUnavailable, "database is locked"};
-    }
-    return lose_lease.load() ? Status{Code::kConflict, "lease lost"} : Status::Ok();
-  }
-  Status Finish(const store::AttemptResult& r) override {
-    std::lock_guard<std::mutex> lock(mu);
-    finished.push_back(r);
-    unfinished.erase(r.id);
-    return Status::Ok();
-  }
-  using store::WorkQueue::LeaseDue;
-  // As the store's writer does: the running set is read and extended in the
-  // same step as the claim, so concurrent claims never take one event twice.
-  Result<std::optional<store::LeasedEvent>> LeaseDue(const LeaseRequest& r) override {
-    std::lock_guard<std::mutex> lock(claim_mu);
-    if (claim_delay.count() > 0) std::this_thread::sleep_for(claim_delay);  // a commit's time, not a wait for an outcome
-    std::vector<std::string> excluded = r.excluded_endpoints;
-    if (r.endpoints) {  // as the store: only the named endpoints are searched
-      std::lock_guard<std::mutex> state(mu);
-      last_searched = *r.endpoints;
-      for (const auto& e : pending) {
-        if (std::find(r.endpoints->begin(), r.endpoints->end(), e.endpoint) == r.endpoints->end()) {
-          excluded.push_back(e.endpoint);
-        }
-      }
-      for (const auto& [id, e] : unfinished) {
-        if (std::find(r.endpoints->begin(), r.endpoints->end(), e.endpoint) == r.endpoints->end()) {
-          excluded.push_back(e.endpoint);
-        }
-      }
-    }
-    auto c = LeaseDue(r.owner, r.now_ms, r.lease_ms, excluded,
-                      r.running != nullptr ? r.running->Snapshot() : r.running_ids);
-    if (c.ok() && c->has_value() && r.running != nullptr) r.running->Add((*c)->id);
-    return c;
-  }
-  // The store's default: Finish, then LeaseDue; counted.
-  Status FinishAndLease(const store::AttemptResult& r, const LeaseRequest& next,
-                        std::optional<store::LeasedEvent>* claimed) override {
-    ++finish_and_claims;
-    return store::WorkQueue::FinishAndLease(r, next, claimed);
-  }
-  Result<int> ReleaseLeases(const std::string&, int64_t, const std::string& reason) override {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      release_reasons.push_back(reason);
-    }
-    ++release_calls;
-    return 0;
-  }
-  Result<std::optional<int64_t>> NextDueAt(const std::vector<std::string>&) override {
-    return std::optional<int64_t>();
-  }
-  Result<std::optional<int64_t>> NextDueAt() override { return std::optional<int64_t>(); }
-
-  size_t FinishedCount() {
-    std::lock_guard<std::mutex> lock(mu);
-    return finished.size();
-  }
-
-  std::mutex mu;
-  std::mutex claim_mu;  // LeaseDue(LeaseRequest): one claim at a time, like the writer
-  std::deque<store::LeasedEvent> pending;
-  std::map<int64_t, int> attempts;
-  std::vector<store::AttemptResult> finished;
-  std::vector<std::string> last_excluded;
-  std::vector<std::string> release_reasons;  // ReleaseLeases' reasons, in order
-  std::vector<std::string> last_searched;  // the endpoints the last claim named
-  std::chrono::microseconds claim_delay{0};  // how long each LeaseDue(LeaseRequest) takes
-  std::set<std::string> owners;
-  std::atomic<int> renewals{0}, release_calls{0}, finish_and_claims{0};
-  std::atomic<bool> lose_lease{false};
-  // With leases_lapse, every claimed event stays due until it is
-  // finished (its lease lapsed at once, as under a write lock held longer
-  // than the lease), unless a claim names it as running.
-  bool leases_lapse = false;  // set before Start
-  std::map<int64_t, store::LeasedEvent> unfinished;
-  std::vector<int64_t> last_running;
-  int claims = 0;
-  std::atomic<int> renew_failures{0};  // the next renewals that fail with Unavailable
-  std::vector<std::chrono::steady_clock::time_point> renewed_at;
-};
-
-// An action that blocks until released, counting how many run at once.
-class GateAction final : public action::Action {
- public:
-  action::Outcome Run(const action::ActionInput& in) override {
-    std::unique_lock<std::mutex> lock(mu);
-    keys.push_back(in.idempotency_key);
-    ++running;
-    max_running = std::max(max_running, running);
-    cv.wait(lock, [&] { return open; });
-    --running;
-    action::Outcome o;
-    o.verdict = action::Verdict::kSuccess;
-    o.result_ref = "ref";
-    return o;
-  }
-  void Open() {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      open = true;
-    }
-    cv.notify_all();
-  }
-  int Running() {
-    std::lock_guard<std::mutex> lock(mu);
-    return running;
-  }
-  std::mutex mu;
-  std::condition_variable cv;
-  bool open = false;
-  int running = 0, max_running = 0;
-  std::vector<std::string> keys;
-};
-
-config::Config TwoEndpoints(int threads) {
-  config::Config c;
-  c.worker.threads = threads;
-  c.worker.lease_seconds = 60;
-  c.endpoints.resize(2);
-  c.endpoints[0].name = "a";
-  c.endpoints[0].action.type = "exec";
-  c.endpoints[0].action.concurrency = 2;
-  c.endpoints[1].name = "none";  // no action
-  return c;
-}
-
-}  // namespace
+using namespace fakes;
 
 TEST_CASE("WorkerLoop: only endpoints with an action are searched; owners are per thread") {
   config::Config c = TwoEndpoints(2);
@@ -208,7 +16,7 @@ TEST_CASE("WorkerLoop: only endpoints with an action are searched; owners are pe
   auto gate = std::make_shared<GateAction>();
   gate->Open();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   CHECK(loop.running());
   q.Add(1, "a");
@@ -239,7 +47,7 @@ TEST_CASE("WorkerLoop: an endpoint never runs more than action.concurrency at on
   for (int i = 1; i <= 6; ++i) q.Add(i, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 2; }));
   // The other two threads claimed nothing for "a" to run beside them; each
@@ -267,7 +75,7 @@ TEST_CASE("WorkerLoop: concurrent claims never overshoot a concurrency of 1") {
   auto gate = std::make_shared<GateAction>();
   gate->Open();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return q.FinishedCount() == kEvents; }));
   loop.Stop(0ms);
@@ -284,7 +92,7 @@ TEST_CASE("WorkerLoop: each finish claims the next due event in the same call") 
   auto gate = std::make_shared<GateAction>();
   gate->Open();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return q.FinishedCount() == 3; }));
   loop.Stop(0ms);
@@ -306,7 +114,7 @@ TEST_CASE("WorkerLoop: a thread leases its endpoint's next event while the actio
   for (int i = 1; i <= 3; ++i) q.Add(i, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   REQUIRE(Eventually([&] {
@@ -325,21 +133,6 @@ TEST_CASE("WorkerLoop: a thread leases its endpoint's next event while the actio
   for (const auto& r : q.finished) CHECK(r.outcome == store::AttemptOutcome::kCompleted);
 }
 
-// An action that fails as an outage does (counts against the breaker).
-class FailingAction final : public action::Action {
- public:
-  action::Outcome Run(const action::ActionInput&) override {
-    ++calls;
-    action::Outcome o;
-    o.verdict = action::Verdict::kTransient;
-    o.sent = true;
-    o.http_status = 503;
-    o.error = "HTTP 503";
-    return o;
-  }
-  std::atomic<int> calls{0};
-};
-
 TEST_CASE("WorkerLoop: an attempt that opens the breaker sends the event leased ahead back unrun") {
   config::Config c = TwoEndpoints(2);
   c.endpoints[0].action.concurrency = 1;
@@ -348,7 +141,7 @@ TEST_CASE("WorkerLoop: an attempt that opens the breaker sends the event leased 
   for (int i = 1; i <= 3; ++i) q.Add(i, "a");
   auto failing = std::make_shared<FailingAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", failing}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", failing}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return q.FinishedCount() == 1 && q.release_calls.load() == 1; }));
   loop.Stop(0ms);
@@ -357,6 +150,8 @@ TEST_CASE("WorkerLoop: an attempt that opens the breaker sends the event leased 
   CHECK(q.finished[0].id == 1);
   CHECK(q.finished[0].outcome != store::AttemptOutcome::kCompleted);
 }
+
+namespace {
 
 // The paused endpoints, as an operator's pause leaves them in the store.
 class FakeStates final : public store::EndpointStates {
@@ -388,6 +183,8 @@ class FakeStates final : public store::EndpointStates {
   int reads_since_pause = 0;
 };
 
+}  // namespace
+
 TEST_CASE("WorkerLoop: a pause sends the events leased ahead back unrun") {
   config::Config c = TwoEndpoints(2);
   c.endpoints[0].action.concurrency = 1;
@@ -398,7 +195,7 @@ TEST_CASE("WorkerLoop: a pause sends the events leased ahead back unrun") {
   SystemClock clock;
   WorkerOptions options{std::chrono::milliseconds(20), "test"};
   options.endpoint_states = &states;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, options);
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, options);
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   REQUIRE(Eventually([&] {
@@ -426,7 +223,7 @@ TEST_CASE("WorkerLoop: a lost lease abandons the attempt without Finish") {
   q.Add(1, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return q.renewals.load() >= 1; }));
   gate->Open();
@@ -441,7 +238,7 @@ TEST_CASE("WorkerLoop: Stop waits for running actions within the grace period") 
   q.Add(1, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   std::thread opener([&] {
@@ -464,7 +261,7 @@ TEST_CASE("WorkerLoop: a claim never takes back an event this process is still r
   q.Add(1, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   int seen = 0;
@@ -501,7 +298,7 @@ TEST_CASE("WorkerLoop: a failed lease renewal is tried again well before the nex
   q.Add(1, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
   loop.Start();
   REQUIRE(Eventually([&] { return q.renewals.load() >= 3; }));
   gate->Open();
@@ -519,7 +316,7 @@ TEST_CASE("WorkerLoop: Stop before Start is a no-op and releases nothing") {
   config::Config c = TwoEndpoints(2);
   FakeQueue q;
   SystemClock clock;
-  WorkerLoop loop(c, q, clock, {}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {}, {std::chrono::milliseconds(20), "test"});
   CHECK_FALSE(loop.running());
   CHECK(loop.Stop(0ms) == 0);
   CHECK(q.release_calls == 0);
