@@ -237,4 +237,18 @@ class FailingAction final : public action::Action {
   std::atomic<int> calls{0};
 };
 
+// A config as the loop takes it: a snapshot no one changes.
+inline std::shared_ptr<const config::Config> Snapshot(config::Config c) {
+  return std::make_shared<const config::Config>(std::move(c));
+}
+
+// A loop on the heap, as the tests' queue is: TSan forgets the mutexes of
+// freed memory, but not those of a stack frame the next test case reuses
+// (std::mutex is never destroyed), and would pair the lock order of one
+// test's mutexes with another's at the same address.
+inline std::unique_ptr<WorkerLoop> NewLoop(std::shared_ptr<const config::Config> config, store::WorkQueue& queue,
+                                           const Clock& clock, ActionMap actions, WorkerOptions options) {
+  return std::make_unique<WorkerLoop>(std::move(config), queue, clock, std::move(actions), std::move(options));
+}
+
 }  // namespace hookinbox::worker::fakes

@@ -12,11 +12,13 @@ using namespace fakes;
 
 TEST_CASE("WorkerLoop: only endpoints with an action are searched; owners are per thread") {
   config::Config c = TwoEndpoints(2);
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   auto gate = std::make_shared<GateAction>();
   gate->Open();
   SystemClock clock;
-  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   CHECK(loop.running());
   q.Add(1, "a");
@@ -43,11 +45,13 @@ TEST_CASE("WorkerLoop: only endpoints with an action are searched; owners are pe
 
 TEST_CASE("WorkerLoop: an endpoint never runs more than action.concurrency at once") {
   config::Config c = TwoEndpoints(4);
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   for (int i = 1; i <= 6; ++i) q.Add(i, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 2; }));
   // The other two threads claimed nothing for "a" to run beside them; each
@@ -68,14 +72,16 @@ TEST_CASE("WorkerLoop: an endpoint never runs more than action.concurrency at on
 TEST_CASE("WorkerLoop: concurrent claims never overshoot a concurrency of 1") {
   config::Config c = TwoEndpoints(8);
   c.endpoints[0].action.concurrency = 1;
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   q.claim_delay = std::chrono::microseconds(300);  // claims overlap, as group commits do
   constexpr int kEvents = 300;
   for (int i = 1; i <= kEvents; ++i) q.Add(i, "a");
   auto gate = std::make_shared<GateAction>();
   gate->Open();
   SystemClock clock;
-  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return q.FinishedCount() == kEvents; }));
   loop.Stop(0ms);
@@ -87,12 +93,14 @@ TEST_CASE("WorkerLoop: concurrent claims never overshoot a concurrency of 1") {
 // store call (one commit), not with a claim of its own afterwards.
 TEST_CASE("WorkerLoop: each finish claims the next due event in the same call") {
   config::Config c = TwoEndpoints(1);
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   for (int i = 1; i <= 3; ++i) q.Add(i, "a");
   auto gate = std::make_shared<GateAction>();
   gate->Open();
   SystemClock clock;
-  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return q.FinishedCount() == 3; }));
   loop.Stop(0ms);
@@ -110,11 +118,13 @@ TEST_CASE("WorkerLoop: each finish claims the next due event in the same call") 
 TEST_CASE("WorkerLoop: a thread leases its endpoint's next event while the action runs") {
   config::Config c = TwoEndpoints(2);
   c.endpoints[0].action.concurrency = 1;
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   for (int i = 1; i <= 3; ++i) q.Add(i, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   REQUIRE(Eventually([&] {
@@ -137,11 +147,13 @@ TEST_CASE("WorkerLoop: an attempt that opens the breaker sends the event leased 
   config::Config c = TwoEndpoints(2);
   c.endpoints[0].action.concurrency = 1;
   c.endpoints[0].action.breaker_failures = 1;
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   for (int i = 1; i <= 3; ++i) q.Add(i, "a");
   auto failing = std::make_shared<FailingAction>();
   SystemClock clock;
-  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", failing}}, {std::chrono::milliseconds(20), "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", failing}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return q.FinishedCount() == 1 && q.release_calls.load() == 1; }));
   loop.Stop(0ms);
@@ -188,14 +200,16 @@ class FakeStates final : public store::EndpointStates {
 TEST_CASE("WorkerLoop: a pause sends the events leased ahead back unrun") {
   config::Config c = TwoEndpoints(2);
   c.endpoints[0].action.concurrency = 1;
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   for (int i = 1; i <= 3; ++i) q.Add(i, "a");
   auto gate = std::make_shared<GateAction>();
   FakeStates states;
   SystemClock clock;
   WorkerOptions options{std::chrono::milliseconds(20), "test"};
   options.endpoint_states = &states;
-  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, options);
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", gate}}, options);
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   REQUIRE(Eventually([&] {
@@ -218,12 +232,14 @@ TEST_CASE("WorkerLoop: a pause sends the events leased ahead back unrun") {
 TEST_CASE("WorkerLoop: a lost lease abandons the attempt without Finish") {
   config::Config c = TwoEndpoints(1);
   c.worker.lease_seconds = 1;  // renewals every 333 ms
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   q.lose_lease = true;
   q.Add(1, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return q.renewals.load() >= 1; }));
   gate->Open();
@@ -234,11 +250,13 @@ TEST_CASE("WorkerLoop: a lost lease abandons the attempt without Finish") {
 
 TEST_CASE("WorkerLoop: Stop waits for running actions within the grace period") {
   config::Config c = TwoEndpoints(1);
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   q.Add(1, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   std::thread opener([&] {
@@ -256,12 +274,14 @@ TEST_CASE("WorkerLoop: Stop waits for running actions within the grace period") 
 // event it was still running, and the action ran twice at once.
 TEST_CASE("WorkerLoop: a claim never takes back an event this process is still running, even on a lapsed lease") {
   config::Config c = TwoEndpoints(2);  // two threads; "a" runs two at once
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   q.leases_lapse = true;
   q.Add(1, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   int seen = 0;
@@ -293,12 +313,14 @@ TEST_CASE("WorkerLoop: a claim never takes back an event this process is still r
 TEST_CASE("WorkerLoop: a failed lease renewal is tried again well before the next period") {
   config::Config c = TwoEndpoints(1);
   c.worker.lease_seconds = 3;  // renewals every 1 s
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   q.renew_failures = 2;
   q.Add(1, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", gate}}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return q.renewals.load() >= 3; }));
   gate->Open();
@@ -314,9 +336,11 @@ TEST_CASE("WorkerLoop: a failed lease renewal is tried again well before the nex
 
 TEST_CASE("WorkerLoop: Stop before Start is a no-op and releases nothing") {
   config::Config c = TwoEndpoints(2);
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   SystemClock clock;
-  WorkerLoop loop(std::make_shared<const config::Config>(c), q, clock, {}, {std::chrono::milliseconds(20), "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {}, {std::chrono::milliseconds(20), "test"});
+  WorkerLoop& loop = *loop_owner;
   CHECK_FALSE(loop.running());
   CHECK(loop.Stop(0ms) == 0);
   CHECK(q.release_calls == 0);

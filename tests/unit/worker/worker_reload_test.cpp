@@ -12,10 +12,6 @@ namespace {
 
 using namespace fakes;
 
-std::shared_ptr<const config::Config> Snapshot(config::Config c) {
-  return std::make_shared<const config::Config>(std::move(c));
-}
-
 // TwoEndpoints with a second endpoint "b" that has an action too.
 config::Config WithB(int threads) {
   config::Config c = TwoEndpoints(threads);
@@ -70,14 +66,16 @@ class CountingAction final : public action::Action {
 
 TEST_CASE("WorkerLoop reload: an endpoint added gets its due events claimed") {
   config::Config c = TwoEndpoints(2);
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   auto a = std::make_shared<GateAction>();
   auto b = std::make_shared<GateAction>();
   a->Open();
   b->Open();
   q.Add(1, "b");
   SystemClock clock;
-  WorkerLoop loop(Snapshot(c), q, clock, {{"a", a}}, {20ms, "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", a}}, {20ms, "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   q.Add(2, "a");
   loop.Notify("a");
@@ -96,14 +94,16 @@ TEST_CASE("WorkerLoop reload: an endpoint added gets its due events claimed") {
 }
 
 TEST_CASE("WorkerLoop reload: an endpoint removed gets no more claims; its events stay") {
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   auto a = std::make_shared<GateAction>();
   auto b = std::make_shared<GateAction>();
   a->Open();
   b->Open();
   q.Add(1, "b");
   SystemClock clock;
-  WorkerLoop loop(Snapshot(WithB(2)), q, clock, {{"a", a}, {"b", b}}, {20ms, "test"});
+  auto loop_owner = NewLoop(Snapshot(WithB(2)), q, clock, {{"a", a}, {"b", b}}, {20ms, "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return q.FinishedCount() == 1; }));
   SECTION("removed from the config") { loop.Reconfigure(Snapshot(TwoEndpoints(2)), {{"a", a}}); }
@@ -133,7 +133,8 @@ TEST_CASE("WorkerLoop reload: an endpoint removed gets no more claims; its event
 TEST_CASE("WorkerLoop reload: the running attempt ends on the old action and config, the next runs on the new") {
   config::Config c = TwoEndpoints(1);
   c.endpoints[0].action.concurrency = 1;
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   SystemClock clock;
   for (int64_t id : {1, 2}) {
     q.Add(id, "a");
@@ -144,7 +145,8 @@ TEST_CASE("WorkerLoop reload: the running attempt ends on the old action and con
   auto new_action = std::make_shared<GateAction>();
   new_action->verdict = action::Verdict::kTransient;
   new_action->Open();
-  WorkerLoop loop(Snapshot(c), q, clock, {{"a", old_action}}, {20ms, "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", old_action}}, {20ms, "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return old_action->Running() == 1; }));
   // The new config gives up after one attempt; the old one retries.
@@ -170,13 +172,15 @@ TEST_CASE("WorkerLoop reload: an open breaker stays open when its settings did n
   config::Config c = TwoEndpoints(1);
   c.endpoints[0].action.breaker_failures = 1;
   c.endpoints[0].action.breaker_probe_seconds = 3600;
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   for (int64_t id = 1; id <= 3; ++id) q.Add(id, "a");
   auto failing = std::make_shared<FailingAction>();
   auto healthy = std::make_shared<GateAction>();
   healthy->Open();
   SystemClock clock;
-  WorkerLoop loop(Snapshot(c), q, clock, {{"a", failing}}, {20ms, "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", failing}}, {20ms, "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return q.FinishedCount() == 1; }));
   // Another action object and another URL, the same breaker settings: still open.
@@ -199,12 +203,14 @@ TEST_CASE("WorkerLoop reload: an open breaker stays open when its settings did n
 TEST_CASE("WorkerLoop reload: events leased ahead for a removed endpoint go back unrun") {
   config::Config c = TwoEndpoints(2);
   c.endpoints[0].action.concurrency = 1;  // below the thread count: leases ahead allowed
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   q.releases_return = true;
   for (int64_t id = 1; id <= 3; ++id) q.Add(id, "a");
   auto gate = std::make_shared<GateAction>();
   SystemClock clock;
-  WorkerLoop loop(Snapshot(c), q, clock, {{"a", gate}}, {20ms, "test"});
+  auto loop_owner = NewLoop(Snapshot(c), q, clock, {{"a", gate}}, {20ms, "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   REQUIRE(Eventually([&] { return gate->Running() == 1; }));
   REQUIRE(Eventually([&] {
@@ -236,7 +242,8 @@ TEST_CASE("WorkerLoop reload: repeated reloads while threads claim and finish") 
   with_b.endpoints[2].action.concurrency = 1;
   config::Config without_b = with_b;
   without_b.endpoints.pop_back();
-  FakeQueue q;
+  auto q_owner = std::make_unique<FakeQueue>();
+  FakeQueue& q = *q_owner;
   q.releases_return = true;
   q.claim_delay = std::chrono::microseconds(100);  // claims overlap, as group commits do
   constexpr int kEach = 150;
@@ -251,7 +258,8 @@ TEST_CASE("WorkerLoop reload: repeated reloads while threads claim and finish") 
     return m;
   };
   SystemClock clock;
-  WorkerLoop loop(Snapshot(with_b), q, clock, actions(true), {5ms, "test"});
+  auto loop_owner = NewLoop(Snapshot(with_b), q, clock, actions(true), {5ms, "test"});
+  WorkerLoop& loop = *loop_owner;
   loop.Start();
   std::atomic<bool> done{false};
   std::thread reloader([&] {
