@@ -138,11 +138,13 @@ void RecordInTransaction(sql::Connection& db, const std::vector<KeySpecNow>& spe
 }  // namespace
 
 std::string ExplainKeySpecChange(const KeySpecChange& c) {
+  const bool one = c.stored_events == 1;
   return "endpoint \"" + c.endpoint + "\": the idempotency key settings changed (fingerprint " + c.old_fingerprint +
          " → " + c.new_fingerprint + ") while " + EventsPhrase(c.stored_events) +
-         " still deduplicate by the old keys: a provider's redelivery of one of them would be stored and processed"
-         " again as a new event. Start or reload with --accept-key-change " + c.endpoint +
-         " to accept this. Was " + c.old_spec + "; now " + c.new_spec + ".";
+         (one ? " still deduplicates by its old key: a provider's redelivery of it"
+              : " still deduplicate by the old keys: a provider's redelivery of one of them") +
+         " would be stored and processed again as a new event. Start or reload with --accept-key-change " +
+         c.endpoint + " to accept this. Was " + c.old_spec + "; now " + c.new_spec + ".";
 }
 
 Result<std::vector<KeySpecChange>> SqlStore::CheckKeySpecs(const std::vector<KeySpecNow>& specs) {
