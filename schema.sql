@@ -563,3 +563,53 @@ CREATE INDEX webhook_deliveries_accepted ON webhook_deliveries (endpoint, receiv
 -- index bounds that read by the window instead of scanning every attempt.
 -- Open attempts (finished_at NULL) stay out of it.
 CREATE INDEX webhook_attempts_finished_at ON webhook_attempts (finished_at) WHERE finished_at IS NOT NULL;
+
+-- migration: 10
+
+-- The key-derivation guard (store/key_specs.h). An event's idempotency key
+-- comes from its endpoint's key settings (provider, id source, composite
+-- fields, canonical hash, tenant, batch); if they change while stored keys
+-- still deduplicate, a provider's redelivery of a stored event gets another
+-- key and is stored and processed again. key_spec: the fingerprint
+-- (verify/key_spec.h) of the settings that derived this row's key; NULL for
+-- rows stored before this migration.
+ALTER TABLE webhook_inbox ADD COLUMN key_spec TEXT;
+
+-- Each endpoint's key settings over time: a row when an endpoint's spec is
+-- first seen (the first start after the upgrade, a new endpoint) and at
+-- every change, with the canonical settings (spec, never a secret), from
+-- when they are in force and who put them there (recorded_by, e.g.
+-- "serve:<os user>"). provider: the provider its events are stored under,
+-- which finds them through the inbox's unique key.
+CREATE TABLE endpoint_key_specs (
+  id             INTEGER PRIMARY KEY,
+  endpoint       TEXT    NOT NULL,
+  provider       TEXT    NOT NULL,
+  fingerprint    TEXT    NOT NULL,
+  spec           TEXT    NOT NULL,
+  in_force_from  INTEGER NOT NULL,
+  recorded_by    TEXT    NOT NULL
+);
+CREATE INDEX endpoint_key_specs_endpoint ON endpoint_key_specs (endpoint, id);
+
+-- endpoint_actions also records an accepted key settings change
+-- ('key_spec_changed': reason holds the old and new fingerprints). SQLite
+-- cannot alter a CHECK constraint: the table is rebuilt, ids and rows kept.
+CREATE TABLE endpoint_actions_v10 (
+  id        INTEGER PRIMARY KEY,
+  endpoint  TEXT    NOT NULL,
+  at        INTEGER NOT NULL,
+  actor     TEXT    NOT NULL,
+  action    TEXT    NOT NULL CHECK (action IN ('pause', 'resume', 'key_spec_changed')),
+  reason    TEXT
+);
+INSERT INTO endpoint_actions_v10 (id, endpoint, at, actor, action, reason)
+  SELECT id, endpoint, at, actor, action, reason FROM endpoint_actions;
+DROP TABLE endpoint_actions;
+ALTER TABLE endpoint_actions_v10 RENAME TO endpoint_actions;
+CREATE INDEX endpoint_actions_endpoint ON endpoint_actions (endpoint, id);
+
+CREATE VIEW endpoint_key_specs_iso AS
+SELECT id, endpoint, provider, fingerprint, spec,
+       strftime('%Y-%m-%dT%H:%M:%fZ', in_force_from / 1000.0, 'unixepoch') AS in_force_from, recorded_by
+  FROM endpoint_key_specs;

@@ -3,6 +3,7 @@
 #include "common/clock.h"
 #include "common/process_secrets.h"
 #include "http/certificate.h"
+#include "verify/key_spec.h"
 #include "verify/registry.h"
 #include "verify/verify.h"
 
@@ -64,11 +65,12 @@ CheckedConfig LoadAndCheck(const std::string& path, bool tls_pairs) {
   for (auto& w : config::CheckRotation(out.loaded.config, SystemClock().NowMs())) {
     out.loaded.warnings.push_back(std::move(w));
   }
-  const auto& endpoints = out.loaded.config.endpoints;
+  auto& endpoints = out.loaded.config.endpoints;
   for (size_t i = 0; i < endpoints.size(); ++i) {
     if (Status st = verify::CheckEndpoint(endpoints[i]); !st.ok()) {
       out.errors.push_back({"endpoint[" + std::to_string(i) + "]", 0, st.message()});
     }
+    endpoints[i].key_spec = verify::KeySpecFingerprint(endpoints[i]);  // stored with each event (once per load)
   }
   return out;
 }

@@ -386,6 +386,12 @@ struct EndpointConfig {
   // [endpoint.alert]: the effective thresholds for this endpoint — [alert]'s,
   // with the keys [endpoint.alert] sets (silence = "24h") replaced (config/load.cpp).
   AlertThresholds alert;
+  // The fingerprint of this endpoint's key settings (verify/key_spec.h),
+  // stored with each event it keys (webhook_inbox.key_spec). Not a TOML key:
+  // config/ cannot call verify/, so cli/load_config.cpp fills it once per
+  // load, keeping the hashing off the request path. "" = not computed (a
+  // Config built in code): the event's key_spec is stored as NULL.
+  std::string key_spec;
 
   // The tenant with this id, or nullptr.
   const TenantConfig* FindTenant(std::string_view id) const;

@@ -212,9 +212,10 @@ class Delivery {
     return {audit_.provider,   audit_.endpoint,     audit_.tenant_id,
             identity.event_id, identity.event_type, identity.payload_hash,
             verify::MediaTypeOf(audit_.content_type), std::move(body), audit_.received_at_ms,
-            identity.business_key, identity.business_key_hint, identity.object_key, identity.object_version};
+            identity.business_key, identity.business_key_hint, identity.object_key, identity.object_version,
+            key_spec_};
   }
-  void SetTarget(const Target& target) { DescribeTarget(target, &audit_); }
+  void SetTarget(const Target& target) { DescribeTarget(target, &audit_); key_spec_ = target.endpoint->key_spec; }
   int64_t ElapsedUs() const {
     return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started_).count();
   }
@@ -227,6 +228,7 @@ class Delivery {
   std::chrono::steady_clock::time_point started_;
   store::DeliveryRecord audit_;
   std::string request_id_;
+  std::string key_spec_;  // the target endpoint's key settings fingerprint, stored with each event
 };
 
 void Delivery::Receive(const httplib::ContentReader& reader) {

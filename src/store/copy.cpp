@@ -27,6 +27,7 @@ constexpr TableSpec kTables[] = {
     {"step_results", "inbox_id, name", false},
     {"endpoint_states", "endpoint", false},
     {"endpoint_actions", "id", true},
+    {"endpoint_key_specs", "id", true},
     {"alerts", "id", true},
     {"alert_notifications", "id", true},
     {"audit_chain_heads", "table_name", false},

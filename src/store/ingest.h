@@ -56,6 +56,9 @@ struct NewEvent {
   // Beyond the inbox (verify::EventIdentity): "" / 0 when not configured.
   std::string business_key, business_key_hint, object_key;
   int64_t object_version = 0;
+  // The fingerprint of the key settings that derived event_id
+  // (verify/key_spec.h), stored as webhook_inbox.key_spec; "" = NULL.
+  std::string key_spec;
 };
 
 // What recording one event decided about its idempotency key.

@@ -57,8 +57,15 @@ const std::vector<ReadmeEntry>& ReadmeEntries() {
        "received and stored; NULL = not paused), and breaker: closed, open (too many consecutive failures; "
        "breaker_next_probe_at is the next trial delivery, breaker_last_error what opened it) or half_open."},
       {"endpoint_actions",
-       "Every pause and resume of an endpoint: when (at), who (actor, e.g. cli:alice or admin:10.0.0.5), "
-       "the action and the reason given. Kept by retention."},
+       "Every pause and resume of an endpoint, and every change of its idempotency key settings "
+       "(key_spec_changed: the reason shows the old and new fingerprints and settings): when (at), who (actor, "
+       "e.g. cli:alice or admin:10.0.0.5), the action and the reason given. Kept by retention."},
+      {"endpoint_key_specs",
+       "Each endpoint's idempotency key settings over time (provider, id source, composite fields, canonical "
+       "hash, tenant, batch; never a secret): one row when an endpoint is first seen and one at every change, "
+       "with its fingerprint, the settings as JSON (spec), from when they are in force (in_force_from) and who "
+       "recorded them. webhook_inbox.key_spec holds the fingerprint that derived each event's key (NULL for "
+       "events stored before hookinbox recorded it)."},
       {"alerts",
        "Incidents the alert engine found (condition: dead_letters, unknown, conflicts, backlog_age, "
        "signature_failures, silence, breaker_open, certificate_days, disk_free, database_size, storage_failures), "
@@ -94,6 +101,7 @@ const std::vector<ReadmeEntry>& ReadmeEntries() {
       {"audit_checkpoints_iso", "audit_checkpoints with ISO-8601 UTC times."},
       {"alerts_iso", "alerts with ISO-8601 UTC times."},
       {"alert_notifications_iso", "alert_notifications with ISO-8601 UTC times."},
+      {"endpoint_key_specs_iso", "endpoint_key_specs with ISO-8601 UTC times."},
       {"step_results_iso", "step_results without the bodies (their length instead), with ISO-8601 UTC times."},
   };
   return kEntries;

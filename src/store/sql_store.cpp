@@ -76,7 +76,7 @@ int64_t InsertIfAbsent(sql::Connection& db, const NewEvent& e) {
   Prepared st(db,
               "INSERT INTO webhook_inbox (provider, endpoint, tenant_id, event_id, event_type,"
               " payload_hash, received_at, next_attempt_at, business_key, business_key_hint, object_key,"
-              " object_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+              " object_version, key_spec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
               " ON CONFLICT (provider, endpoint, tenant_id, event_id) DO NOTHING RETURNING id");
   BindKey(*st, e);
   BindText(*st, 5, e.event_type);
@@ -91,6 +91,7 @@ int64_t InsertIfAbsent(sql::Connection& db, const NewEvent& e) {
   } else {
     st->bind(12, static_cast<int64_t>(e.object_version));
   }
+  BindText(*st, 13, e.key_spec);
   int64_t id = st->executeStep() ? st->getColumn(0).getInt64() : 0;
   st->reset();
   return id;

@@ -1,7 +1,8 @@
 // store/sql_store.h — the store on SQLite (one file, the embedded default)
 // or PostgreSQL (shared by replicas), behind every store interface: the door
 // (ingest.h), the work queue (work_queue.h), and what the admin listener uses
-// (admin_store.h: the ledger, the operator's queries, maintenance, endpoint states, incidents).
+// (admin_store.h: the ledger, the operator's queries, maintenance, endpoint states, incidents),
+// and the key-derivation guard (key_specs.h).
 //
 // Owns: the single Writer (group commit) every write goes through — the
 // door's one INSERT … ON CONFLICT DO NOTHING RETURNING (never
@@ -21,6 +22,7 @@
 #include "store/alert_signals.h"
 #include "store/sql/pool.h"
 #include "store/ingest.h"
+#include "store/key_specs.h"
 #include "store/work_queue.h"
 #include "store/writer.h"
 
@@ -39,7 +41,7 @@ struct PostgresOptions {
   int pool_size = 4;           // connections: one for the writer, the rest for reads (at least one)
 };
 
-class SqlStore final : public Ingest, public WorkQueue, public AdminStore, public AlertSignals {
+class SqlStore final : public Ingest, public WorkQueue, public AdminStore, public AlertSignals, public KeySpecs {
  public:
   // Opens the file, applies migrations and starts the writer thread.
   static Result<std::unique_ptr<SqlStore>> Open(const SqliteOptions& options);
@@ -137,6 +139,11 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore, publi
   Result<std::vector<EndpointSignals>> ReadEndpointSignals(const SignalQuery& q) override;
   Result<InstallationSignals> ReadInstallationSignals() override;
   Result<DayFigures> ReadDayFigures(int64_t from_ms, int64_t to_ms) override;
+
+  // KeySpecs (sql_key_specs.cpp): the key-derivation guard; the record goes through the Writer.
+  Result<std::vector<KeySpecChange>> CheckKeySpecs(const std::vector<KeySpecNow>& specs) override;
+  Status RecordKeySpecs(const std::vector<KeySpecNow>& specs, const std::vector<std::string>& accepted,
+                        const std::string& actor, int64_t now_ms) override;
 
   sql::Backend backend() const { return sqlite_path_.empty() ? sql::Backend::kPostgres : sql::Backend::kSqlite; }
 

@@ -86,6 +86,8 @@ TEST_CASE("batch: one POST of three events makes three inbox rows and one delive
   CHECK(s.inst.Sql("SELECT group_concat(event_id, ',') FROM (SELECT event_id FROM webhook_inbox ORDER BY id) AS sub") ==
         "9:1,9:2,9:3");
   CHECK(s.inst.Sql("SELECT event_type FROM webhook_inbox WHERE event_id = '9:3'") == "contact.deletion");
+  // Each event carries the fingerprint of the key settings that derived its key.
+  CHECK(s.inst.Sql("SELECT count(DISTINCT key_spec) || ':' || min(length(key_spec)) FROM webhook_inbox") == "1:16");
   CHECK(s.inst.Sql("SELECT count(*) FROM webhook_deliveries WHERE endpoint = 'crm'") == "1");
   CHECK(s.inst.Sql("SELECT count(*) FROM webhook_delivery_events") == "3");
   // Each event keeps its own bytes exactly as sent.

@@ -40,6 +40,10 @@ TEST_CASE("receive: a new delivery is accepted and stored; the same one again is
                    " FROM webhook_inbox") == "generic|demo|default|evt_1|invoice.paid|received");
   CHECK(r.inst.Sql("SELECT group_concat(outcome) FROM webhook_deliveries") == "accepted,duplicate");
   CHECK(r.inst.Sql("SELECT body FROM webhook_payloads") == Event("evt_1"));
+  // The fingerprint of the key settings that derived its key (verify/key_spec.h), 16 hex characters.
+  const std::string key_spec = r.inst.Sql("SELECT key_spec FROM webhook_inbox");
+  CHECK(key_spec.size() == 16);
+  CHECK(key_spec.find_first_not_of("0123456789abcdef") == std::string::npos);
 }
 
 TEST_CASE("receive: a re-serialised retry (keys reordered, spaces) is a duplicate, not a conflict",

@@ -21,7 +21,7 @@ constexpr int64_t kT0 = 1764511200000;
 const char* const kTables[] = {"webhook_inbox",     "webhook_deliveries", "webhook_payloads", "webhook_delivery_events",
                                "webhook_attempts",  "webhook_event_actions", "business_keys", "object_versions",
                                "effects",           "step_results",       "endpoint_states",   "endpoint_actions",
-                               "audit_chain_heads", "audit_checkpoints"};
+                               "endpoint_key_specs", "audit_chain_heads", "audit_checkpoints"};
 
 // An SQLite installation with a bit of everything: accepted, duplicate and
 // conflicting deliveries (one body binary), a batch, a rejection, a finished
@@ -68,6 +68,7 @@ struct SqliteSource {
     open.failures = 5;
     open.at_ms = kT0 + 14;
     REQUIRE(s.RecordBreaker(open).ok());
+    REQUIRE(s.RecordKeySpecs({{"payments", "generic", "aaaa", "{}"}}, {}, "serve:alice", kT0 + 15).ok());
     s.Close();
   }
 
@@ -105,6 +106,7 @@ TEST_CASE("copy: every table arrives with its ids, bytes and audit chain; a seco
   CHECK(Rows(*to, "webhook_inbox") == 3);
   CHECK(Rows(*to, "effects") == 1);
   CHECK(Rows(*to, "endpoint_actions") == 3);
+  CHECK(Rows(*to, "endpoint_key_specs") == 1);
   CHECK(store::sql::QueryText(*to, "SELECT string_agg(endpoint || ':' || coalesce(paused_by, '-') || ':' || breaker, ','"
                                    " ORDER BY endpoint) FROM endpoint_states") == "crm:-:open,payments:cli:bob:closed");
   CHECK(store::sql::QueryText(*to, "SELECT body FROM webhook_payloads WHERE kind = 'original' ORDER BY id LIMIT 1") ==
