@@ -50,7 +50,7 @@ Status App::Start() {
         system_clock_);
     clock_ = database_clock_.get();
   }
-  auto admin = admin::AdminServer::Create(*config_, *store_, *clock_);
+  auto admin = admin::AdminServer::Create(live_, *store_, *clock_);
   if (!admin.ok()) return admin.status();
   admin_ = std::move(admin).value();
   if (Status st = admin_->Bind(); !st.ok()) return st;
