@@ -37,7 +37,9 @@ Result<config::ReloadAsk> ParseReloadAsk(const std::string& body) {
   config::ReloadAsk ask;
   ask.actor = "admin";
   auto parsed = ParseJsonObject(body, /*empty_ok=*/true);
-  if (!parsed.ok()) return InvalidArgument(parsed.status().message() + " (or empty), e.g. {\"accept_key_change\": [\"orders\"]}");
+  if (!parsed.ok()) {
+    return InvalidArgument(parsed.status().message() + "; send no body, or {\"accept_key_change\": [\"ENDPOINT\"]}");
+  }
   for (const auto& [name, value] : parsed->items()) {
     if (name != kAcceptKeyChange) {
       return InvalidArgument("unknown member \"" + name + "\"; the body takes only accept_key_change");

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <cctype>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <nlohmann/json.hpp>
 
@@ -191,8 +191,8 @@ class Delivery {
   Delivery(std::shared_ptr<const config::Config> config, store::Ingest& store, const Clock& clock,
            const httplib::Request& req, httplib::Response& res,
            const std::function<void(const std::string&)>& on_accepted)
-      : snapshot_(std::move(config)), config_(*snapshot_), store_(store), on_accepted_(on_accepted), req_(req), res_(res),
-        started_(std::chrono::steady_clock::now()), audit_(DescribeRequest(req, clock.NowMs())),
+      : snapshot_(std::move(config)), config_(*snapshot_), store_(store), on_accepted_(on_accepted), req_(req),
+        res_(res), started_(std::chrono::steady_clock::now()), audit_(DescribeRequest(req, clock.NowMs())),
         request_id_(NewRequestId()) {
     t_audited = true;  // every path below writes the row (or answers 503 when it cannot)
     res_.set_header("X-Request-Id", request_id_);
@@ -222,8 +222,8 @@ class Delivery {
     return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started_).count();
   }
 
-  // The config this request started on; Target and audit_ point into it, so
-  // it is held (not re-read) until the request ends, whatever a reload does.
+  // The config this request started on; its Target points into it, so it is
+  // held (never re-read) until the request ends, whatever a reload does.
   const std::shared_ptr<const config::Config> snapshot_;
   const config::Config& config_;
   store::Ingest& store_;

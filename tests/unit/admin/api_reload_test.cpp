@@ -106,8 +106,8 @@ TEST_CASE("reload route: the admin token is required; a bad body changes nothing
   // The browser guard of every admin route: a page on another site that
   // rebinds its name to this address is refused before the token is read.
   httplib::Client client("127.0.0.1", f.server->port());
-  auto foreign = client.Post("/admin/api/reload", {{"Host", "evil.example"}, {"Authorization", "Bearer " + kToken}},
-                             "", "application/json");
+  auto foreign = client.Post("/admin/api/reload", {{"Host", "evil.example"}, {"Authorization", "Bearer " + kToken}}, "",
+                             "application/json");
   REQUIRE(foreign);
   CHECK(foreign->status == 421);
   CHECK(f.asks.empty());
@@ -125,8 +125,7 @@ TEST_CASE("reload route: 503 without a hook", "[admin][reload]") {
   CHECK(res->body == R"({"error":"reload is not available"})");
 }
 
-TEST_CASE("reload route: the hook's answer, 200 when applied; accept_key_change reaches the hook",
-          "[admin][reload]") {
+TEST_CASE("reload route: the hook's answer, 200 when applied; accept_key_change reaches the hook", "[admin][reload]") {
   Fixture f(true, Applied());
   auto res = f.Post(R"({"accept_key_change": ["orders", "refunds"]})");
   REQUIRE(res);
