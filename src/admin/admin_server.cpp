@@ -51,24 +51,28 @@ http::ListenerOptions AdminListenerOptions(const config::Config& config) {
 
 }  // namespace
 
-Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::Config& config, store::AdminStore& store,
+Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::LiveConfig& live, store::AdminStore& store,
                                                          const Clock& clock) {
-  auto listener = http::Listener::Create(AdminListenerOptions(config), clock);
+  auto listener = http::Listener::Create(AdminListenerOptions(*live.Current()), clock);
   if (!listener.ok()) return listener.status();
-  std::unique_ptr<AdminServer> out(new AdminServer(config, std::move(listener).value(), store, clock));
+  std::unique_ptr<AdminServer> out(new AdminServer(live, std::move(listener).value(), store, clock));
   out->Configure();
   out->Route();
   return out;
 }
 
-AdminServer::AdminServer(const config::Config& config, std::unique_ptr<http::Listener> listener,
+AdminServer::AdminServer(const config::LiveConfig& live, std::unique_ptr<http::Listener> listener,
                          store::AdminStore& store, const Clock& clock)
-    : config_(config),
+    : live_(live),
+      start_(live.Current()),
       api_(std::make_unique<HandlerApi>(store, clock)),
       limiter_(std::make_unique<LoginLimiter>(clock)),
-      auth_(std::make_unique<AdminAuth>(config.admin.token, config.admin.metrics_token, *limiter_)),
-      admin_api_(std::make_unique<AdminApi>(config, store, clock)),
+      admin_api_(std::make_unique<AdminApi>(live, store, clock)),
       listener_(std::move(listener)) {}
+
+void AdminServer::SetReloadHook(std::function<config::ReloadAnswer(const config::ReloadAsk&)> hook) {
+  admin_api_->SetReloadHook(std::move(hook));
+}
 
 AdminServer::~AdminServer() { Stop(); }
 
@@ -120,13 +124,20 @@ void AdminServer::Route() {
 }
 
 bool AdminServer::Gate(const httplib::Request& req, httplib::Response& res) const {
-  if (RefuseForeignHost(config_.admin, req, res)) return true;  // DNS rebinding (browser_guard.h)
+  // allowed_hosts belongs to the listener: as loaded at start.
+  if (RefuseForeignHost(start_->admin, req, res)) return true;  // DNS rebinding (browser_guard.h)
   if (api_->Precheck(req, res)) return true;  // 404, 405, 413 for every route
   AdminRoute route = MatchAdminRoute(req.path);
   AuthDecision decision;
   const std::string authorization = req.get_header_value("Authorization");
-  if (route.guard == Guard::kAdminToken) decision = auth_->CheckAdmin(authorization, req.remote_addr);
-  if (route.guard == Guard::kMetricsToken) decision = auth_->CheckMetrics(authorization, req.remote_addr);
+  if (route.guard == Guard::kAdminToken || route.guard == Guard::kMetricsToken) {
+    // The tokens in force now, so a reload rotates them (the old token stops
+    // opening anything at once); the failed-login counts stay with the limiter.
+    const std::shared_ptr<const config::Config> config = live_.Current();
+    AdminAuth auth(config->admin.token, config->admin.metrics_token, *limiter_);
+    if (route.guard == Guard::kAdminToken) decision = auth.CheckAdmin(authorization, req.remote_addr);
+    if (route.guard == Guard::kMetricsToken) decision = auth.CheckMetrics(authorization, req.remote_addr);
+  }
   if (route.guard == Guard::kHandlerToken && BearerToken(authorization).empty()) {
     // Without a token nothing is read: the body of a caller who cannot be
     // let in is not worth a byte of memory (the token itself is checked

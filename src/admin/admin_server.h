@@ -16,10 +16,16 @@
 // until they end.
 // With admin TLS it serves an http::ServingCertificate, which
 // ReloadCertificate swaps while the listener and its connections stay.
-// Thread-safety: Create/Bind/Start/Stop from one thread; ReloadCertificate
-// and Certificate from any thread.
+// Config: the listener's own settings (admin.listen, TLS paths,
+// admin.max_connections*, allowed_hosts) are those in force at Create and
+// change only with a restart; the admin and metrics tokens and everything a
+// route reads come from the config in force (config::LiveConfig) per
+// request, so a reload can rotate the tokens.
+// Thread-safety: Create/Bind/SetReloadHook/Start/Stop from one thread;
+// ReloadCertificate and Certificate from any thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -27,6 +33,8 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "config/config.h"
+#include "config/live.h"
+#include "config/reload.h"
 #include "store/admin_store.h"
 
 namespace httplib {
@@ -50,8 +58,9 @@ class LoginLimiter;
 class AdminServer {
  public:
   // Errors: InvalidArgument naming the file and the reason when admin.tls_cert
-  // / tls_key do not load or validate (http/certificate.h).
-  static Result<std::unique_ptr<AdminServer>> Create(const config::Config& config, store::AdminStore& store,
+  // / tls_key do not load or validate (http/certificate.h). `live` must
+  // outlive the server.
+  static Result<std::unique_ptr<AdminServer>> Create(const config::LiveConfig& live, store::AdminStore& store,
                                                      const Clock& clock);
   ~AdminServer();  // Stop()s
 
@@ -64,6 +73,10 @@ class AdminServer {
   // What handlers call: BaseUrl() + "/v1", with a loopback host when the
   // listener is bound to every address (0.0.0.0, [::]).
   std::string HandlerApiBase() const;
+
+  // What POST /admin/api/reload calls; set before Start. Unset, that route
+  // answers 503 "reload is not available".
+  void SetReloadHook(std::function<config::ReloadAnswer(const config::ReloadAsk&)> hook);
 
   // Serves on its own thread until Stop(). Requires a successful Bind().
   void Start();
@@ -79,7 +92,7 @@ class AdminServer {
   std::shared_ptr<const http::CertificatePair> Certificate() const;
 
  private:
-  AdminServer(const config::Config& config, std::unique_ptr<http::Listener> listener, store::AdminStore& store,
+  AdminServer(const config::LiveConfig& live, std::unique_ptr<http::Listener> listener, store::AdminStore& store,
               const Clock& clock);
   void Configure();
   void Route();
@@ -87,10 +100,11 @@ class AdminServer {
   bool Gate(const httplib::Request& req, httplib::Response& res) const;
   void Dispatch(const httplib::Request& req, httplib::Response& res) const;
 
-  const config::Config& config_;
+  const config::LiveConfig& live_;
+  // The config in force at Create: the listener's own settings (admin.*).
+  const std::shared_ptr<const config::Config> start_;
   std::unique_ptr<HandlerApi> api_;
   std::unique_ptr<LoginLimiter> limiter_;
-  std::unique_ptr<AdminAuth> auth_;
   std::unique_ptr<AdminApi> admin_api_;
   // After what its connection threads call: destroyed (and its threads
   // joined) first.

@@ -23,16 +23,17 @@ std::string DumpOrdered(const ordered_json& j) { return j.dump(-1, ' ', false, o
 
 }  // namespace
 
-void AdminApi::ListEndpoints(httplib::Response& res) const {
+void AdminApi::ListEndpoints(const config::Config& config, httplib::Response& res) const {
   auto states = store_.ListEndpointStates();
   if (!states.ok()) return http::ReplyError(res, states.status());
   res.set_header("Cache-Control", "no-store");
-  http::ReplyJson(res, 200, DumpOrdered(EndpointsJson(config_, *states)));
+  http::ReplyJson(res, 200, DumpOrdered(EndpointsJson(config, *states)));
 }
 
-void AdminApi::PauseEndpoint(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const {
+void AdminApi::PauseEndpoint(const config::Config& config, const AdminRoute& route, const httplib::Request& req,
+                             httplib::Response& res) const {
   const bool pause = route.action == "pause";
-  const config::EndpointConfig* endpoint = config_.FindEndpoint(route.param);
+  const config::EndpointConfig* endpoint = config.FindEndpoint(route.param);
   if (endpoint == nullptr) return http::ReplyError(res, NotFound("no endpoint named " + route.param + " in the config"));
   auto body = ParseJsonObject(req.body, true);
   if (!body.ok()) return http::ReplyError(res, body.status());

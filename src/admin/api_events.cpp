@@ -81,13 +81,14 @@ void AdminApi::ListEvents(const httplib::Request& req, httplib::Response& res,
   http::ReplyJson(res, 200, Dump({{"events", std::move(events)}, {"next_cursor", std::move(next)}}));
 }
 
-void AdminApi::ShowEvent(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const {
+void AdminApi::ShowEvent(const config::Config& config, const AdminRoute& route, const httplib::Request& req,
+                         httplib::Response& res) const {
   auto with_payload = WantsPayload(req);
   if (!with_payload.ok()) return http::ReplyError(res, with_payload.status());
   auto detail = store_.GetEvent(EventIdOf(route), *with_payload);
   if (!detail.ok()) return http::ReplyError(res, detail.status());
   json out = EventDetailJson(*detail);
-  if (*with_payload) out["payload"] = PayloadJson(config_, *detail);
+  if (*with_payload) out["payload"] = PayloadJson(config, *detail);
   http::ReplyJson(res, 200, Dump(out));
 }
 

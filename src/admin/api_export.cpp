@@ -120,10 +120,12 @@ void AdminApi::Export(const httplib::Request& req, httplib::Response& res) const
   const int64_t deadline_ms = clock_.MonotonicMs() + kExportDeadlineMs;
   auto past_deadline = [this, deadline_ms] { return clock_.MonotonicMs() >= deadline_ms; };
   store::SnapshotOptions options{*with_payloads, past_deadline};
-  // Beside the SQLite file; on PostgreSQL, in the installation's directory.
-  const std::filesystem::path dir = config_.storage.backend == "sqlite"
-                                        ? std::filesystem::path(config_.storage.path).parent_path()
-                                        : std::filesystem::path(config_.base_dir);
+  // Beside the SQLite file; on PostgreSQL, in the installation's directory
+  // (the start config's: the database open is the one loaded at start).
+  const config::Config& config = *start_;
+  const std::filesystem::path dir = config.storage.backend == "sqlite"
+                                        ? std::filesystem::path(config.storage.path).parent_path()
+                                        : std::filesystem::path(config.base_dir);
   if (std::string problem = SpaceProblem(store_, dir, options); !problem.empty()) {
     log::Warn("admin_export_refused", {{"error", problem}});
     return http::ReplyJson(res, kHttpInsufficientStorage, nlohmann::json{{"error", problem}}.dump());

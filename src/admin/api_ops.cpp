@@ -126,10 +126,10 @@ void AdminApi::ResolveEffect(const httplib::Request& req, httplib::Response& res
   http::ReplyJson(res, 200, Dump(answer));
 }
 
-void AdminApi::Reconcile(const httplib::Request& req, httplib::Response& res) const {
+void AdminApi::Reconcile(const config::Config& config, const httplib::Request& req, httplib::Response& res) const {
   auto request = req.method == "POST" ? FromBody(req.body) : FromQuery(req);
   if (!request.ok()) return http::ReplyError(res, request.status());
-  if (Status st = CheckReconcile(config_, *request); !st.ok()) return http::ReplyError(res, st);
+  if (Status st = CheckReconcile(config, *request); !st.ok()) return http::ReplyError(res, st);
   auto report = store_.Reconcile(request->endpoint, request->tenant, request->ids);
   if (!report.ok()) return http::ReplyError(res, report.status());
   RecordGaps(request->endpoint, *report);

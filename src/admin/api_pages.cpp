@@ -15,8 +15,8 @@ void NoStore(httplib::Response& res) { res.set_header("Cache-Control", "no-store
 
 }  // namespace
 
-void AdminApi::Stats(httplib::Response& res) const {
-  auto body = RenderStatsJson(store_, clock_.NowMs(), config_.EndpointsWithAction());
+void AdminApi::Stats(const config::Config& config, httplib::Response& res) const {
+  auto body = RenderStatsJson(store_, clock_.NowMs(), config.EndpointsWithAction());
   if (!body.ok()) return http::ReplyError(res, body.status());
   NoStore(res);
   http::ReplyJson(res, 200, *body);
@@ -24,18 +24,18 @@ void AdminApi::Stats(httplib::Response& res) const {
 
 // One endpoint (?endpoint=, 404 when the config has none of that name) or
 // every configured endpoint, in config order.
-void AdminApi::Activity(const httplib::Request& req, httplib::Response& res) const {
+void AdminApi::Activity(const config::Config& config, const httplib::Request& req, httplib::Response& res) const {
   auto range = ParseActivityRange(req.get_param_value("range"));
   if (!range.ok()) return http::ReplyError(res, range.status());
   std::vector<std::string> endpoints;
   if (req.has_param("endpoint")) {
     const std::string name = req.get_param_value("endpoint");
-    if (config_.FindEndpoint(name) == nullptr) {
+    if (config.FindEndpoint(name) == nullptr) {
       return http::ReplyError(res, NotFound("no endpoint named " + name + " in the config"));
     }
     endpoints.push_back(name);
   } else {
-    for (const auto& e : config_.endpoints) endpoints.push_back(e.name);
+    for (const auto& e : config.endpoints) endpoints.push_back(e.name);
   }
   auto activity = store_.ReadActivity(ActivityWindow(*range, clock_.NowMs(), std::move(endpoints)));
   if (!activity.ok()) return http::ReplyError(res, activity.status());
@@ -43,10 +43,12 @@ void AdminApi::Activity(const httplib::Request& req, httplib::Response& res) con
   http::ReplyJson(res, 200, RenderActivityJson(*range, *activity));
 }
 
-void AdminApi::Metrics(httplib::Response& res) const {
-  auto body = RenderMetricsText(store_, store_, clock_.NowMs(), config_.EndpointsWithAction());
+void AdminApi::Metrics(const config::Config& config, httplib::Response& res) const {
+  auto body = RenderMetricsText(store_, store_, clock_.NowMs(), config.EndpointsWithAction());
   if (!body.ok()) return http::ReplyError(res, body.status());
-  AppendStorageGauges(*body, store_, config_.storage.backend == "sqlite" ? config_.storage.path : "");
+  // The database this process has open: the start config's, whatever a reload says.
+  const config::StorageConfig& storage = start_->storage;
+  AppendStorageGauges(*body, store_, storage.backend == "sqlite" ? storage.path : "");
   NoStore(res);
   res.status = 200;
   res.set_content(*body, "text/plain; version=0.0.4; charset=utf-8");

@@ -11,14 +11,15 @@
 
 namespace hookinbox::admin {
 
-void AdminApi::ReplayMatching(const httplib::Request& req, httplib::Response& res) const {
+void AdminApi::ReplayMatching(const config::Config& config, const httplib::Request& req,
+                              httplib::Response& res) const {
   auto body = ParseJsonObject(req.body, false);
   if (!body.ok()) return http::ReplyError(res, body.status());
   auto request = ParseReplayRequest(*body);
   if (!request.ok()) return http::ReplyError(res, request.status());
   const store::ReplayFilter& f = request->filter;
   // A mistyped endpoint would match nothing and look like "all clear".
-  if (config_.FindEndpoint(f.endpoint) == nullptr) {
+  if (config.FindEndpoint(f.endpoint) == nullptr) {
     return http::ReplyError(res, NotFound("no endpoint named " + f.endpoint + " in the config"));
   }
   auto report = store_.ReplayMatching(f, AdminActor(req), request->note, clock_.NowMs(), request->dry_run);

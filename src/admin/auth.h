@@ -52,6 +52,9 @@ struct AuthDecision {
 // The token of an "Authorization: Bearer <token>" value (scheme case-insensitive); "" when none.
 std::string BearerToken(std::string_view authorization);
 
+// Holds the digests of the tokens it was built with: AdminServer builds one
+// per request from the config in force, so a reload rotates the tokens; the
+// failed-login counts live in the LoginLimiter, which outlasts it.
 class AdminAuth {
  public:
   // `admin_token` empty = not configured; `metrics_token` empty = /metrics is open.

@@ -104,6 +104,7 @@ AdminRoute ApiRoute(std::string_view rest) {
   if (rest == "activity") return Make(RouteId::kActivity, "GET", Guard::kAdminToken);
   if (rest == "export.db") return Make(RouteId::kExport, "GET", Guard::kAdminToken);
   if (rest == "reconcile") return Make(RouteId::kReconcile, "GET, POST", Guard::kAdminToken, kMaxReconcileBodyBytes);
+  if (rest == "reload") return Make(RouteId::kReload, "POST", Guard::kAdminToken, kMaxJsonBodyBytes);
   return {};
 }
 

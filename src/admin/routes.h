@@ -39,6 +39,7 @@ enum class RouteId {
   kIncident,     // GET /admin/api/incidents/{id}
   kIncidentAck,  // POST /admin/api/incidents/{id}/ack
   kIncidentMute, // POST /admin/api/incidents/{id}/mute
+  kReload,       // POST /admin/api/reload
 };
 
 // Which credential a route needs.

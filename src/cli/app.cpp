@@ -50,7 +50,7 @@ Status App::Start() {
         system_clock_);
     clock_ = database_clock_.get();
   }
-  auto admin = admin::AdminServer::Create(*config_, *store_, *clock_);
+  auto admin = admin::AdminServer::Create(live_, *store_, *clock_);
   if (!admin.ok()) return admin.status();
   admin_ = std::move(admin).value();
   if (Status st = admin_->Bind(); !st.ok()) return st;
@@ -61,7 +61,7 @@ Status App::Start() {
   worker::WorkerLoop* worker = worker_.get();
   http::ServerHooks hooks{[worker](const std::string& endpoint) { worker->Notify(endpoint); },
                           [worker] { return worker->running(); }};
-  auto server = http::PublicServer::Create(*config_, *store_, *clock_, std::move(hooks));
+  auto server = http::PublicServer::Create(live_, *store_, *clock_, std::move(hooks));
   if (!server.ok()) return server.status();
   server_ = std::move(server).value();
   if (Status st = server_->Bind(); !st.ok()) return st;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cctype>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <nlohmann/json.hpp>
 
@@ -186,10 +187,12 @@ thread_local bool t_audited = false;
 
 class Delivery {
  public:
-  Delivery(const config::Config& config, store::Ingest& store, const Clock& clock, const httplib::Request& req,
-           httplib::Response& res, const std::function<void(const std::string&)>& on_accepted)
-      : config_(config), store_(store), on_accepted_(on_accepted), req_(req), res_(res),
-        started_(std::chrono::steady_clock::now()), audit_(DescribeRequest(req, clock.NowMs())),
+  // `config` is this request's snapshot: held to the end of the request.
+  Delivery(std::shared_ptr<const config::Config> config, store::Ingest& store, const Clock& clock,
+           const httplib::Request& req, httplib::Response& res,
+           const std::function<void(const std::string&)>& on_accepted)
+      : snapshot_(std::move(config)), config_(*snapshot_), store_(store), on_accepted_(on_accepted), req_(req),
+        res_(res), started_(std::chrono::steady_clock::now()), audit_(DescribeRequest(req, clock.NowMs())),
         request_id_(NewRequestId()) {
     t_audited = true;  // every path below writes the row (or answers 503 when it cannot)
     res_.set_header("X-Request-Id", request_id_);
@@ -220,6 +223,9 @@ class Delivery {
     return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started_).count();
   }
 
+  // The config this request started on; its Target points into it, so it is
+  // held (never re-read) until the request ends, whatever a reload does.
+  const std::shared_ptr<const config::Config> snapshot_;
   const config::Config& config_;
   store::Ingest& store_;
   const std::function<void(const std::string&)>& on_accepted_;  // may be empty
@@ -402,11 +408,11 @@ void Delivery::Ignore() {
 
 void Receiver::HandlePost(const httplib::Request& req, httplib::Response& res,
                           const httplib::ContentReader& reader) const {
-  Delivery(config_, store_, clock_, req, res, on_accepted_).Receive(reader);
+  Delivery(live_.Current(), store_, clock_, req, res, on_accepted_).Receive(reader);
 }
 
 void Receiver::HandleOtherMethod(const httplib::Request& req, httplib::Response& res) const {
-  Delivery(config_, store_, clock_, req, res, on_accepted_).ReceiveOtherMethod();
+  Delivery(live_.Current(), store_, clock_, req, res, on_accepted_).ReceiveOtherMethod();
 }
 
 void Receiver::AuditIfUnrecorded(const httplib::Request& req, const httplib::Response& res) const {
@@ -414,7 +420,8 @@ void Receiver::AuditIfUnrecorded(const httplib::Request& req, const httplib::Res
   t_audited = false;  // the logger runs once after every answer: ready for the next request
   if (audited || !IsHooksPath(req.path)) return;
   store::DeliveryRecord audit = DescribeRequest(req, clock_.NowMs());
-  if (auto target = Route(config_, req.path); target.ok()) DescribeTarget(*target, &audit);
+  const std::shared_ptr<const config::Config> config = live_.Current();  // one snapshot for this row
+  if (auto target = Route(*config, req.path); target.ok()) DescribeTarget(*target, &audit);
   audit.outcome = store::DeliveryOutcome::kRejected;
   audit.http_status = res.status;
   audit.reason = "http: answered " + std::to_string(res.status) + " by the HTTP layer";

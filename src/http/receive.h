@@ -4,8 +4,13 @@
 // identify, claim, reply — and the delivery-audit row every request to
 // /hooks/… gets, whatever its fate. The 2xx is written only after the store
 // says the claim is durable (store/ingest.h); until then nothing is promised.
+// Config: each request takes one snapshot of the config in force
+// (config::LiveConfig::Current) when it starts and uses it to its end —
+// route, screen, verify with that snapshot's secrets, identify, claim, audit
+// and metrics labels — so a request that started before a reload finishes
+// on the old config while new requests see the new one.
 // Thread-safety: handlers run concurrently on the server's threads; the
-// Receiver holds only constant state.
+// Receiver holds only constant state (LiveConfig is thread-safe).
 #pragma once
 
 #include <httplib.h>
@@ -14,6 +19,7 @@
 
 #include "common/clock.h"
 #include "config/config.h"
+#include "config/live.h"
 #include "store/ingest.h"
 
 namespace hookinbox::http {
@@ -22,9 +28,10 @@ class Receiver {
  public:
   // `on_accepted` (may be empty) is called with the endpoint's name after a
   // claim stored a new event.
-  Receiver(const config::Config& config, store::Ingest& store, const Clock& clock,
+  // `live` must outlive the Receiver.
+  Receiver(const config::LiveConfig& live, store::Ingest& store, const Clock& clock,
            std::function<void(const std::string&)> on_accepted = {})
-      : config_(config), store_(store), clock_(clock), on_accepted_(std::move(on_accepted)) {}
+      : live_(live), store_(store), clock_(clock), on_accepted_(std::move(on_accepted)) {}
 
   // POST on /hooks/…; reads the body itself so the endpoint's limit applies
   // while reading, not after buffering whatever a client sends.
@@ -40,7 +47,7 @@ class Receiver {
   void AuditIfUnrecorded(const httplib::Request& req, const httplib::Response& res) const;
 
  private:
-  const config::Config& config_;
+  const config::LiveConfig& live_;
   store::Ingest& store_;
   const Clock& clock_;
   const std::function<void(const std::string&)> on_accepted_;

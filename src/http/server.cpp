@@ -35,7 +35,9 @@ ListenerOptions PublicListenerOptions(const config::Config& config) {
   o.read_timeout_seconds = s.read_timeout_seconds;
   o.write_timeout_seconds = s.write_timeout_seconds;
   // The receive handler enforces each endpoint's own limit while reading;
-  // this is the library's backstop at the largest of them.
+  // this is the library's backstop at the largest of them, fixed when the
+  // listener is built: a reload that raises an endpoint's max_body_bytes
+  // above it is refused by the library (413) until a restart.
   int64_t largest = s.max_body_bytes;
   for (const auto& e : config.endpoints) largest = std::max(largest, config.MaxBodyBytes(e));
   o.payload_max_bytes = static_cast<size_t>(largest);
@@ -56,21 +58,21 @@ httplib::Server::HandlerResponse AnswerProbeMisuse(const httplib::Request& req, 
 
 }  // namespace
 
-Result<std::unique_ptr<PublicServer>> PublicServer::Create(const config::Config& config, store::Ingest& store,
+Result<std::unique_ptr<PublicServer>> PublicServer::Create(const config::LiveConfig& live, store::Ingest& store,
                                                            const Clock& clock, ServerHooks hooks) {
-  auto listener = Listener::Create(PublicListenerOptions(config), clock);
+  // The listener keeps the settings in force now; requests read `live`.
+  auto listener = Listener::Create(PublicListenerOptions(*live.Current()), clock);
   if (!listener.ok()) return listener.status();
-  auto receiver = std::make_unique<Receiver>(config, store, clock, hooks.on_accepted);
+  auto receiver = std::make_unique<Receiver>(live, store, clock, hooks.on_accepted);
   std::unique_ptr<PublicServer> out(
-      new PublicServer(config, store, std::move(receiver), std::move(listener).value(), std::move(hooks)));
+      new PublicServer(store, std::move(receiver), std::move(listener).value(), std::move(hooks)));
   out->Route();
   return out;
 }
 
-PublicServer::PublicServer(const config::Config& config, store::Ingest& store, std::unique_ptr<Receiver> receiver,
+PublicServer::PublicServer(store::Ingest& store, std::unique_ptr<Receiver> receiver,
                            std::unique_ptr<Listener> listener, ServerHooks hooks)
-    : config_(config), store_(store), receiver_(std::move(receiver)), listener_(std::move(listener)),
-      hooks_(std::move(hooks)) {}
+    : store_(store), receiver_(std::move(receiver)), listener_(std::move(listener)), hooks_(std::move(hooks)) {}
 
 PublicServer::~PublicServer() = default;
 

@@ -7,6 +7,10 @@
 // 404 and any other method 405, answered from the headers alone. With TLS it
 // serves a ServingCertificate (http/certificate.h), which ReloadCertificate
 // swaps while the listener and its open connections stay.
+// Config: requests read the config in force (config::LiveConfig, one
+// snapshot per request: http/receive.h); the listener's own settings —
+// server.* limits, listen address, TLS paths — are those in force at Create
+// and change only with a restart.
 // Thread-safety: Bind and Run from one thread; Stop, ReloadCertificate and
 // Certificate from any thread.
 #pragma once
@@ -18,6 +22,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "config/config.h"
+#include "config/live.h"
 #include "store/ingest.h"
 
 namespace hookinbox::http {
@@ -37,7 +42,8 @@ class PublicServer {
  public:
   // Builds the server; with TLS, loads and validates the certificate and key
   // (InvalidArgument naming the file and the reason: http/certificate.h).
-  static Result<std::unique_ptr<PublicServer>> Create(const config::Config& config, store::Ingest& store,
+  // `live` must outlive the server.
+  static Result<std::unique_ptr<PublicServer>> Create(const config::LiveConfig& live, store::Ingest& store,
                                                       const Clock& clock, ServerHooks hooks = {});
   ~PublicServer();
 
@@ -62,11 +68,10 @@ class PublicServer {
   std::shared_ptr<const CertificatePair> Certificate() const;
 
  private:
-  PublicServer(const config::Config& config, store::Ingest& store, std::unique_ptr<Receiver> receiver,
-               std::unique_ptr<Listener> listener, ServerHooks hooks);
+  PublicServer(store::Ingest& store, std::unique_ptr<Receiver> receiver, std::unique_ptr<Listener> listener,
+               ServerHooks hooks);
   void Route();
 
-  const config::Config& config_;
   store::Ingest& store_;
   // Before listener_: its connection threads call the receiver until they end.
   std::unique_ptr<Receiver> receiver_;

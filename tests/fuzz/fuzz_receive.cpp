@@ -36,6 +36,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "config/live.h"
 #include "fuzz_input.h"
 #include "http/receive.h"
 #include "http/request_view.h"
@@ -51,8 +52,9 @@ using namespace hookinbox;
 using fuzz::Check;
 
 struct World {
-  explicit World(fuzz::FuzzEndpoints e) : endpoints(std::move(e)) {}
+  explicit World(fuzz::FuzzEndpoints e) : endpoints(std::move(e)), live(endpoints.config) {}
   fuzz::FuzzEndpoints endpoints;
+  config::LiveConfig live;  // a copy of endpoints.config, never replaced here
   FakeClock clock{fuzz::kNow};
   fuzz::FakeStore store;
   std::unique_ptr<http::Receiver> receiver;
@@ -118,7 +120,7 @@ bool ClaimAnswer(const std::string& answer) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   log::SetMinLevel(log::Level::kError);  // one line per delivery would drown libFuzzer's output
   world = new World(fuzz::LoadFuzzEndpoints());
-  world->receiver = std::make_unique<http::Receiver>(world->endpoints.config, world->store, world->clock);
+  world->receiver = std::make_unique<http::Receiver>(world->live, world->store, world->clock);
   return 0;
 }
 

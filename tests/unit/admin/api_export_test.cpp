@@ -24,6 +24,7 @@ struct ExportFixture {
   FakeClock clock{1'700'000'000'000};
   config::Config config;
   std::unique_ptr<store::SqlStore> store;
+  std::unique_ptr<config::LiveConfig> live;
   std::unique_ptr<AdminApi> api;
   ExportFixture() {
     config.base_dir = dir.path();
@@ -31,7 +32,8 @@ struct ExportFixture {
     auto opened = store::SqlStore::Open({config.storage.path, 2000, 64});
     REQUIRE(opened.ok());
     store = std::move(opened).value();
-    api = std::make_unique<AdminApi>(config, *store, clock);
+    live = std::make_unique<config::LiveConfig>(config);
+    api = std::make_unique<AdminApi>(*live, *store, clock);
   }
   std::unique_ptr<httplib::Response> Export() const {
     httplib::Request req;

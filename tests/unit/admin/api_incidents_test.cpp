@@ -28,6 +28,7 @@ struct ApiFixture {
   FakeClock clock{kNow};
   config::Config config;
   std::unique_ptr<store::SqlStore> store;
+  std::unique_ptr<config::LiveConfig> live;
   std::unique_ptr<AdminApi> api;
   ApiFixture() {
     config.base_dir = dir.path();
@@ -35,7 +36,8 @@ struct ApiFixture {
     auto opened = store::SqlStore::Open({config.storage.path, 2000, 64});
     REQUIRE(opened.ok());
     store = std::move(opened).value();
-    api = std::make_unique<AdminApi>(config, *store, clock);
+    live = std::make_unique<config::LiveConfig>(config);
+    api = std::make_unique<AdminApi>(*live, *store, clock);
   }
   int64_t Seed(const std::string& condition, const std::string& endpoint, int64_t at) {
     store::PlannedMessages m;

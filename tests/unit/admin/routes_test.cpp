@@ -132,6 +132,8 @@ TEST_CASE("admin routes: the admin API, the UI and /metrics, with the credential
       {"/admin/api/activity", RouteId::kActivity, "", "GET", Guard::kAdminToken},
       {"/admin/api/export.db", RouteId::kExport, "", "GET", Guard::kAdminToken},
       {"/admin/api/reconcile", RouteId::kReconcile, "", "GET, POST", Guard::kAdminToken},
+      {"/admin/api/reload", RouteId::kReload, "", "POST", Guard::kAdminToken},
+      {"/admin/api/reload/x", RouteId::kNone, "", "", Guard::kHandlerToken},
       {"/metrics", RouteId::kMetrics, "", "GET", Guard::kMetricsToken},
       {"/admin/", RouteId::kUi, "", "GET", Guard::kOpen},
       {"/admin", RouteId::kUi, "", "GET", Guard::kOpen},
@@ -156,4 +158,5 @@ TEST_CASE("admin routes: the admin API, the UI and /metrics, with the credential
   CHECK(MatchAdminRoute("/admin/api/reconcile").max_body == kMaxReconcileBodyBytes);
   CHECK(MatchAdminRoute("/admin/api/events/1/replay").max_body == kMaxJsonBodyBytes);
   CHECK(MatchAdminRoute("/admin/api/events").max_body == 0);
+  CHECK(MatchAdminRoute("/admin/api/reload").max_body == kMaxJsonBodyBytes);
 }

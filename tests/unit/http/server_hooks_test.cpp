@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "config/live.h"
 #include "http/server.h"
 #include "store/sql_store.h"
 #include "support/temp_dir.h"
@@ -31,7 +32,8 @@ TEST_CASE("server hooks: /readyz is 503 while the worker is not running; on_acce
   std::atomic<int> accepted{0};
   SystemClock clock;
   http::ServerHooks hooks{[&](const std::string&) { ++accepted; }, [&] { return worker_up.load(); }};
-  auto server = http::PublicServer::Create(config, **store, clock, std::move(hooks));
+  config::LiveConfig live(config);
+  auto server = http::PublicServer::Create(live, **store, clock, std::move(hooks));
   REQUIRE(server.ok());
   REQUIRE((*server)->Bind().ok());
   std::thread runner([&] { (void)(*server)->Run(); });
