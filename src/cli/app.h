@@ -15,15 +15,20 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "admin/admin_server.h"
 #include "alert/dispatcher.h"
 #include "alert/engine.h"
+#include "cli/load_config.h"
 #include "cli/purge.h"
 #include "common/clock.h"
 #include "store/database_clock.h"
 #include "config/config.h"
 #include "config/live.h"
+#include "config/reload.h"
 #include "http/server.h"
 #include "worker/worker_loop.h"
 #include "store/sql_store.h"
@@ -32,10 +37,19 @@ namespace hookinbox::cli {
 
 class App {
  public:
-  explicit App(config::Config config) : live_(std::move(config)), config_(live_.Current()) {}
+  // `config_path`: the file a reload reads again; `env`: the environment as
+  // it was at start (cli/load_config.h StartEnvironment); `accept_key_change`:
+  // serve --accept-key-change, the endpoints whose key settings may change at
+  // this start although they hold stored events (cli/key_guard.h).
+  App(config::Config config, std::string config_path, StartEnvironment env,
+      std::vector<std::string> accept_key_change = {})
+      : live_(std::move(config)), config_(live_.Current()), config_path_(std::move(config_path)),
+        env_(std::move(env)), accept_key_change_(std::move(accept_key_change)) {}
   ~App();
 
-  // Opens the database and binds the listener. Errors name what failed.
+  // Opens the database, checks the endpoints' key settings against those
+  // their stored events were keyed by (refused with Conflict, explained, when
+  // one changed unconfirmed) and binds the listeners. Errors name what failed.
   Status Start();
   // Serves until Stop() is called from another thread.
   Status Run();
@@ -50,6 +64,16 @@ class App {
   // when the new files fail validation and the old pair stays. Never stops
   // the process. Call between Start() and Close(), from one thread.
   void ReloadCertificates();
+  // SIGHUP, POST /admin/api/reload (and so `hookinbox reload`): reads the
+  // config file and every secret it names again and checks them as
+  // check-config does (TLS pairs included). Anything wrong: nothing changes,
+  // the answer and the log (config_reload_refused) name each problem. Else
+  // the new config is put in force at once — requests and attempts in
+  // progress finish on the old one — the worker, the alerts and the purge
+  // take it up, the certificates are read again, and the answer lists what
+  // changed and which keys wait for a restart (config/reload.h). One reload
+  // at a time; any thread, between Start() and Close().
+  config::ReloadAnswer Reload(const config::ReloadAsk& ask);
   // Logs the served certificate of each TLS listener (tls_loaded); after Start().
   void LogCertificates() const;
 
@@ -61,6 +85,11 @@ class App {
  private:
   config::LiveConfig live_;  // the config in force; a reload replaces it
   const std::shared_ptr<const config::Config> config_;  // the config loaded at start
+  const std::string config_path_;
+  const StartEnvironment env_;
+  const std::vector<std::string> accept_key_change_;  // at start only
+  std::mutex reload_mu_;  // one reload at a time; held while the components take the new config
+  bool closing_ = false;  // guarded by reload_mu_: Close() began, reloads are refused
   SystemClock system_clock_;
   // On PostgreSQL the replicas' common clock (store/database_clock.h), else null.
   std::unique_ptr<store::DatabaseClock> database_clock_;
@@ -70,11 +99,20 @@ class App {
   std::unique_ptr<worker::WorkerLoop> worker_;
   std::unique_ptr<http::PublicServer> server_;
   std::unique_ptr<PurgeLoop> purge_;  // only when an endpoint sets [endpoint.retention]
+  std::shared_ptr<const config::Config> purge_config_;  // what purge_ runs on (it holds a reference)
   std::unique_ptr<alert::Dispatcher> alert_sender_;  // only when [[alert.channel]] lists any
   std::unique_ptr<alert::Engine> alert_engine_;
 
-  void StartAlerts();
+  // The alert engine and sender on `config` (the one in force).
+  void StartAlerts(std::shared_ptr<const config::Config> config);
   void StopAlerts();
+  // The purge loop, when `config` has any retention; replaces a running one.
+  void StartPurge(std::shared_ptr<const config::Config> config);
+  // A refused reload: logs config_reload_refused and answers `errors`.
+  config::ReloadAnswer Refuse(const config::ReloadAsk& ask, std::vector<config::Problem> errors,
+                              config::ReloadAnswer answer) const;
+  // Puts `next` in force (Reload, after every check passed).
+  void Apply(std::shared_ptr<const config::Config> next, const config::ConfigChanges& changes);
 };
 
 }  // namespace hookinbox::cli

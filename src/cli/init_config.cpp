@@ -126,7 +126,7 @@ Result<InitPlan> Plan(const std::string& config_path, std::ostream& err) {
   static const config::PresetLookup presets{
       [](std::string_view name) { return verify::FindPreset(name); }, verify::PresetNames(),
       [](std::string_view name) { return std::string(verify::RefusedPresetReason(name)); }};
-  config::LoadResult loaded = config::LoadFile(config_path, &presets, {.read_secrets = false});
+  config::LoadResult loaded = config::LoadFile(config_path, &presets, {.read_secrets = false, .env = nullptr});
   std::vector<config::Problem> errors = loaded.errors;
   for (size_t i = 0; loaded.ok() && i < loaded.config.endpoints.size(); ++i) {
     if (Status st = verify::CheckEndpoint(loaded.config.endpoints[i]); !st.ok()) {

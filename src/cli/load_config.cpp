@@ -1,5 +1,9 @@
 #include "cli/load_config.h"
 
+#include <unistd.h>
+
+#include <string_view>
+
 #include "common/clock.h"
 #include "common/process_secrets.h"
 #include "http/certificate.h"
@@ -43,17 +47,34 @@ void CheckCertificatePair(const std::string& section, const std::string& cert, c
 
 }  // namespace
 
-CheckedConfig LoadAndCheck(const std::string& path, bool tls_pairs) {
+StartEnvironment StartEnvironment::Capture() {
+  StartEnvironment out;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    const size_t eq = text.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    out.vars.emplace(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
+  }
+  return out;
+}
+
+const char* StartEnvironment::Find(const std::string& name) const {
+  auto it = vars.find(name);
+  return it == vars.end() ? nullptr : it->second.c_str();
+}
+
+CheckedConfig LoadAndCheck(const std::string& path, bool tls_pairs, const StartEnvironment* env) {
   // config/ cannot include verify/, so the preset table comes in through a lookup.
   static const config::PresetLookup presets{
       [](std::string_view name) { return verify::FindPreset(name); }, verify::PresetNames(),
       [](std::string_view name) { return std::string(verify::RefusedPresetReason(name)); }};
-  CheckedConfig out{config::LoadFile(path, &presets), {}};
+  config::LoadOptions options;
+  if (env != nullptr) options.env = [env](const std::string& name) { return env->Find(name); };
+  CheckedConfig out{config::LoadFile(path, &presets, options), {}};
   // Read once, so no longer needed in the environment, where exec actions'
-  // commands and /proc/<pid>/environ could find them. Nothing reads these
-  // variables again: SIGHUP reloads only the TLS files. A reload of the whole
-  // config would have to keep the values (or re-read them) some other way.
-  ScrubEnvironment(out.loaded.config.secret_origins.env_names);
+  // commands and /proc/<pid>/environ could find them. A reload reads serve's
+  // copy (StartEnvironment) and never touches the environment: threads run.
+  if (env == nullptr) ScrubEnvironment(out.loaded.config.secret_origins.env_names);
   out.errors = out.loaded.errors;
   if (!out.loaded.ok()) return out;
   for (auto& p : config::CheckFiles(out.loaded.config)) out.errors.push_back(std::move(p));

@@ -1,8 +1,8 @@
 // `hookinbox serve`. Signals are blocked before any thread starts and taken
 // by one thread with sigwait, so no handler runs in an arbitrary thread and
 // shutdown is ordinary code: stop accepting → finish in-flight → close db.
-// SIGHUP reloads the TLS certificates (App::ReloadCertificates) and serving
-// goes on: unblocked, its default action would end the process, and systemd
+// SIGHUP reloads the config and the TLS certificates (App::Reload) and
+// serving goes on: unblocked, its default action would end the process, and systemd
 // counts that as a clean exit, so Restart=on-failure would not bring it back.
 #include <malloc.h>
 #include <pthread.h>
@@ -32,12 +32,12 @@ sigset_t ServeSignals() {
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGHUP);   // reload the certificates
+  sigaddset(&set, SIGHUP);   // reload the config and the certificates
   sigaddset(&set, SIGUSR1);  // internal: wakes the signal thread at exit
   return set;
 }
 
-// Reloads the certificates at each SIGHUP; at SIGTERM/SIGINT stops the app;
+// Reloads the config at each SIGHUP; at SIGTERM/SIGINT stops the app;
 // SIGUSR1 only ends the wait.
 // A signal that arrives during start-up stays pending until this thread
 // takes it, and the listener may not run yet (the library ignores a stop
@@ -49,7 +49,7 @@ std::thread StartSignalThread(App& app, const std::atomic<bool>& run_finished) {
     for (;;) {
       if (sigwait(&set, &sig) != 0 || sig == SIGUSR1) return;
       if (sig != SIGHUP) break;
-      app.ReloadCertificates();
+      app.Reload({.actor = "signal", .accept_key_change = {}});
     }
     log::Info("shutdown", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
     while (!run_finished.load() && !app.Stop()) {
@@ -102,7 +102,7 @@ void RaiseDescriptorLimit() {
 
 }  // namespace
 
-int RunServe(const CommonOptions& common, std::ostream& out) {
+int RunServe(const ServeOptions& options, const CommonOptions& common, std::ostream& out) {
   ::umask(077);  // the database, WAL and anything else we create stay private
   // A client that hangs up mid-answer must cost us a failed write, not the
   // process: TLS writes go through write(2), which raises SIGPIPE.
@@ -117,6 +117,9 @@ int RunServe(const CommonOptions& common, std::ostream& out) {
   // (`systemctl reload`) that arrives while it loads must not end the process.
   sigset_t signals = ServeSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // The environment before the start scrubs the secrets from it: what every
+  // reload reads the *_env keys from (cli/load_config.h).
+  StartEnvironment start_env = StartEnvironment::Capture();
   std::string path = ConfigPath(common);
   bool fresh_default = common.config_path.empty() && !std::filesystem::exists(path);
   if (common.config_path.empty() && !PrepareDefault(&path, out)) return kExitFailure;
@@ -127,7 +130,7 @@ int RunServe(const CommonOptions& common, std::ostream& out) {
   log::SetRedactedFields(opened->config.log.redact);  // before the first line
   WarnInsecure(opened->config);
 
-  App app(std::move(opened->config));
+  App app(std::move(opened->config), opened->config_path, std::move(start_env), options.accept_key_change);
   if (Status st = app.Start(); !st.ok()) {
     log::Error("start_failed", {{"detail", st.message()}});
     return kExitFailure;
@@ -154,11 +157,6 @@ int RunServe(const CommonOptions& common, std::ostream& out) {
   return kExitOk;
 }
 
-// The flags are parsed and kept; the key-change guard at start is to take
-// options.accept_key_change, and does not exist yet, so they change nothing.
-int RunServe(const ServeOptions& options, const CommonOptions& common, std::ostream& out) {
-  (void)options;
-  return RunServe(common, out);
-}
+int RunServe(const CommonOptions& common, std::ostream& out) { return RunServe(ServeOptions{}, common, out); }
 
 }  // namespace hookinbox::cli

@@ -51,6 +51,12 @@ struct LoadOptions {
   // then, so such a Config must never serve. For `init -c`, which creates
   // the secret files the config names and so runs before they exist.
   bool read_secrets = true;
+  // Where the *_env keys are read: null = the process environment (getenv).
+  // A reload of `serve` reads the copy taken at start instead: the start
+  // scrubbed the variables it read (common/process_secrets.h), and the
+  // environment must not be touched while threads run. Answers nullptr for
+  // a variable that is not set.
+  std::function<const char*(const std::string& name)> env;
 };
 
 // Provider presets (SPEC §9), supplied from above: config/ sits below verify/,

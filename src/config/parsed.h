@@ -63,8 +63,9 @@ std::string ChannelUrlProblem(std::string_view type, std::string_view url);
 // Reads every secret the endpoints and tenants name into their `secrets`, and
 // checks the admin token resolves without keeping it (secrets.cpp). With
 // `read_values` false it checks only how each source is written and reads
-// none (LoadOptions::read_secrets).
-void ResolveSecrets(Parsed& parsed, Reporter& report, bool read_values = true);
+// none (LoadOptions::read_secrets). `env` null: getenv (LoadOptions::env).
+void ResolveSecrets(Parsed& parsed, Reporter& report, bool read_values = true,
+                    const std::function<const char*(const std::string&)>& env = nullptr);
 
 // The outcome of reading a small file (files.cpp).
 struct FileContent {

@@ -117,8 +117,9 @@ constexpr const char* kNoSecret = "no secret: set secret_env, secret_file, secre
 
 class SecretReader {
  public:
-  SecretReader(const Parsed& parsed, Reporter& report, bool read_values)
-      : p_(parsed), report_(report), read_(read_values) {}
+  SecretReader(const Parsed& parsed, Reporter& report, bool read_values,
+               const std::function<const char*(const std::string&)>& env)
+      : p_(parsed), report_(report), read_(read_values), env_(env) {}
 
   // True when `sources` gave (or, not reading, would give) at least one value.
   // Reading, a source either yields a value or reports an error, so an empty
@@ -256,7 +257,7 @@ class SecretReader {
       return;
     }
     if (!read_) return;
-    const char* value = std::getenv(name.c_str());
+    const char* value = env_ ? env_(name) : std::getenv(name.c_str());
     if (value == nullptr) {
       Fail(key, "environment variable " + name + " is not set");
     } else if (*value == '\0') {
@@ -346,6 +347,7 @@ class SecretReader {
   Reporter& report_;
   size_t errors_ = 0;
   const bool read_;  // false: check how sources are written, read none (LoadOptions::read_secrets)
+  const std::function<const char*(const std::string&)>& env_;  // null: getenv (LoadOptions::env)
   const SignatureConfig* key_format_ = nullptr;  // the endpoint being gathered, when its secrets are HMAC keys
   const std::string* public_scheme_ = nullptr;   // the scheme whose public keys are being gathered
 };
@@ -484,8 +486,9 @@ void ResolveChannels(SecretReader& reader, Parsed& p, Reporter& report) {
 
 }  // namespace
 
-void ResolveSecrets(Parsed& parsed, Reporter& report, bool read_values) {
-  SecretReader reader(parsed, report, read_values);
+void ResolveSecrets(Parsed& parsed, Reporter& report, bool read_values,
+                    const std::function<const char*(const std::string&)>& env) {
+  SecretReader reader(parsed, report, read_values, env);
   reader.ResolveAdminToken(parsed.config.admin);
   reader.ResolveMetricsToken(parsed.config.admin);
   reader.ResolveStorageUrl(parsed.config.storage);

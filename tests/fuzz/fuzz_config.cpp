@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       [](std::string_view name) { return verify::FindPreset(name); }, verify::PresetNames(),
       [](std::string_view name) { return std::string(verify::RefusedPresetReason(name)); }};
   const std::string_view toml = fuzz::AsText(data, size);
-  const config::LoadOptions options{.read_secrets = false};
+  const config::LoadOptions options{.read_secrets = false, .env = nullptr};
   const config::LoadResult r = config::LoadString(toml, "fuzz.toml", "/nonexistent-fuzz", &presets, options);
   const config::LoadResult again = config::LoadString(toml, "fuzz.toml", "/nonexistent-fuzz", &presets, options);
   Check(r.errors.size() == again.errors.size() && r.warnings.size() == again.warnings.size(),

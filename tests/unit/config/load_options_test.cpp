@@ -15,7 +15,7 @@ namespace {
 const std::string kKey = "[endpoint.key]\nid_header = \"X-Event-Id\"\n";
 
 LoadResult LoadWithout(const std::string& toml) {
-  return LoadString(toml, "test.toml", "/etc/hookinbox", nullptr, {.read_secrets = false});
+  return LoadString(toml, "test.toml", "/etc/hookinbox", nullptr, {.read_secrets = false, .env = nullptr});
 }
 
 }  // namespace
