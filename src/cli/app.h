@@ -111,8 +111,8 @@ class App {
   // A refused reload: logs config_reload_refused and answers `errors`.
   config::ReloadAnswer Refuse(const config::ReloadAsk& ask, std::vector<config::Problem> errors,
                               config::ReloadAnswer answer) const;
-  // Puts `next` in force (Reload, after every check passed).
-  void Apply(std::shared_ptr<const config::Config> next, const config::ConfigChanges& changes);
+  // Puts `next` in force (Reload, after every check passed; app_reload.cpp).
+  void Apply(std::shared_ptr<const config::Config> next);
 };
 
 }  // namespace hookinbox::cli

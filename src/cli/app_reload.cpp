@@ -1,0 +1,143 @@
+// App::Reload (cli/app.h): SIGHUP, POST /admin/api/reload and so `hookinbox
+// reload` end here — load and check the file as check-config does, guard
+// the endpoints' key settings, then put the new config in force.
+#include <string_view>
+
+#include "cli/app.h"
+#include "cli/key_guard.h"
+#include "common/log.h"
+
+namespace hookinbox::cli {
+
+namespace {
+
+std::string Joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& line : lines) out += (out.empty() ? "" : "; ") + line;
+  return out;
+}
+
+// A refusal of the key guard (or the database behind it) as problems: one
+// per line of its message, which explains one endpoint each.
+std::vector<config::Problem> ProblemsOf(const Status& st) {
+  std::vector<config::Problem> out;
+  std::string_view text = st.message();
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    if (!line.empty()) out.push_back({"", 0, std::string(line)});
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  if (out.empty()) out.push_back({"", 0, "the key settings could not be checked"});
+  return out;
+}
+
+// A refused reload keeps the old certificate too: say so as SIGHUP always
+// has (tls_reload_refused), for whoever watches for that line.
+void LogRefusedCertificates(const std::vector<config::Problem>& errors, const std::string& path) {
+  for (const char* listener : {"server", "admin"}) {
+    for (const config::Problem& p : errors) {
+      if (p.key.rfind(std::string(listener) + ".tls_", 0) != 0) continue;
+      log::Error("tls_reload_refused", {{"listener", std::string(listener) == "server" ? "public" : "admin"},
+                                        {"detail", config::Describe(p, path) + "; still serving the previous certificate"}});
+      break;
+    }
+  }
+}
+
+// Whether the alert engine and sender must start again on `next`: they copy
+// the config they start with (the endpoints' thresholds, the channels).
+bool AlertsChanged(const config::Config& current, const config::Config& next) {
+  if (!(current.alert == next.alert)) return true;
+  if (current.endpoints.size() != next.endpoints.size()) return true;
+  for (size_t i = 0; i < current.endpoints.size(); ++i) {
+    if (current.endpoints[i].name != next.endpoints[i].name ||
+        !(current.endpoints[i].alert == next.endpoints[i].alert)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool RetentionChanged(const config::Config& current, const config::Config& next) {
+  if (current.endpoints.size() != next.endpoints.size()) return true;
+  for (size_t i = 0; i < current.endpoints.size(); ++i) {
+    if (current.endpoints[i].name != next.endpoints[i].name ||
+        !(current.endpoints[i].retention == next.endpoints[i].retention)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+config::ReloadAnswer App::Refuse(const config::ReloadAsk& ask, std::vector<config::Problem> errors,
+                                 config::ReloadAnswer answer) const {
+  answer.applied = false;
+  answer.errors = std::move(errors);
+  answer.generation = live_.generation();
+  log::Error("config_reload_refused",
+             {{"actor", ask.actor}, {"problems", std::to_string(answer.errors.size())},
+              {"detail", config::Describe(answer.errors.front(), config_path_) + "; still serving the previous config"}});
+  LogRefusedCertificates(answer.errors, config_path_);
+  return answer;
+}
+
+config::ReloadAnswer App::Reload(const config::ReloadAsk& ask) {
+  std::lock_guard<std::mutex> lock(reload_mu_);
+  config::ReloadAnswer answer;
+  answer.config_path = config_path_;
+  // Exactly check-config's checks, TLS pairs included; *_env keys from the
+  // environment as it was at start (the start scrubbed it).
+  CheckedConfig checked = LoadAndCheck(config_path_, /*tls_pairs=*/true, &env_);
+  answer.warnings = checked.loaded.warnings;
+  if (!worker_ || closing_) checked.errors.push_back({"", 0, "the server is starting or stopping"});
+  if (!checked.errors.empty()) return Refuse(ask, std::move(checked.errors), std::move(answer));
+  auto next = std::make_shared<const config::Config>(std::move(checked.loaded.config));
+  // Records the new key settings (and audits a change) only when it will be applied.
+  if (Status st = GuardKeySpecs(*store_, *next, ask.accept_key_change, "reload:" + ask.actor, clock_->NowMs());
+      !st.ok()) {
+    return Refuse(ask, ProblemsOf(st), std::move(answer));
+  }
+  // What changed since the config in force; what waits for a restart since
+  // the one loaded at start (a listen address changed by an earlier reload is
+  // still not the one bound).
+  config::ConfigChanges changes = config::CompareForReload(*live_.Current(), *next);
+  changes.needs_restart = config::CompareForReload(*config_, *next).needs_restart;
+  Apply(next);
+  answer.applied = true;
+  answer.changed = changes.changed;
+  answer.needs_restart = changes.needs_restart;
+  answer.generation = live_.generation();
+  log::Info("config_reloaded", {{"actor", ask.actor},
+                                {"generation", std::to_string(answer.generation)},
+                                {"changed", Joined(changes.changed)},
+                                {"needs_restart", Joined(changes.needs_restart)}});
+  for (const config::Problem& w : answer.warnings) {
+    log::Warn("config_warning", {{"detail", config::Describe(w, config_path_)}});
+  }
+  return answer;
+}
+
+// Requests take the new config from their next snapshot; the worker swaps it
+// between attempts; the alerts and the purge, which copy what they run on,
+// start again on it when their part changed. Certificates are read again
+// whatever changed, as SIGHUP always did.
+void App::Apply(std::shared_ptr<const config::Config> next) {
+  std::shared_ptr<const config::Config> before = live_.Current();
+  live_.Replace(next);
+  worker_->Reconfigure(next, worker::BuildActions(*next, *clock_));
+  if (AlertsChanged(*before, *next)) {
+    StopAlerts();
+    StartAlerts(next);
+  }
+  if (RetentionChanged(*before, *next)) StartPurge(next);
+  for (const config::EndpointConfig& e : next->endpoints) {
+    if (e.insecure) log::Warn("insecure_endpoint", {{"endpoint", e.name}, {"detail", "deliveries are not authenticated"}});
+  }
+  ReloadCertificates();
+}
+
+}  // namespace hookinbox::cli
