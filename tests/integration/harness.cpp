@@ -388,7 +388,10 @@ void ServerProcess::TryStartAsync() {
     ::dup2(fd, 2);
     for (const auto& [name, value] : env_) ::setenv(name.c_str(), value.c_str(), 1);
     std::string bin = BinaryPath(), cfg = inst_.config_path();
-    ::execl(bin.c_str(), bin.c_str(), "serve", "-c", cfg.c_str(), static_cast<char*>(nullptr));
+    std::vector<char*> argv{bin.data(), const_cast<char*>("serve"), const_cast<char*>("-c"), cfg.data()};
+    for (std::string& a : serve_args_) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(bin.c_str(), argv.data());
     ::_exit(127);
   }
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);

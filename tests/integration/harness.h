@@ -147,6 +147,9 @@ class ServerProcess {
   // groups) before exec, as the packaged service runs as its own user; the
   // test, root in CI, must make the installation accessible to them.
   void RunAs(uid_t uid, gid_t gid) { run_as_ = {uid, gid}; }
+  // Arguments added after `serve -c CONFIG` for the servers started after
+  // this call (e.g. --accept-key-change NAME).
+  void SetServeArguments(std::vector<std::string> args) { serve_args_ = std::move(args); }
 
   // POSTs a delivery signed like the demo endpoint expects.
   HttpResult PostSigned(const std::string& path, const std::string& body, int64_t timestamp = 0,
@@ -167,6 +170,7 @@ class ServerProcess {
   std::string log_path_;
   std::vector<std::pair<std::string, std::string>> env_;  // SetEnvironment
   std::optional<std::pair<uid_t, gid_t>> run_as_;           // RunAs
+  std::vector<std::string> serve_args_;                     // SetServeArguments
   void ArchiveLog();      // appends the current log to the suite log, once
   bool archived_ = true;  // the current log_path_ was appended already (or there is none)
 };
