@@ -130,7 +130,8 @@ max_body_bytes = 65536
 keep_alive_timeout_seconds = 120
 
 [admin]
-listen = "127.0.0.1:)" + std::to_string(admin_port) +
+listen = "127.0.0.1:)" +
+           std::to_string(admin_port) +
            R"("
 token_file = "secrets/admin.token"
 
@@ -277,9 +278,10 @@ int Expected(const Sent& s, int g) {
 
 }  // namespace
 
-TEST_CASE("reload: 20 reloads under a load of signed deliveries — every delivery answered as the config in force "
-          "says, no acknowledged event lost, a secret rotated without a refusal",
-          "[reload]") {
+TEST_CASE(
+    "reload: 20 reloads under a load of signed deliveries — every delivery answered as the config in force "
+    "says, no acknowledged event lost, a secret rotated without a refusal",
+    "[reload]") {
   constexpr int kReloads = 20, kThreads = 3;
   ReloadFixture f;
   const std::string secrets[3] = {HmacSha256Hex("reload-test", "A"), HmacSha256Hex("reload-test", "B"),
@@ -397,7 +399,8 @@ TEST_CASE("reload: 20 reloads under a load of signed deliveries — every delive
     if (s.status >= 200 && s.status < 300) acked.push_back(s.id);
     const bool stable = s.phase_before == s.phase_after;
     const int g = s.phase_before / 2;
-    if (stable && s.target == kRot && s.secret == 0 && g >= 7 && g <= 12 && s.status == 200) old_verified_in_window = true;
+    if (stable && s.target == kRot && s.secret == 0 && g >= 7 && g <= 12 && s.status == 200)
+      old_verified_in_window = true;
     if (stable && s.target == kRot && s.secret == 0 && g >= 13 && s.status == 401) old_refused_after = true;
     if (stable && s.target == kRot && s.secret == 2 && g >= 17 && s.status == 200) stable_after_rotation = true;
   }
@@ -447,8 +450,8 @@ std::vector<BadConfig> BadConfigs(const ReloadFixture& f) {
   std::string syntax = good + "\nthis is not toml\n";
   out.push_back({"a syntax error", syntax, LineOf(syntax, "this is not toml"), "", "TOML syntax error"});
   std::string missing = f.ConfigText(Endpoint("newone", "secret_file = \"secrets/missing.secret\""));
-  out.push_back({"a missing secret file", missing, LineOf(missing, "secrets/missing.secret"),
-                 "endpoint[1].secret_file", "cannot read secret file"});
+  out.push_back({"a missing secret file", missing, LineOf(missing, "secrets/missing.secret"), "endpoint[1].secret_file",
+                 "cannot read secret file"});
   std::string preset = good;
   preset.replace(preset.rfind("provider = \"generic\""), 20, "provider = \"nosuch\"");
   out.push_back({"an unknown preset", preset, LineOf(preset, "provider = \"nosuch\""), "endpoint[1].provider",
@@ -458,9 +461,10 @@ std::vector<BadConfig> BadConfigs(const ReloadFixture& f) {
 
 }  // namespace
 
-TEST_CASE("reload: a syntax error, a missing secret file or an unknown preset is refused by SIGHUP, the CLI and the "
-          "admin API, and the old config keeps serving",
-          "[reload]") {
+TEST_CASE(
+    "reload: a syntax error, a missing secret file or an unknown preset is refused by SIGHUP, the CLI and the "
+    "admin API, and the old config keeps serving",
+    "[reload]") {
   ReloadFixture f;
   f.Write("");
   f.server.Start();
@@ -530,9 +534,10 @@ std::string OrderBody(const std::string& n) {
 
 }  // namespace
 
-TEST_CASE("reload: a key settings change on an endpoint with stored events is refused unless accepted, at reload "
-          "and at start, and is recorded",
-          "[reload]") {
+TEST_CASE(
+    "reload: a key settings change on an endpoint with stored events is refused unless accepted, at reload "
+    "and at start, and is recorded",
+    "[reload]") {
   ReloadFixture f;
   f.Write(Orders("/id"));
   f.server.Start();
@@ -620,7 +625,8 @@ TEST_CASE("reload: a secret_env secret still verifies after reloads, though serv
   CHECK(client.Post("/hooks/envd", Body("evt_env_1"), env_secret).status == 200);
 
   // A harmless change through the API, then another by SIGHUP.
-  f.Write(Endpoint("envd", "secret_env = \"HOOKINBOX_TEST_RELOAD_SECRET\"") + Endpoint("later", "secret_file = \"secrets/demo.secret\""));
+  f.Write(Endpoint("envd", "secret_env = \"HOOKINBOX_TEST_RELOAD_SECRET\"") +
+          Endpoint("later", "secret_file = \"secrets/demo.secret\""));
   json answer = f.ApiReload(200);
   CHECK(answer["applied"] == true);
   CHECK(client.Post("/hooks/envd", Body("evt_env_2"), env_secret).status == 200);
@@ -631,9 +637,10 @@ TEST_CASE("reload: a secret_env secret still verifies after reloads, though serv
   CHECK(f.inst.Sql("SELECT count(*) FROM webhook_inbox WHERE endpoint = 'envd'") == "3");
 }
 
-TEST_CASE("reload: a changed server.listen applies nothing to the listener and is listed as needing a restart at "
-          "every reload until then",
-          "[reload]") {
+TEST_CASE(
+    "reload: a changed server.listen applies nothing to the listener and is listed as needing a restart at "
+    "every reload until then",
+    "[reload]") {
   ReloadFixture f;
   f.Write("");
   f.server.Start();
@@ -663,9 +670,10 @@ TEST_CASE("reload: a changed server.listen applies nothing to the listener and i
   CHECK(LogEvents(f.server, "listening").size() == 1);
 }
 
-TEST_CASE("reload: replicas reload one at a time — one applies an added endpoint, the other 404s it until its own "
-          "reload",
-          "[replicas][reload]") {
+TEST_CASE(
+    "reload: replicas reload one at a time — one applies an added endpoint, the other 404s it until its own "
+    "reload",
+    "[replicas][reload]") {
   ReloadFixture f(/*admin=*/0);  // two admin listeners: each on a port of its own
   if (!f.inst.postgres()) {
     SUCCEED("needs PostgreSQL");
