@@ -34,13 +34,15 @@ std::vector<config::Problem> ProblemsOf(const Status& st) {
 }
 
 // A refused reload keeps the old certificate too: say so as SIGHUP always
-// has (tls_reload_refused), for whoever watches for that line.
-void LogRefusedCertificates(const std::vector<config::Problem>& errors, const std::string& path) {
+// has (tls_reload_refused), for whoever watches for that line, in its words
+// ("server.tls_key /k.pem does not match …": the key, then the message the
+// pair check gave), not config_reload_refused's FILE:LINE: KEY: form.
+void LogRefusedCertificates(const std::vector<config::Problem>& errors) {
   for (const char* listener : {"server", "admin"}) {
     for (const config::Problem& p : errors) {
       if (p.key.rfind(std::string(listener) + ".tls_", 0) != 0) continue;
       log::Error("tls_reload_refused", {{"listener", std::string(listener) == "server" ? "public" : "admin"},
-                                        {"detail", config::Describe(p, path) + "; still serving the previous certificate"}});
+                                        {"detail", p.key + " " + p.message + "; still serving the previous certificate"}});
       break;
     }
   }
@@ -81,7 +83,7 @@ config::ReloadAnswer App::Refuse(const config::ReloadAsk& ask, std::vector<confi
   log::Error("config_reload_refused",
              {{"actor", ask.actor}, {"problems", std::to_string(answer.errors.size())},
               {"detail", config::Describe(answer.errors.front(), config_path_) + "; still serving the previous config"}});
-  LogRefusedCertificates(answer.errors, config_path_);
+  LogRefusedCertificates(answer.errors);
   return answer;
 }
 
