@@ -17,8 +17,10 @@ void AdminApi::Reload(const httplib::Request& req, httplib::Response& res) const
   if (!reload_hook_) {
     return http::ReplyJson(res, http::HttpStatusFor(Code::kUnavailable), R"({"error":"reload is not available"})");
   }
-  // The reload logs its own outcome; this line says who asked.
-  log::Info("admin_reload_requested", {{"actor", AdminActor(req)}});
+  // Who asked, as pause and replay name them ("admin:<address>"): the reload's
+  // log lines and a key change's audit row carry it.
+  ask->actor = AdminActor(req);
+  log::Info("admin_reload_requested", {{"actor", ask->actor}});
   const config::ReloadAnswer answer = reload_hook_(*ask);
   res.set_header("Cache-Control", "no-store");
   http::ReplyJson(res, ReloadAnswerStatus(answer),

@@ -51,10 +51,6 @@ Status App::Start() {
         system_clock_);
     clock_ = database_clock_.get();
   }
-  // Before anything serves: a changed key would turn redeliveries into new events.
-  if (Status st = GuardKeySpecs(*store_, *config_, accept_key_change_, "serve", clock_->NowMs()); !st.ok()) {
-    return st;
-  }
   auto admin = admin::AdminServer::Create(live_, *store_, *clock_);
   if (!admin.ok()) return admin.status();
   admin_ = std::move(admin).value();
@@ -70,14 +66,37 @@ Status App::Start() {
   if (!server.ok()) return server.status();
   server_ = std::move(server).value();
   if (Status st = server_->Bind(); !st.ok()) return st;
+  // Before anything serves (a changed key would turn redeliveries into new
+  // events), and only once both ports are ours: a start that fails later
+  // must not have recorded key settings nothing served with.
+  if (Status st = GuardKeySpecs(*store_, *config_, AcceptedAtStart(), "serve", clock_->NowMs()); !st.ok()) {
+    return st;
+  }
   // Only a process that got both ports serves and runs actions (a second
   // instance on a taken port must not start working the queue before it fails).
+  // A reload asked as soon as the admin port answers waits until the start is
+  // done: it would start and stop the same alerts and purge.
+  std::lock_guard<std::mutex> lock(reload_mu_);
   admin_->SetReloadHook([this](const config::ReloadAsk& ask) { return Reload(ask); });
   admin_->Start();
   worker_->Start();
   StartPurge(config_);
   StartAlerts(config_);
   return Status::Ok();
+}
+
+// serve --accept-key-change names only endpoints of the config: one left in a
+// unit file after its endpoint was removed must not keep the service down.
+std::vector<std::string> App::AcceptedAtStart() const {
+  std::vector<std::string> out;
+  for (const std::string& name : accept_key_change_) {
+    if (config_->FindEndpoint(name) != nullptr) {
+      out.push_back(name);
+    } else {
+      log::Warn("accept_key_change_ignored", {{"endpoint", name}, {"detail", "no endpoint of that name in the config"}});
+    }
+  }
+  return out;
 }
 
 void App::StartPurge(std::shared_ptr<const config::Config> config) {
@@ -193,7 +212,7 @@ void App::ReloadCertificates() {
     ReloadPair("admin", *admin_);
     any = true;
   }
-  if (!any) log::Info("tls_reload_skipped", {{"detail", "SIGHUP: no listener serves TLS, nothing to reload"}});
+  if (!any) log::Info("tls_reload_skipped", {{"detail", "no listener serves TLS, no certificate to reload"}});
 }
 
 void App::LogCertificates() const {

@@ -108,9 +108,12 @@ class App {
   void StopAlerts();
   // The purge loop, when `config` has any retention; replaces a running one.
   void StartPurge(std::shared_ptr<const config::Config> config);
+  // accept_key_change_ less the names of no configured endpoint (each logged).
+  std::vector<std::string> AcceptedAtStart() const;
   // A refused reload: logs config_reload_refused and answers `errors`.
+  // The certificates are read again unless a pair is what was wrong.
   config::ReloadAnswer Refuse(const config::ReloadAsk& ask, std::vector<config::Problem> errors,
-                              config::ReloadAnswer answer) const;
+                              config::ReloadAnswer answer);
   // Puts `next` in force (Reload, after every check passed; app_reload.cpp).
   void Apply(std::shared_ptr<const config::Config> next);
 };

@@ -1,6 +1,7 @@
 // App::Reload (cli/app.h): SIGHUP, POST /admin/api/reload and so `hookinbox
 // reload` end here — load and check the file as check-config does, guard
 // the endpoints' key settings, then put the new config in force.
+#include <map>
 #include <string_view>
 
 #include "cli/app.h"
@@ -37,53 +38,83 @@ std::vector<config::Problem> ProblemsOf(const Status& st) {
 // has (tls_reload_refused), for whoever watches for that line, in its words
 // ("server.tls_key /k.pem does not match …": the key, then the message the
 // pair check gave), not config_reload_refused's FILE:LINE: KEY: form.
-void LogRefusedCertificates(const std::vector<config::Problem>& errors) {
+// True when it logged any.
+bool LogRefusedCertificates(const std::vector<config::Problem>& errors) {
+  bool any = false;
   for (const char* listener : {"server", "admin"}) {
     for (const config::Problem& p : errors) {
       if (p.key.rfind(std::string(listener) + ".tls_", 0) != 0) continue;
       log::Error("tls_reload_refused", {{"listener", std::string(listener) == "server" ? "public" : "admin"},
                                         {"detail", p.key + " " + p.message + "; still serving the previous certificate"}});
+      any = true;
       break;
     }
   }
+  return any;
 }
 
 // Whether the alert engine and sender must start again on `next`: they copy
-// the config they start with (the endpoints' thresholds, the channels).
+// the config they start with — the thresholds and channels, and per endpoint
+// its provider (metric labels) and whether an action processes its events
+// (backlog and dead letters are watched only there).
 bool AlertsChanged(const config::Config& current, const config::Config& next) {
   if (!(current.alert == next.alert)) return true;
   if (current.endpoints.size() != next.endpoints.size()) return true;
   for (size_t i = 0; i < current.endpoints.size(); ++i) {
-    if (current.endpoints[i].name != next.endpoints[i].name ||
-        !(current.endpoints[i].alert == next.endpoints[i].alert)) {
+    const config::EndpointConfig& a = current.endpoints[i];
+    const config::EndpointConfig& b = next.endpoints[i];
+    if (a.name != b.name || a.provider != b.provider || a.HasAction() != b.HasAction() || !(a.alert == b.alert)) {
       return true;
     }
   }
   return false;
 }
 
-bool RetentionChanged(const config::Config& current, const config::Config& next) {
-  if (current.endpoints.size() != next.endpoints.size()) return true;
-  for (size_t i = 0; i < current.endpoints.size(); ++i) {
-    if (current.endpoints[i].name != next.endpoints[i].name ||
-        !(current.endpoints[i].retention == next.endpoints[i].retention)) {
-      return true;
-    }
+// The endpoints that set a retention, by name: adding or removing one
+// without it leaves the purge running (a restarted purge waits its first delay).
+std::map<std::string, config::RetentionConfig> Retentions(const config::Config& c) {
+  std::map<std::string, config::RetentionConfig> out;
+  for (const config::EndpointConfig& e : c.endpoints) {
+    if (!(e.retention == config::RetentionConfig{})) out[e.name] = e.retention;
   }
-  return false;
+  return out;
+}
+
+// `next` with the settings that apply only at start put back to the ones in
+// force (config/reload.cpp lists them): the answer names them as waiting for
+// a restart, so nothing may read their new value before it — e.g. an
+// endpoint's default concurrency follows worker.threads.
+void KeepRestartOnly(const config::Config& start, config::Config* next) {
+  const int64_t max_body_bytes = next->server.max_body_bytes;  // applies live
+  next->server = start.server;
+  next->server.max_body_bytes = max_body_bytes;
+  config::AdminConfig admin = start.admin;  // the listener; the tokens apply live
+  admin.token_env = next->admin.token_env;
+  admin.token_file = next->admin.token_file;
+  admin.token = next->admin.token;
+  admin.metrics_token_env = next->admin.metrics_token_env;
+  admin.metrics_token = next->admin.metrics_token;
+  next->admin = std::move(admin);
+  next->storage = start.storage;
+  next->log = start.log;
+  next->worker.threads = start.worker.threads;
+  next->worker.lease_seconds = start.worker.lease_seconds;
 }
 
 }  // namespace
 
 config::ReloadAnswer App::Refuse(const config::ReloadAsk& ask, std::vector<config::Problem> errors,
-                                 config::ReloadAnswer answer) const {
+                                 config::ReloadAnswer answer) {
   answer.applied = false;
   answer.errors = std::move(errors);
   answer.generation = live_.generation();
   log::Error("config_reload_refused",
              {{"actor", ask.actor}, {"problems", std::to_string(answer.errors.size())},
               {"detail", config::Describe(answer.errors.front(), config_path_) + "; still serving the previous config"}});
-  LogRefusedCertificates(answer.errors);
+  // The certificate files are not the config: a renewal (certbot's deploy
+  // hook runs `systemctl reload`) still takes effect when only the config is
+  // wrong, as it did before SIGHUP reloaded the config.
+  if (!LogRefusedCertificates(answer.errors) && worker_ && !closing_) ReloadCertificates();
   return answer;
 }
 
@@ -97,18 +128,19 @@ config::ReloadAnswer App::Reload(const config::ReloadAsk& ask) {
   answer.warnings = checked.loaded.warnings;
   if (!worker_ || closing_) checked.errors.push_back({"", 0, "the server is starting or stopping"});
   if (!checked.errors.empty()) return Refuse(ask, std::move(checked.errors), std::move(answer));
-  auto next = std::make_shared<const config::Config>(std::move(checked.loaded.config));
+  config::Config next = std::move(checked.loaded.config);
   // Records the new key settings (and audits a change) only when it will be applied.
-  if (Status st = GuardKeySpecs(*store_, *next, ask.accept_key_change, "reload:" + ask.actor, clock_->NowMs());
+  if (Status st = GuardKeySpecs(*store_, next, ask.accept_key_change, "reload:" + ask.actor, clock_->NowMs());
       !st.ok()) {
     return Refuse(ask, ProblemsOf(st), std::move(answer));
   }
   // What changed since the config in force; what waits for a restart since
   // the one loaded at start (a listen address changed by an earlier reload is
-  // still not the one bound).
-  config::ConfigChanges changes = config::CompareForReload(*live_.Current(), *next);
-  changes.needs_restart = config::CompareForReload(*config_, *next).needs_restart;
-  Apply(next);
+  // still not the one bound) — and keeps its value from the start.
+  config::ConfigChanges changes = config::CompareForReload(*live_.Current(), next);
+  changes.needs_restart = config::CompareForReload(*config_, next).needs_restart;
+  KeepRestartOnly(*config_, &next);
+  Apply(std::make_shared<const config::Config>(std::move(next)));
   answer.applied = true;
   answer.changed = changes.changed;
   answer.needs_restart = changes.needs_restart;
@@ -135,7 +167,7 @@ void App::Apply(std::shared_ptr<const config::Config> next) {
     StopAlerts();
     StartAlerts(next);
   }
-  if (RetentionChanged(*before, *next)) StartPurge(next);
+  if (Retentions(*before) != Retentions(*next)) StartPurge(next);
   for (const config::EndpointConfig& e : next->endpoints) {
     if (e.insecure) log::Warn("insecure_endpoint", {{"endpoint", e.name}, {"detail", "deliveries are not authenticated"}});
   }

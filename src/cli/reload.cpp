@@ -154,7 +154,8 @@ int PrintReply(const Reply& reply, const AdminTarget& t, const std::string& conf
     err << "answered " << reply.status << " with a body that is not a reload answer\n";
   } else if (reply.status == 401) {
     err << "refused the admin token (401): the token " << config_path
-        << " names (admin.token_env / admin.token_file) is not the one it holds\n";
+        << " names (admin.token_env / admin.token_file) is not the one it holds — after changing the token "
+           "in the file, reload once with `systemctl reload hookinbox` (SIGHUP), which needs no token\n";
   } else if (reply.status == 404) {
     err << "has no " << kReloadPath << " (404): it is older than `hookinbox reload`; restart it to load the config\n";
   } else {

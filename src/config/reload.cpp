@@ -34,7 +34,9 @@
 //                                          |                   | default action.concurrency follows it)
 //   worker.max_attempts, retry_for,        | live              | read per attempt ("retry settings")
 //     backoff_initial_ms, backoff_max_ms   |                   |
-//   worker.lease_seconds                   | live              | read per claim
+//   worker.lease_seconds                   | restart           | a lease is renewed at the length it was
+//                                          |                   | taken with; one length per process keeps
+//                                          |                   | a claim and its renewals from disagreeing
 //   worker.shutdown_grace_seconds          | live              | read at shutdown
 //   [alert], [[alert.channel]]             | live              | read per check and per send
 //   [[endpoint]] (every key)               | live              | each request and attempt takes a snapshot
@@ -142,13 +144,14 @@ void CompareStorage(const StorageConfig& a, const StorageConfig& b, ConfigChange
 
 void CompareWorker(const WorkerConfig& a, const WorkerConfig& b, ConfigChanges& out) {
   if (a == b) return;
-  bool named = AddDiffering({{"worker.threads", a.threads != b.threads}}, out.needs_restart);
+  bool named = AddDiffering({{"worker.threads", a.threads != b.threads},
+                             {"worker.lease_seconds", a.lease_seconds != b.lease_seconds}},
+                            out.needs_restart);
   const bool retry = a.max_attempts != b.max_attempts || a.retry_for_ms != b.retry_for_ms ||
                      a.backoff_initial_ms != b.backoff_initial_ms || a.backoff_max_ms != b.backoff_max_ms;
   named |= AddDiffering(
       {
           {"[worker] retry settings changed", retry},
-          {"worker.lease_seconds changed", a.lease_seconds != b.lease_seconds},
           {"worker.shutdown_grace_seconds changed", a.shutdown_grace_seconds != b.shutdown_grace_seconds},
       },
       out.changed);

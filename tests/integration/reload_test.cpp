@@ -602,9 +602,12 @@ TEST_CASE(
   CHECK((Contains(f.server.log(), "endpoint \\\"orders\\\"") || Contains(f.server.log(), "endpoint \"orders\"")));
   CHECK(Contains(f.server.log(), "--accept-key-change orders"));
   CHECK(f.inst.Sql("SELECT count(*) FROM endpoint_actions WHERE action = 'key_spec_changed'") == "1");
-  // ... unless told to accept it.
-  f.server.SetServeArguments({"--accept-key-change", "orders"});
+  // ... unless told to accept it. A name of no endpoint (left in a unit file
+  // after its endpoint went) is ignored with a warning, never a failed start.
+  f.server.SetServeArguments({"--accept-key-change", "orders", "--accept-key-change", "gone"});
   f.server.Start();
+  CHECK(Contains(f.server.log(), R"("event":"accept_key_change_ignored")"));
+  CHECK(Contains(f.server.log(), R"("endpoint":"gone")"));
   CHECK(f.inst.Sql("SELECT count(*) FROM endpoint_actions WHERE endpoint = 'orders' AND action = "
                    "'key_spec_changed'") == "2");
   REQUIRE(f.server.PostSigned("/hooks/orders", OrderBody("3")).status == 200);

@@ -229,6 +229,33 @@ TEST_CASE("tls: SIGHUP swaps the certificate, the listener and an open connectio
   CHECK(server.WaitExit() == 0);
 }
 
+TEST_CASE("tls: a renewal's SIGHUP swaps the certificate even while the config file has a mistake",
+          "[integration][tls][reload]") {
+  Installation inst;
+  inst.WriteTestConfig();
+  const std::string cert = inst.cert_path(), key = inst.dir() + "/tls/key.pem";
+  TempDir staging;
+  WritePair(staging.File("b.cert"), staging.File("b.key"), -3600, 90 * kDay);
+  const std::string sha_b = CertificateFileSha256Hex(staging.File("b.cert"));
+
+  ServerProcess server(inst);
+  server.Start();
+  REQUIRE(TlsConnection(server.port()).peer_sha256() != sha_b);
+  // An unrelated mistake in the file: the config is refused and keeps serving...
+  std::string toml = ReadFile(inst.config_path());
+  inst.WriteConfig(toml + "\n[server\n");
+  Install(staging.File("b.cert"), staging.File("b.key"), cert, key);
+  server.Kill(SIGHUP);
+  REQUIRE(AwaitEvents(server, "config_reload_refused", 1));
+  // ...but the renewed certificate (the files, not the config) is served.
+  REQUIRE(AwaitEvents(server, "tls_reloaded", 1));
+  CHECK(LastLine(server.log(), "tls_reloaded").find(R"("sha256":")" + sha_b + "\"") != std::string::npos);
+  CHECK(TlsConnection(server.port()).peer_sha256() == sha_b);
+  CHECK(Count(server.log(), R"("event":"config_reloaded")") == 0);
+  server.Kill(SIGTERM);
+  CHECK(server.WaitExit() == 0);
+}
+
 TEST_CASE("tls: SIGHUP reloads the admin listener's pair too", "[integration][tls][admin]") {
   Installation inst;
   TempDir staging;

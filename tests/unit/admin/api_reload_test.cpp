@@ -137,7 +137,7 @@ TEST_CASE("reload route: the hook's answer, 200 when applied; accept_key_change 
   CHECK(j["changed"] == nlohmann::json::array({"endpoint \"orders\" added"}));
   CHECK(j["errors"].empty());
   REQUIRE(f.asks.size() == 1);
-  CHECK(f.asks[0].actor == "admin");
+  CHECK(f.asks[0].actor.rfind("admin:", 0) == 0);  // "admin:<address>", as pause and replay
   CHECK(f.asks[0].accept_key_change == std::vector<std::string>{"orders", "refunds"});
 }
 

@@ -200,7 +200,7 @@ TEST_CASE("reload compare: each kind of change is named once, in its list", "[co
       {"worker.backoff_initial_ms", [](Config& c) { c.worker.backoff_initial_ms = 20; },
        "[worker] retry settings changed"},
       {"worker.backoff_max_ms", [](Config& c) { c.worker.backoff_max_ms = 20000; }, "[worker] retry settings changed"},
-      {"worker.lease_seconds", [](Config& c) { c.worker.lease_seconds = 8; }, "worker.lease_seconds changed"},
+      {"worker.lease_seconds", [](Config& c) { c.worker.lease_seconds = 8; }, "worker.lease_seconds", true},
       {"worker.shutdown_grace_seconds", [](Config& c) { c.worker.shutdown_grace_seconds = 8; },
        "worker.shutdown_grace_seconds changed"},
       // [alert]
