@@ -44,21 +44,8 @@ int EnvInt(const char* name, int fallback) {
   return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
 }
 
-// A port free right now. The server must come back on the same port after
-// every kill (test_load keeps one URL), so listen port 0 will not do.
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-    port = ntohs(addr.sin_port);
-  ::close(fd);
-  return port;
-}
+// The server must come back on the same port after every kill (test_load
+// keeps one URL), so listen port 0 will not do: FreePort (harness.h).
 
 // The test config (as WriteTestConfig writes it) on a fixed port, with the
 // demo endpoint forwarding to the downstream and a short lease, so a killed

@@ -233,4 +233,11 @@ int CountResponses(const std::string& text);
 std::string InboxEventIdsInOrder(const Installation& inst);
 std::string CommaJoined(const std::vector<std::string>& ids);
 
+// A loopback port free right now (bound, read, closed), for a listener that
+// must keep one port across restarts or that a CLI finds through the config,
+// where port 0 will not do. Another process may take it first: rarely.
+int FreePort();
+// The non-empty lines of `text` (sqlite3 CLI output, a log).
+std::vector<std::string> Lines(const std::string& text);
+
 }  // namespace hookinbox::testing

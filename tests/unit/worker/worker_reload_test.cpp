@@ -265,8 +265,10 @@ TEST_CASE("WorkerLoop reload: repeated reloads while threads claim and finish") 
   std::thread reloader([&] {
     for (int i = 0; !done.load(); ++i) {
       const bool b = i % 2 == 1;
+      const size_t finished = q.FinishedCount();
       loop.Reconfigure(Snapshot(b ? with_b : without_b), actions(b));
-      std::this_thread::sleep_for(1ms);  // a pace, not a wait for an outcome
+      // The next reload once the worker got on with something (or the end).
+      Eventually([&] { return done.load() || q.FinishedCount() > finished; }, 1000ms);
     }
   });
   // "a" is never removed: its events complete while the reloads go on.
