@@ -80,27 +80,6 @@ std::map<std::string, config::RetentionConfig> Retentions(const config::Config& 
   return out;
 }
 
-// `next` with the settings that apply only at start put back to the ones in
-// force (config/reload.cpp lists them): the answer names them as waiting for
-// a restart, so nothing may read their new value before it — e.g. an
-// endpoint's default concurrency follows worker.threads.
-void KeepRestartOnly(const config::Config& start, config::Config* next) {
-  const int64_t max_body_bytes = next->server.max_body_bytes;  // applies live
-  next->server = start.server;
-  next->server.max_body_bytes = max_body_bytes;
-  config::AdminConfig admin = start.admin;  // the listener; the tokens apply live
-  admin.token_env = next->admin.token_env;
-  admin.token_file = next->admin.token_file;
-  admin.token = next->admin.token;
-  admin.metrics_token_env = next->admin.metrics_token_env;
-  admin.metrics_token = next->admin.metrics_token;
-  next->admin = std::move(admin);
-  next->storage = start.storage;
-  next->log = start.log;
-  next->worker.threads = start.worker.threads;
-  next->worker.lease_seconds = start.worker.lease_seconds;
-}
-
 }  // namespace
 
 config::ReloadAnswer App::Refuse(const config::ReloadAsk& ask, std::vector<config::Problem> errors,
@@ -139,7 +118,7 @@ config::ReloadAnswer App::Reload(const config::ReloadAsk& ask) {
   // still not the one bound) — and keeps its value from the start.
   config::ConfigChanges changes = config::CompareForReload(*live_.Current(), next);
   changes.needs_restart = config::CompareForReload(*config_, next).needs_restart;
-  KeepRestartOnly(*config_, &next);
+  config::KeepRestartOnly(next, *config_);
   Apply(std::make_shared<const config::Config>(std::move(next)));
   answer.applied = true;
   answer.changed = changes.changed;
