@@ -69,8 +69,9 @@ Status App::Start() {
   // Before anything serves (a changed key would turn redeliveries into new
   // events), and only once both ports are ours: a start that fails later
   // must not have recorded key settings nothing served with.
-  if (Status st = GuardKeySpecs(*store_, *config_, AcceptedAtStart(), "serve", clock_->NowMs()); !st.ok()) {
-    return st;
+  if (KeyGuardOutcome guard = GuardKeySpecs(*store_, *config_, AcceptedAtStart(), "serve", clock_->NowMs());
+      !guard.ok()) {
+    return guard.status();
   }
   // Only a process that got both ports serves and runs actions (a second
   // instance on a taken port must not start working the queue before it fails).

@@ -2,7 +2,6 @@
 // reload` end here — load and check the file as check-config does, guard
 // the endpoints' key settings, then put the new config in force.
 #include <map>
-#include <string_view>
 
 #include "cli/app.h"
 #include "cli/key_guard.h"
@@ -15,22 +14,6 @@ namespace {
 std::string Joined(const std::vector<std::string>& lines) {
   std::string out;
   for (const std::string& line : lines) out += (out.empty() ? "" : "; ") + line;
-  return out;
-}
-
-// A refusal of the key guard (or the database behind it) as problems: one
-// per line of its message, which explains one endpoint each.
-std::vector<config::Problem> ProblemsOf(const Status& st) {
-  std::vector<config::Problem> out;
-  std::string_view text = st.message();
-  while (!text.empty()) {
-    const size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    if (!line.empty()) out.push_back({"", 0, std::string(line)});
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
-  if (out.empty()) out.push_back({"", 0, "the key settings could not be checked"});
   return out;
 }
 
@@ -109,9 +92,10 @@ config::ReloadAnswer App::Reload(const config::ReloadAsk& ask) {
   if (!checked.errors.empty()) return Refuse(ask, std::move(checked.errors), std::move(answer));
   config::Config next = std::move(checked.loaded.config);
   // Records the new key settings (and audits a change) only when it will be applied.
-  if (Status st = GuardKeySpecs(*store_, next, ask.accept_key_change, "reload:" + ask.actor, clock_->NowMs());
-      !st.ok()) {
-    return Refuse(ask, ProblemsOf(st), std::move(answer));
+  if (KeyGuardOutcome guard =
+          GuardKeySpecs(*store_, next, ask.accept_key_change, "reload:" + ask.actor, clock_->NowMs());
+      !guard.ok()) {
+    return Refuse(ask, std::move(guard.problems), std::move(answer));
   }
   // What changed since the config in force; what waits for a restart since
   // the one loaded at start (a listen address changed by an earlier reload is
