@@ -63,6 +63,17 @@ std::map<std::string, config::RetentionConfig> Retentions(const config::Config& 
   return out;
 }
 
+// What changed since the config in force; what waits for a restart since the
+// one loaded at start (a listen address changed by an earlier reload is still
+// not the one bound — and keeps its value from the start); names of the kinds
+// `redacted` lists written as "[redacted]".
+config::ConfigChanges ChangesOf(const config::Config& in_force, const config::Config& at_start,
+                                const config::Config& next, const std::vector<std::string>& redacted) {
+  config::ConfigChanges out = config::CompareForReload(in_force, next, redacted);
+  out.needs_restart = config::CompareForReload(at_start, next, redacted).needs_restart;
+  return out;
+}
+
 }  // namespace
 
 config::ReloadAnswer App::Refuse(const config::ReloadAsk& ask, std::vector<config::Problem> errors,
@@ -97,11 +108,10 @@ config::ReloadAnswer App::Reload(const config::ReloadAsk& ask) {
       !guard.ok()) {
     return Refuse(ask, std::move(guard.problems), std::move(answer));
   }
-  // What changed since the config in force; what waits for a restart since
-  // the one loaded at start (a listen address changed by an earlier reload is
-  // still not the one bound) — and keeps its value from the start.
-  config::ConfigChanges changes = config::CompareForReload(*live_.Current(), next);
-  changes.needs_restart = config::CompareForReload(*config_, next).needs_restart;
+  // The answer names everything; the log line hides the names log.redact
+  // hides in every other line (the sink's list is the start config's).
+  const config::ConfigChanges changes = ChangesOf(*live_.Current(), *config_, next, {});
+  const config::ConfigChanges logged = ChangesOf(*live_.Current(), *config_, next, config_->log.redact);
   config::KeepRestartOnly(next, *config_);
   Apply(std::make_shared<const config::Config>(std::move(next)));
   answer.applied = true;
@@ -110,8 +120,8 @@ config::ReloadAnswer App::Reload(const config::ReloadAsk& ask) {
   answer.generation = live_.generation();
   log::Info("config_reloaded", {{"actor", ask.actor},
                                 {"generation", std::to_string(answer.generation)},
-                                {"changed", Joined(changes.changed)},
-                                {"needs_restart", Joined(changes.needs_restart)}});
+                                {"changed", Joined(logged.changed)},
+                                {"needs_restart", Joined(logged.needs_restart)}});
   for (const config::Problem& w : answer.warnings) {
     log::Warn("config_warning", {{"detail", config::Describe(w, config_path_)}});
   }

@@ -11,7 +11,8 @@
 // section when the structs differ but no named member does: a key added
 // later is reported (as needing a restart where the section is read only at
 // start) until someone gives it its own line. Secrets are compared, never
-// shown; the lines carry key names and endpoint, tenant and channel names only.
+// shown; the lines carry key names and endpoint, tenant and channel names only,
+// and not those either where the caller hides them (the log, under log.redact).
 //
 // What applies live and what waits for a restart:
 //
@@ -75,6 +76,25 @@ bool AddDiffering(std::initializer_list<Row> rows, std::vector<std::string>& out
 }
 
 std::string Quoted(const std::string& name) { return "\"" + name + "\""; }
+
+// How the lines write the names they carry: quoted, or as "[redacted]" when
+// the caller hides that kind of name (log.redact naming its log field).
+class Names {
+ public:
+  explicit Names(const std::vector<std::string>& redacted)
+      : endpoint_(Has(redacted, "endpoint")), tenant_(Has(redacted, "tenant")), channel_(Has(redacted, "channel")) {}
+  std::string Endpoint(const std::string& name) const { return Shown(endpoint_, name); }
+  std::string Tenant(const std::string& id) const { return Shown(tenant_, id); }
+  std::string Channel(const std::string& name) const { return Shown(channel_, name); }
+
+ private:
+  static bool Has(const std::vector<std::string>& list, const char* field) {
+    return std::find(list.begin(), list.end(), field) != list.end();
+  }
+  static std::string Shown(bool hidden, const std::string& name) { return Quoted(hidden ? "[redacted]" : name); }
+
+  bool endpoint_, tenant_, channel_;
+};
 
 // --- The restart-only keys: one table drives both the report (needs_restart)
 // and KeepRestartOnly, so a key named as waiting for a restart is exactly a
@@ -160,34 +180,34 @@ void ForEachRestartOnlySection(F&& f) {
   static const RestartOnlySection<LogConfig> kLog{
       "log", &Config::log, {Key<&LogConfig::redact>("log.redact")}, [](LogConfig&, const LogConfig&) {}};
   // storage.url may hold a password: only its key is named.
-  static const RestartOnlySection<StorageConfig> kStorage{"storage",
-                                                          &Config::storage,
-                                                          {
-                                                              Key<&StorageConfig::backend>("storage.backend"),
-                                                              Key<&StorageConfig::path>("storage.path"),
-                                                              Key<&StorageConfig::busy_timeout_ms>("storage.busy_timeout_ms"),
-                                                              Key<&StorageConfig::max_batch>("storage.max_batch"),
-                                                              Key<&StorageConfig::url>("storage.url"),
-                                                              Key<&StorageConfig::url_env>("storage.url_env"),
-                                                              Key<&StorageConfig::url_file>("storage.url_file"),
-                                                              Key<&StorageConfig::pool_size>("storage.pool_size"),
-                                                          },
-                                                          [](StorageConfig&, const StorageConfig&) {}};
-  static const RestartOnlySection<WorkerConfig> kWorker{
-      "worker",
-      &Config::worker,
+  static const RestartOnlySection<StorageConfig> kStorage{
+      "storage",
+      &Config::storage,
       {
-          Key<&WorkerConfig::threads>("worker.threads"),
-          Key<&WorkerConfig::lease_seconds>("worker.lease_seconds"),
+          Key<&StorageConfig::backend>("storage.backend"),
+          Key<&StorageConfig::path>("storage.path"),
+          Key<&StorageConfig::busy_timeout_ms>("storage.busy_timeout_ms"),
+          Key<&StorageConfig::max_batch>("storage.max_batch"),
+          Key<&StorageConfig::url>("storage.url"),
+          Key<&StorageConfig::url_env>("storage.url_env"),
+          Key<&StorageConfig::url_file>("storage.url_file"),
+          Key<&StorageConfig::pool_size>("storage.pool_size"),
       },
-      // Read per attempt, and at shutdown.
-      [](WorkerConfig& into, const WorkerConfig& from) {
-        into.max_attempts = from.max_attempts;
-        into.retry_for_ms = from.retry_for_ms;
-        into.backoff_initial_ms = from.backoff_initial_ms;
-        into.backoff_max_ms = from.backoff_max_ms;
-        into.shutdown_grace_seconds = from.shutdown_grace_seconds;
-      }};
+      [](StorageConfig&, const StorageConfig&) {}};
+  static const RestartOnlySection<WorkerConfig> kWorker{"worker",
+                                                        &Config::worker,
+                                                        {
+                                                            Key<&WorkerConfig::threads>("worker.threads"),
+                                                            Key<&WorkerConfig::lease_seconds>("worker.lease_seconds"),
+                                                        },
+                                                        // Read per attempt, and at shutdown.
+                                                        [](WorkerConfig& into, const WorkerConfig& from) {
+                                                          into.max_attempts = from.max_attempts;
+                                                          into.retry_for_ms = from.retry_for_ms;
+                                                          into.backoff_initial_ms = from.backoff_initial_ms;
+                                                          into.backoff_max_ms = from.backoff_max_ms;
+                                                          into.shutdown_grace_seconds = from.shutdown_grace_seconds;
+                                                        }};
   f(kServer);
   f(kAdmin);
   f(kLog);
@@ -257,18 +277,19 @@ const AlertChannelConfig* FindChannel(const std::vector<AlertChannelConfig>& cha
   return nullptr;
 }
 
-void CompareAlert(const AlertConfig& a, const AlertConfig& b, ConfigChanges& out) {
+void CompareAlert(const AlertConfig& a, const AlertConfig& b, const Names& names, ConfigChanges& out) {
   if (a == b) return;
   for (const auto& c : a.channels) {
     const AlertChannelConfig* n = FindChannel(b.channels, c.name);
     if (n == nullptr) {
-      out.changed.push_back("alert channel " + Quoted(c.name) + " removed");
+      out.changed.push_back("alert channel " + names.Channel(c.name) + " removed");
     } else if (*n != c) {
-      out.changed.push_back("alert channel " + Quoted(c.name) + " changed");
+      out.changed.push_back("alert channel " + names.Channel(c.name) + " changed");
     }
   }
   for (const auto& c : b.channels) {
-    if (FindChannel(a.channels, c.name) == nullptr) out.changed.push_back("alert channel " + Quoted(c.name) + " added");
+    if (FindChannel(a.channels, c.name) == nullptr)
+      out.changed.push_back("alert channel " + names.Channel(c.name) + " added");
   }
   // Everything but the channels, whatever [alert] grows to hold.
   AlertConfig rest_a = a, rest_b = b;
@@ -285,19 +306,20 @@ const TenantConfig* FindTenant(const std::vector<TenantConfig>& tenants, const s
 }
 
 // "tenant "acme" added", … for one endpoint's [[endpoint.tenants]].
-std::vector<std::string> TenantLines(const std::vector<TenantConfig>& a, const std::vector<TenantConfig>& b) {
+std::vector<std::string> TenantLines(const std::vector<TenantConfig>& a, const std::vector<TenantConfig>& b,
+                                     const Names& names) {
   std::vector<std::string> lines;
   if (a == b) return lines;
   for (const auto& t : a) {
     const TenantConfig* n = FindTenant(b, t.id);
     if (n == nullptr) {
-      lines.push_back("tenant " + Quoted(t.id) + " removed");
+      lines.push_back("tenant " + names.Tenant(t.id) + " removed");
     } else if (*n != t) {
-      lines.push_back("tenant " + Quoted(t.id) + ": secret changed");
+      lines.push_back("tenant " + names.Tenant(t.id) + ": secret changed");
     }
   }
   for (const auto& t : b) {
-    if (FindTenant(a, t.id) == nullptr) lines.push_back("tenant " + Quoted(t.id) + " added");
+    if (FindTenant(a, t.id) == nullptr) lines.push_back("tenant " + names.Tenant(t.id) + " added");
   }
   if (lines.empty()) lines.push_back("tenants reordered");
   return lines;
@@ -311,7 +333,7 @@ std::string SecretLine(const std::vector<Secret>& a, const std::vector<Secret>& 
 
 // One line per group of an endpoint's settings that differs, without the
 // endpoint's name; empty when the two are equal.
-std::vector<std::string> EndpointLines(const EndpointConfig& a, const EndpointConfig& b) {
+std::vector<std::string> EndpointLines(const EndpointConfig& a, const EndpointConfig& b, const Names& names) {
   std::vector<std::string> lines;
   if (a == b) return lines;
   const bool preset_data = a.handshake != b.handshake || a.sample_headers != b.sample_headers ||
@@ -319,7 +341,7 @@ std::vector<std::string> EndpointLines(const EndpointConfig& a, const EndpointCo
   AddDiffering(
       {
           {"provider changed (" + a.provider + " → " + b.provider + ")", a.provider != b.provider},
-          {"tenant changed (" + Quoted(a.tenant) + " → " + Quoted(b.tenant) + ")", a.tenant != b.tenant},
+          {"tenant changed (" + names.Tenant(a.tenant) + " → " + names.Tenant(b.tenant) + ")", a.tenant != b.tenant},
           {SecretLine(a.secrets, b.secrets), a.secrets != b.secrets},
           {"signature settings changed",
            a.signature != b.signature || a.insecure != b.insecure || a.public_url != b.public_url},
@@ -341,49 +363,50 @@ std::vector<std::string> EndpointLines(const EndpointConfig& a, const EndpointCo
           {"provider preset data changed", preset_data},
       },
       lines);
-  for (auto& t : TenantLines(a.tenants, b.tenants)) lines.push_back(std::move(t));
+  for (auto& t : TenantLines(a.tenants, b.tenants, names)) lines.push_back(std::move(t));
   if (lines.empty()) lines.push_back("settings changed");
   return lines;
 }
 
-void CompareEndpoints(const Config& current, const Config& next, ConfigChanges& out) {
+void CompareEndpoints(const Config& current, const Config& next, const Names& names, ConfigChanges& out) {
   for (const auto& e : current.endpoints) {
-    const std::string who = "endpoint " + Quoted(e.name);
+    const std::string who = "endpoint " + names.Endpoint(e.name);
     const EndpointConfig* n = next.FindEndpoint(e.name);
     if (n == nullptr) {
       out.changed.push_back(who + " removed (its stored events stay)");
       continue;
     }
-    for (const auto& line : EndpointLines(e, *n)) out.changed.push_back(who + ": " + line);
+    for (const auto& line : EndpointLines(e, *n, names)) out.changed.push_back(who + ": " + line);
   }
   for (const auto& e : next.endpoints) {
-    if (current.FindEndpoint(e.name) == nullptr) out.changed.push_back("endpoint " + Quoted(e.name) + " added");
+    if (current.FindEndpoint(e.name) == nullptr) out.changed.push_back("endpoint " + names.Endpoint(e.name) + " added");
   }
 }
 
 // The listener refuses bodies above the largest limit it was started with
 // (its payload backstop), so a limit above that applies only after a restart.
-void CompareBodyBackstop(const Config& current, const Config& next, ConfigChanges& out) {
+void CompareBodyBackstop(const Config& current, const Config& next, const Names& names, ConfigChanges& out) {
   int64_t at_start = current.server.max_body_bytes;
   for (const auto& e : current.endpoints) at_start = std::max(at_start, current.MaxBodyBytes(e));
   for (const auto& e : next.endpoints) {
     if (next.MaxBodyBytes(e) <= at_start) continue;
-    out.needs_restart.push_back("endpoint " + Quoted(e.name) + ": max_body_bytes above " + std::to_string(at_start) +
-                                " bytes (the limit at start)");
+    out.needs_restart.push_back("endpoint " + names.Endpoint(e.name) + ": max_body_bytes above " +
+                                std::to_string(at_start) + " bytes (the limit at start)");
   }
 }
 
 }  // namespace
 
-ConfigChanges CompareForReload(const Config& current, const Config& next) {
+ConfigChanges CompareForReload(const Config& current, const Config& next, const std::vector<std::string>& redacted) {
+  const Names names(redacted);
   ConfigChanges out;
   CompareRestartOnly(current, next, out);
   CompareServer(current.server, next.server, out);
   CompareAdmin(current.admin, next.admin, out);
   CompareWorker(current.worker, next.worker, out);
-  CompareAlert(current.alert, next.alert, out);
-  CompareEndpoints(current, next, out);
-  CompareBodyBackstop(current, next, out);
+  CompareAlert(current.alert, next.alert, names, out);
+  CompareEndpoints(current, next, names, out);
+  CompareBodyBackstop(current, next, names, out);
   return out;
 }
 

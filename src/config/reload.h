@@ -48,7 +48,12 @@ struct ConfigChanges {
 
 // What differs between the config in force and `next`. Endpoints are matched
 // by name; secrets are compared, never shown ("secret changed").
-ConfigChanges CompareForReload(const Config& current, const Config& next);
+// `redacted`: log field names (log.redact) whose values the lines write as
+// "[redacted]" — "endpoint", "tenant" and "channel" (alert channel) name what
+// the lines carry, other names change nothing. The answer passes none; the
+// config_reloaded log line passes log.redact, as every other line obeys it.
+ConfigChanges CompareForReload(const Config& current, const Config& next,
+                               const std::vector<std::string>& redacted = {});
 
 // Puts every setting that applies only at start back to its value in
 // `at_start`: the ones CompareForReload(at_start, next) names in

@@ -50,6 +50,8 @@ bool Has(const std::vector<std::string>& lines, const std::string& line) {
   return false;
 }
 
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 std::string All(const ConfigChanges& ch) {
   std::string out;
   for (const auto& l : ch.changed) out += "changed: " + l + "\n";
@@ -322,4 +324,42 @@ TEST_CASE("reload compare: several differences give one line each, secrets never
                                                "endpoint \"payments\": action changed"});
   CHECK(ch.needs_restart == std::vector<std::string>{"server.listen", "storage.url"});
   CHECK(All(ch).find("s3cr3t") == std::string::npos);
+}
+
+TEST_CASE("reload compare: names log.redact hides are written as [redacted], the rest as always", "[config][reload]") {
+  Config next = Base();
+  Payments(next).tenant = "eu";
+  next.endpoints[1].tenants.push_back({"globex", {Secret(kSecretText)}});
+  next.endpoints[1].tenants[0].secrets = {Secret(kOtherSecretText)};
+  next.endpoints.push_back(Endpoint("refunds"));
+  next.endpoints.back().max_body_bytes = 4 << 20;  // above the limit at start: a needs_restart line
+  next.alert.channels[0].type = "teams";
+  SECTION("tenant") {
+    ConfigChanges ch = CompareForReload(Base(), next, {"tenant", "remote_addr"});
+    INFO(All(ch));
+    CHECK(ch.changed == std::vector<std::string>{
+                            "alert channel \"ops\" changed",
+                            "endpoint \"payments\": tenant changed (\"[redacted]\" → \"[redacted]\")",
+                            "endpoint \"orders\": tenant \"[redacted]\": secret changed",
+                            "endpoint \"orders\": tenant \"[redacted]\" added",
+                            "endpoint \"refunds\" added",
+                        });
+    for (const char* id : {"acme", "globex", "\"eu\"", "default"}) CHECK(!Contains(All(ch), id));
+  }
+  SECTION("endpoint and channel") {
+    ConfigChanges ch = CompareForReload(Base(), next, {"endpoint", "channel"});
+    INFO(All(ch));
+    for (const char* name : {"payments", "orders", "refunds", "ops"}) CHECK(!Contains(All(ch), name));
+    CHECK(Has(ch.changed, "endpoint \"[redacted]\": tenant \"globex\" added"));
+    CHECK(Has(ch.changed, "alert channel \"[redacted]\" changed"));
+    CHECK(ch.needs_restart ==
+          std::vector<std::string>{"endpoint \"[redacted]\": max_body_bytes above 1048576 bytes (the limit at start)"});
+  }
+  SECTION("none: the same lines as without a list") {
+    ConfigChanges plain = CompareForReload(Base(), next);
+    ConfigChanges listed = CompareForReload(Base(), next, {"remote_addr"});
+    CHECK(listed.changed == plain.changed);
+    CHECK(listed.needs_restart == plain.needs_restart);
+    CHECK(Has(plain.changed, "endpoint \"orders\": tenant \"globex\" added"));
+  }
 }
