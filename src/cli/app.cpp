@@ -83,6 +83,8 @@ Status App::Start() {
   worker_->Start();
   StartPurge(config_);
   StartAlerts(config_);
+  rotation_watch_ = std::make_unique<RotationWatch>(*store_, *clock_);
+  rotation_watch_->Watch(*config_);
   return Status::Ok();
 }
 
@@ -193,6 +195,7 @@ void App::Close() {
     closing_ = true;
   }
   purge_.reset();  // joins: a batch in progress finishes before the store closes
+  rotation_watch_.reset();
   StopAlerts();
   if (worker_) worker_->Stop(std::chrono::seconds(live_.Current()->worker.shutdown_grace_seconds));
   if (admin_) admin_->Stop();

@@ -5,6 +5,7 @@
 
 #include "cli/app.h"
 #include "cli/key_guard.h"
+#include "cli/secret_rotation.h"
 #include "common/log.h"
 
 namespace hookinbox::cli {
@@ -141,10 +142,23 @@ void App::Apply(std::shared_ptr<const config::Config> next) {
     StartAlerts(next);
   }
   if (Retentions(*before) != Retentions(*next)) StartPurge(next);
+  if (rotation_watch_) rotation_watch_->Watch(*next);
   for (const config::EndpointConfig& e : next->endpoints) {
     if (e.insecure) log::Warn("insecure_endpoint", {{"endpoint", e.name}, {"detail", "deliveries are not authenticated"}});
   }
   ReloadCertificates();
+}
+
+config::SecretRotateAnswer App::SecretStep(const config::SecretRotateAsk& ask) {
+  std::lock_guard<std::mutex> lock(secret_mu_);
+  // The file as a reload would read it (TLS pairs aside: not this step's concern).
+  config::SecretRotateAnswer answer =
+      ApplySecretStep(*live_.Current(), ask, [this] { return LoadAndCheck(config_path_, false, &env_); }, *store_,
+                      clock_->NowMs());
+  if (!answer.status.ok() || !answer.changed) return answer;
+  answer.reload = Reload(config::ReloadAsk{ask.actor, {}});
+  answer.reloaded = true;
+  return answer;
 }
 
 }  // namespace hookinbox::cli
