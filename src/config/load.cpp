@@ -21,6 +21,7 @@
 #include "config/duration.h"
 #include "config/load.h"
 #include "config/parsed.h"
+#include "config/rotation.h"
 #include "config/size.h"
 
 namespace hookinbox::config {
@@ -393,7 +394,12 @@ std::vector<SecretFile> SecretFiles(const Parsed& parsed) {
 void AddSources(const SecretSources& s, SecretOrigins& out) {
   if (!s.env.empty()) out.env_names.push_back(s.env);
   out.env_names.insert(out.env_names.end(), s.envs.begin(), s.envs.end());
-  if (!s.file.empty()) out.files.push_back(s.file);
+  if (!s.file.empty()) {
+    out.files.push_back(s.file);
+    // A rotation keeps the previous secret beside it (config/rotation.h);
+    // covered whether or not it exists yet, since a rotation may begin later.
+    out.files.push_back(PreviousSecretFile(s.file));
+  }
   out.files.insert(out.files.end(), s.files.begin(), s.files.end());
 }
 

@@ -91,7 +91,14 @@ TEST_CASE("process secrets: an exec command running as the server's user reads n
   const std::string out = inst.dir() + "/out";
   REQUIRE(::mkdir(out.c_str(), 0700) == 0);
 
-  const std::vector<std::string> secret_files = {inst.dir() + "/secrets/demo.secret", inst.dir() + "/tls/key.pem"};
+  // A rotation in its window: the previous secret beside demo.secret is as secret as it.
+  const std::string previous_secret = RandomToken("prevsecret");
+  RegisterLeakMarker(previous_secret);
+  std::ofstream(inst.dir() + "/secrets/demo.secret.previous") << previous_secret;
+  ::chmod((inst.dir() + "/secrets/demo.secret.previous").c_str(), 0600);
+  std::ofstream(inst.dir() + "/secrets/demo.secret.rotation") << "previous_until = \"2099-01-01T00:00:00Z\"\n";
+  const std::vector<std::string> secret_files = {inst.dir() + "/secrets/demo.secret", inst.dir() + "/tls/key.pem",
+                                                 inst.dir() + "/secrets/demo.secret.previous"};
   std::string file_list;
   for (const auto& f : secret_files) file_list += f + "\n";
   std::ofstream(inst.dir() + "/files") << file_list;
@@ -157,6 +164,7 @@ secret_env = "HOOKINBOX_TEST_ENV_SECRET"
     CHECK(bytes.find(secret) == std::string::npos);
     CHECK(bytes.find(admin_token) == std::string::npos);
     CHECK(bytes.find(env_secret) == std::string::npos);
+    CHECK(bytes.find(previous_secret) == std::string::npos);
     CHECK(bytes.find("PRIVATE KEY") == std::string::npos);
   }
   CHECK_FALSE(uncovered);

@@ -400,6 +400,8 @@ secret_env = "HOOKINBOX_CT_TENANT"
   const SecretOrigins& o = r.config.secret_origins;
   CHECK(o.env_names ==
         std::vector<std::string>{"HOOKINBOX_CT_ADMIN", "HOOKINBOX_CT_NEW", "HOOKINBOX_CT_OLD", "HOOKINBOX_CT_TENANT"});
+  // A secret_file's previous secret (config/rotation.h) is listed too, existing or not.
   CHECK(o.files == std::vector<std::string>{dir.File("tls/key.pem"), dir.File("tls/admin.key"), dir.File("demo.secret"),
-                                            dir.File("old.secret"), dir.File("tenant.secret")});
+                                            dir.File("old.secret"), dir.File("tenant.secret"),
+                                            dir.File("tenant.secret.previous")});
 }
