@@ -74,6 +74,10 @@ void AdminServer::SetReloadHook(std::function<config::ReloadAnswer(const config:
   admin_api_->SetReloadHook(std::move(hook));
 }
 
+void AdminServer::SetSecretHook(std::function<config::SecretRotateAnswer(const config::SecretRotateAsk&)> hook) {
+  admin_api_->SetSecretHook(std::move(hook));
+}
+
 AdminServer::~AdminServer() { Stop(); }
 
 void AdminServer::Configure() {
