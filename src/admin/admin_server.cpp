@@ -8,6 +8,7 @@
 #include "admin/handler_api.h"
 #include "admin/login_limiter.h"
 #include "admin/routes.h"
+#include "admin/secret_json.h"
 #include "common/log.h"
 #include "http/certificate.h"
 #include "http/listener.h"
@@ -120,6 +121,8 @@ void AdminServer::Route() {
     httplib::Request with_body = req;
     with_body.body = std::move(body).value();
     Dispatch(with_body, res);
+    // A body may hold a secret (…/secret/rotate): zeroed before its memory is freed.
+    WipeBytes(with_body.body);
   };
   httplib::Server& routes = listener_->routes();
   routes.Post(R"([\s\S]*)", handle_body);

@@ -1,7 +1,5 @@
 #include "admin/secret_json.h"
 
-#include <algorithm>
-
 #include "admin/api_json.h"
 #include "admin/query.h"
 #include "admin/reload_json.h"
@@ -26,11 +24,11 @@ Result<Secret> TakeSecret(json& body) {
   std::string& bytes = it->get_ref<std::string&>();
   if (bytes.empty()) return InvalidArgument("secret is empty");
   if (bytes.size() > kMaxSecretBytes) {
-    std::fill(bytes.begin(), bytes.end(), '\0');
+    WipeBytes(bytes);
     return InvalidArgument("secret is over " + std::to_string(kMaxSecretBytes) + " bytes");
   }
   Secret secret(bytes);
-  std::fill(bytes.begin(), bytes.end(), '\0');
+  WipeBytes(bytes);
   return secret;
 }
 
@@ -60,6 +58,11 @@ Status OnlyMembers(const json& body, bool retire) {
 }
 
 }  // namespace
+
+void WipeBytes(std::string& s) {
+  volatile char* p = s.data();
+  for (size_t i = 0; i < s.size(); ++i) p[i] = '\0';
+}
 
 Result<config::SecretRotateAsk> ParseSecretAsk(const std::string& body, const std::string& endpoint, bool retire,
                                                int64_t now_ms) {

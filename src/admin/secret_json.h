@@ -36,6 +36,11 @@ inline constexpr int64_t kDefaultKeepOldMs = int64_t{24} * 3600 * 1000;
 Result<config::SecretRotateAsk> ParseSecretAsk(const std::string& body, const std::string& endpoint, bool retire,
                                                int64_t now_ms);
 
+// Zeroes `s`'s bytes through a volatile pointer, so the compiler cannot drop
+// the writes as dead before the memory is freed: for request bodies and
+// parsed copies that held a secret.
+void WipeBytes(std::string& s);
+
 nlohmann::ordered_json SecretAnswerJson(const std::string& endpoint, const config::SecretRotateAnswer& answer);
 
 // 200 when the answer's status is ok, else the status's HTTP code.

@@ -120,3 +120,13 @@ TEST_CASE("secret json: the answer names the file and the window, or the error",
   refused.status = NotFound("no endpoint named shop in the config");
   CHECK(admin::SecretAnswerStatus(refused) == 404);
 }
+
+TEST_CASE("secret json: WipeBytes zeroes a string in place, keeping its size", "[admin][secret]") {
+  std::string s = "whsec_a-long-enough-secret-to-live-on-the-heap";
+  const size_t size = s.size();
+  admin::WipeBytes(s);
+  CHECK(s == std::string(size, '\0'));
+  std::string empty;
+  admin::WipeBytes(empty);
+  CHECK(empty.empty());
+}
