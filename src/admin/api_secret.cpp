@@ -27,9 +27,9 @@ void AdminApi::RotateSecret(const AdminRoute& route, const httplib::Request& req
   log::Info(retire ? "admin_secret_retire_requested" : "admin_secret_rotate_requested",
             {{"endpoint", ask->endpoint}, {"actor", ask->actor}});
   const config::SecretRotateAnswer answer = secret_hook_(*ask);
-  http::ReplyJson(res, SecretAnswerStatus(answer),
-                  SecretAnswerJson(ask->endpoint, answer)
-                      .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  http::ReplyJson(
+      res, SecretAnswerStatus(answer),
+      SecretAnswerJson(ask->endpoint, answer).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
 }  // namespace hookinbox::admin

@@ -15,8 +15,8 @@ constexpr int64_t kNow = 1796860800000;  // 2026-12-10T00:00:00Z
 }  // namespace
 
 TEST_CASE("secret json: a rotation's secret and time; the time defaults to 24 h from now", "[admin][secret]") {
-  auto ask = admin::ParseSecretAsk(R"({"secret":"whsec_new","keep_old_until":"2026-12-12T00:00:00Z"})", "shop", false,
-                                   kNow);
+  auto ask =
+      admin::ParseSecretAsk(R"({"secret":"whsec_new","keep_old_until":"2026-12-12T00:00:00Z"})", "shop", false, kNow);
   REQUIRE(ask.ok());
   CHECK(ask->endpoint == "shop");
   CHECK_FALSE(ask->retire);
@@ -77,8 +77,8 @@ TEST_CASE("secret json: every bad body is refused with its reason, never quoting
     CHECK_THAT(ask.status().message(), !Catch::Contains("hunter2") && !Catch::Contains("kkkk"));
   }
   // Exactly the limit is fine.
-  auto at_limit = admin::ParseSecretAsk(R"({"secret":")" + std::string(admin::kMaxSecretBytes, 'k') + R"("})", "shop",
-                                        false, kNow);
+  auto at_limit =
+      admin::ParseSecretAsk(R"({"secret":")" + std::string(admin::kMaxSecretBytes, 'k') + R"("})", "shop", false, kNow);
   CHECK(at_limit.ok());
 }
 
@@ -109,7 +109,8 @@ TEST_CASE("secret json: the answer names the file and the window, or the error",
   CHECK(r["previous_until"].is_null());
 
   config::SecretRotateAnswer refused;
-  refused.status = Status(Code::kConflict, "the secret of shop comes from secret_env: rotate it by changing the environment");
+  refused.status =
+      Status(Code::kConflict, "the secret of shop comes from secret_env: rotate it by changing the environment");
   auto e = admin::SecretAnswerJson("shop", refused);
   CHECK(admin::SecretAnswerStatus(refused) == 409);
   CHECK(e["error"] == "the secret of shop comes from secret_env: rotate it by changing the environment");
