@@ -613,3 +613,25 @@ CREATE VIEW endpoint_key_specs_iso AS
 SELECT id, endpoint, provider, fingerprint, spec,
        strftime('%Y-%m-%dT%H:%M:%fZ', in_force_from / 1000.0, 'unixepoch') AS in_force_from, recorded_by
   FROM endpoint_key_specs;
+
+-- migration: 11
+
+-- endpoint_actions also records the steps of a secret rotation (hookinbox
+-- secrets rotate/retire, the admin UI): 'secret_rotated' (reason: until when
+-- the previous secret is accepted, and the file) and 'secret_retired' (the
+-- previous secret no longer accepted: retired by an operator, or its window
+-- ended). Never the secret. Rebuilt as in migration 10, ids and rows kept.
+CREATE TABLE endpoint_actions_v11 (
+  id        INTEGER PRIMARY KEY,
+  endpoint  TEXT    NOT NULL,
+  at        INTEGER NOT NULL,
+  actor     TEXT    NOT NULL,
+  action    TEXT    NOT NULL CHECK (action IN ('pause', 'resume', 'key_spec_changed', 'secret_rotated',
+                                               'secret_retired')),
+  reason    TEXT
+);
+INSERT INTO endpoint_actions_v11 (id, endpoint, at, actor, action, reason)
+  SELECT id, endpoint, at, actor, action, reason FROM endpoint_actions;
+DROP TABLE endpoint_actions;
+ALTER TABLE endpoint_actions_v11 RENAME TO endpoint_actions;
+CREATE INDEX endpoint_actions_endpoint ON endpoint_actions (endpoint, id);

@@ -507,3 +507,10 @@ SELECT id, endpoint, provider, fingerprint, spec,
        to_char(TIMESTAMP '1970-01-01' + in_force_from * INTERVAL '1 millisecond',
                'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS in_force_from, recorded_by
   FROM endpoint_key_specs;
+
+-- migration: 11
+
+-- Secret rotation steps in endpoint_actions: see schema.sql migration 11.
+ALTER TABLE endpoint_actions DROP CONSTRAINT endpoint_actions_action_check;
+ALTER TABLE endpoint_actions ADD CONSTRAINT endpoint_actions_action_check
+  CHECK (action IN ('pause', 'resume', 'key_spec_changed', 'secret_rotated', 'secret_retired'));

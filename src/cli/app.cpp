@@ -69,8 +69,9 @@ Status App::Start() {
   // Before anything serves (a changed key would turn redeliveries into new
   // events), and only once both ports are ours: a start that fails later
   // must not have recorded key settings nothing served with.
-  if (Status st = GuardKeySpecs(*store_, *config_, AcceptedAtStart(), "serve", clock_->NowMs()); !st.ok()) {
-    return st;
+  if (KeyGuardOutcome guard = GuardKeySpecs(*store_, *config_, AcceptedAtStart(), "serve", clock_->NowMs());
+      !guard.ok()) {
+    return guard.status();
   }
   // Only a process that got both ports serves and runs actions (a second
   // instance on a taken port must not start working the queue before it fails).
@@ -82,6 +83,8 @@ Status App::Start() {
   worker_->Start();
   StartPurge(config_);
   StartAlerts(config_);
+  rotation_watch_ = std::make_unique<RotationWatch>(*store_, *clock_);
+  rotation_watch_->Watch(*config_);
   return Status::Ok();
 }
 
@@ -192,6 +195,7 @@ void App::Close() {
     closing_ = true;
   }
   purge_.reset();  // joins: a batch in progress finishes before the store closes
+  rotation_watch_.reset();
   StopAlerts();
   if (worker_) worker_->Stop(std::chrono::seconds(live_.Current()->worker.shutdown_grace_seconds));
   if (admin_) admin_->Stop();

@@ -24,11 +24,13 @@
 #include "alert/engine.h"
 #include "cli/load_config.h"
 #include "cli/purge.h"
+#include "cli/rotation_watch.h"
 #include "common/clock.h"
 #include "store/database_clock.h"
 #include "config/config.h"
 #include "config/live.h"
 #include "config/reload.h"
+#include "config/rotation.h"
 #include "http/server.h"
 #include "worker/worker_loop.h"
 #include "store/sql_store.h"
@@ -74,6 +76,11 @@ class App {
   // changed and which keys wait for a restart (config/reload.h). One reload
   // at a time; any thread, between Start() and Close().
   config::ReloadAnswer Reload(const config::ReloadAsk& ask);
+  // POST /admin/api/endpoints/{name}/secret/rotate|retire: one step of a
+  // secret rotation (cli/secret_rotation.h) on the config in force — the
+  // files changed, checked and audited — then a Reload naming ask.actor.
+  // One step at a time; any thread, between Start() and Close().
+  config::SecretRotateAnswer SecretStep(const config::SecretRotateAsk& ask);
   // Logs the served certificate of each TLS listener (tls_loaded); after Start().
   void LogCertificates() const;
 
@@ -102,6 +109,8 @@ class App {
   std::shared_ptr<const config::Config> purge_config_;  // what purge_ runs on (it holds a reference)
   std::unique_ptr<alert::Dispatcher> alert_sender_;  // only when [[alert.channel]] lists any
   std::unique_ptr<alert::Engine> alert_engine_;
+  std::unique_ptr<RotationWatch> rotation_watch_;  // audits the end of each rotation's window
+  std::mutex secret_mu_;  // one rotation step at a time (its files, then its reload)
 
   // The alert engine and sender on `config` (the one in force).
   void StartAlerts(std::shared_ptr<const config::Config> config);

@@ -2,10 +2,10 @@
 // reload` end here — load and check the file as check-config does, guard
 // the endpoints' key settings, then put the new config in force.
 #include <map>
-#include <string_view>
 
 #include "cli/app.h"
 #include "cli/key_guard.h"
+#include "cli/secret_rotation.h"
 #include "common/log.h"
 
 namespace hookinbox::cli {
@@ -15,22 +15,6 @@ namespace {
 std::string Joined(const std::vector<std::string>& lines) {
   std::string out;
   for (const std::string& line : lines) out += (out.empty() ? "" : "; ") + line;
-  return out;
-}
-
-// A refusal of the key guard (or the database behind it) as problems: one
-// per line of its message, which explains one endpoint each.
-std::vector<config::Problem> ProblemsOf(const Status& st) {
-  std::vector<config::Problem> out;
-  std::string_view text = st.message();
-  while (!text.empty()) {
-    const size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    if (!line.empty()) out.push_back({"", 0, std::string(line)});
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
-  if (out.empty()) out.push_back({"", 0, "the key settings could not be checked"});
   return out;
 }
 
@@ -80,25 +64,15 @@ std::map<std::string, config::RetentionConfig> Retentions(const config::Config& 
   return out;
 }
 
-// `next` with the settings that apply only at start put back to the ones in
-// force (config/reload.cpp lists them): the answer names them as waiting for
-// a restart, so nothing may read their new value before it — e.g. an
-// endpoint's default concurrency follows worker.threads.
-void KeepRestartOnly(const config::Config& start, config::Config* next) {
-  const int64_t max_body_bytes = next->server.max_body_bytes;  // applies live
-  next->server = start.server;
-  next->server.max_body_bytes = max_body_bytes;
-  config::AdminConfig admin = start.admin;  // the listener; the tokens apply live
-  admin.token_env = next->admin.token_env;
-  admin.token_file = next->admin.token_file;
-  admin.token = next->admin.token;
-  admin.metrics_token_env = next->admin.metrics_token_env;
-  admin.metrics_token = next->admin.metrics_token;
-  next->admin = std::move(admin);
-  next->storage = start.storage;
-  next->log = start.log;
-  next->worker.threads = start.worker.threads;
-  next->worker.lease_seconds = start.worker.lease_seconds;
+// What changed since the config in force; what waits for a restart since the
+// one loaded at start (a listen address changed by an earlier reload is still
+// not the one bound — and keeps its value from the start); names of the kinds
+// `redacted` lists written as "[redacted]".
+config::ConfigChanges ChangesOf(const config::Config& in_force, const config::Config& at_start,
+                                const config::Config& next, const std::vector<std::string>& redacted) {
+  config::ConfigChanges out = config::CompareForReload(in_force, next, redacted);
+  out.needs_restart = config::CompareForReload(at_start, next, redacted).needs_restart;
+  return out;
 }
 
 }  // namespace
@@ -130,16 +104,16 @@ config::ReloadAnswer App::Reload(const config::ReloadAsk& ask) {
   if (!checked.errors.empty()) return Refuse(ask, std::move(checked.errors), std::move(answer));
   config::Config next = std::move(checked.loaded.config);
   // Records the new key settings (and audits a change) only when it will be applied.
-  if (Status st = GuardKeySpecs(*store_, next, ask.accept_key_change, "reload:" + ask.actor, clock_->NowMs());
-      !st.ok()) {
-    return Refuse(ask, ProblemsOf(st), std::move(answer));
+  if (KeyGuardOutcome guard =
+          GuardKeySpecs(*store_, next, ask.accept_key_change, "reload:" + ask.actor, clock_->NowMs());
+      !guard.ok()) {
+    return Refuse(ask, std::move(guard.problems), std::move(answer));
   }
-  // What changed since the config in force; what waits for a restart since
-  // the one loaded at start (a listen address changed by an earlier reload is
-  // still not the one bound) — and keeps its value from the start.
-  config::ConfigChanges changes = config::CompareForReload(*live_.Current(), next);
-  changes.needs_restart = config::CompareForReload(*config_, next).needs_restart;
-  KeepRestartOnly(*config_, &next);
+  // The answer names everything; the log line hides the names log.redact
+  // hides in every other line (the sink's list is the start config's).
+  const config::ConfigChanges changes = ChangesOf(*live_.Current(), *config_, next, {});
+  const config::ConfigChanges logged = ChangesOf(*live_.Current(), *config_, next, config_->log.redact);
+  config::KeepRestartOnly(next, *config_);
   Apply(std::make_shared<const config::Config>(std::move(next)));
   answer.applied = true;
   answer.changed = changes.changed;
@@ -147,8 +121,8 @@ config::ReloadAnswer App::Reload(const config::ReloadAsk& ask) {
   answer.generation = live_.generation();
   log::Info("config_reloaded", {{"actor", ask.actor},
                                 {"generation", std::to_string(answer.generation)},
-                                {"changed", Joined(changes.changed)},
-                                {"needs_restart", Joined(changes.needs_restart)}});
+                                {"changed", Joined(logged.changed)},
+                                {"needs_restart", Joined(logged.needs_restart)}});
   for (const config::Problem& w : answer.warnings) {
     log::Warn("config_warning", {{"detail", config::Describe(w, config_path_)}});
   }
@@ -168,10 +142,23 @@ void App::Apply(std::shared_ptr<const config::Config> next) {
     StartAlerts(next);
   }
   if (Retentions(*before) != Retentions(*next)) StartPurge(next);
+  if (rotation_watch_) rotation_watch_->Watch(*next);
   for (const config::EndpointConfig& e : next->endpoints) {
     if (e.insecure) log::Warn("insecure_endpoint", {{"endpoint", e.name}, {"detail", "deliveries are not authenticated"}});
   }
   ReloadCertificates();
+}
+
+config::SecretRotateAnswer App::SecretStep(const config::SecretRotateAsk& ask) {
+  std::lock_guard<std::mutex> lock(secret_mu_);
+  // The file as a reload would read it (TLS pairs aside: not this step's concern).
+  config::SecretRotateAnswer answer =
+      ApplySecretStep(*live_.Current(), ask, [this] { return LoadAndCheck(config_path_, false, &env_); }, *store_,
+                      clock_->NowMs());
+  if (!answer.status.ok() || !answer.changed) return answer;
+  answer.reload = Reload(config::ReloadAsk{ask.actor, {}});
+  answer.reloaded = true;
+  return answer;
 }
 
 }  // namespace hookinbox::cli

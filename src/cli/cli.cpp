@@ -151,6 +151,22 @@ int Main(int argc, char** argv) {
   auto* ep_resume = endpoints->add_subcommand("resume", "send NAME's waiting deliveries again (exit 0 also when not "
                                                         "paused)");
   ep_resume->add_option("NAME", endpoint_name, "endpoint name")->required();
+  SecretsOptions secrets_options;
+  auto* secrets = app.add_subcommand("secrets", "rotate an endpoint's secret_file while serving: the new secret in "
+                                                "force, the previous one accepted until a time; or retire it now");
+  secrets->require_subcommand(1);
+  auto* sec_rotate = secrets->add_subcommand(
+      "rotate", "put FILE's secret into ENDPOINT's secret_file, keep the previous one accepted until "
+                "--keep-old-until, record it in the audit log, reload the running service");
+  sec_rotate->add_option("ENDPOINT", secrets_options.endpoint, "endpoint name")->required();
+  sec_rotate->add_option("--new-file", secrets_options.new_file, "file holding the new secret, as the provider "
+                                                                 "gave it")->required();
+  sec_rotate->add_option("--keep-old-until", secrets_options.keep_old_until,
+                         "until when the previous secret is accepted: RFC 3339 time, a date, or how long from now "
+                         "(90s, 30m, 48h, 7d); default 24h");
+  auto* sec_retire = secrets->add_subcommand("retire", "stop accepting ENDPOINT's previous secret now (exit 0 also "
+                                                       "when there is none), record it, reload the running service");
+  sec_retire->add_option("ENDPOINT", secrets_options.endpoint, "endpoint name")->required();
   std::string alert_channel;
   auto* alert = app.add_subcommand("alert", "alert channels: send a test message");
   alert->require_subcommand(1);
@@ -159,7 +175,7 @@ int Main(int argc, char** argv) {
               "channel; exit 0 all sent, 1 any failed, 2 no such channel or none configured");
   alert_test->add_option("CHANNEL", alert_channel, "channel name (default: every channel)");
   for (auto* sub : {alert, alert_test, init, check, serve, reload, send_test, events, ev_list, ev_show, ev_replay, ev_resolve, check_down,
-                    endpoints, ep_list, ep_pause, ep_resume}) {
+                    endpoints, ep_list, ep_pause, ep_resume, secrets, sec_rotate, sec_retire}) {
     sub->fallthrough();  // -c and --json also work after the verb
   }
 
@@ -189,6 +205,8 @@ int Main(int argc, char** argv) {
   if (ep_list->parsed()) return RunEndpointsList(common, std::cout, std::cerr);
   if (ep_pause->parsed()) return RunEndpointsPause(endpoint_name, pause_reason, common, std::cout, std::cerr);
   if (ep_resume->parsed()) return RunEndpointsResume(endpoint_name, common, std::cout, std::cerr);
+  if (sec_rotate->parsed()) return RunSecretsRotate(secrets_options, common, std::cout, std::cerr);
+  if (sec_retire->parsed()) return RunSecretsRetire(secrets_options, common, std::cout, std::cerr);
   if (alert_test->parsed()) return RunAlertTest(alert_channel, common, std::cout, std::cerr);
   if (ev_list->parsed()) return RunEventsList(ev, common, std::cout, std::cerr);
   if (ev_show->parsed()) return RunEventsShow(ev, common, std::cout, std::cerr);

@@ -159,6 +159,24 @@ int RunEndpointsPause(const std::string& name, const std::string& reason, const 
                       std::ostream& out, std::ostream& err);
 int RunEndpointsResume(const std::string& name, const CommonOptions& common, std::ostream& out, std::ostream& err);
 
+// `hookinbox secrets rotate ENDPOINT --new-file FILE [--keep-old-until T]`
+// and `hookinbox secrets retire ENDPOINT` (secrets.cpp): rotate the
+// endpoint's secret_file — the new secret in force, the previous one still
+// accepted until T (default 24h from now) — or drop the previous one now;
+// each step is recorded in endpoint_actions, then the running service is
+// asked to reload. 0 done and reloaded (or nothing to retire), 1 refused or
+// the service not reloaded (the files stay changed), 2 usage (an unknown
+// endpoint, an unreadable FILE, a bad T, a secret the config cannot decode).
+struct SecretsOptions {
+  std::string endpoint;                // ENDPOINT
+  std::string new_file;                // rotate --new-file
+  std::string keep_old_until = "24h";  // rotate --keep-old-until (cli/replay_time.h ParseFutureTime)
+};
+int RunSecretsRotate(const SecretsOptions& options, const CommonOptions& common, std::ostream& out,
+                     std::ostream& err);
+int RunSecretsRetire(const SecretsOptions& options, const CommonOptions& common, std::ostream& out,
+                     std::ostream& err);
+
 // `hookinbox alert test [CHANNEL]` (alert.cpp): a test notification to the
 // [[alert.channel]] named CHANNEL, or to every channel; one line per channel,
 // "NAME: sent" or "NAME: failed: REASON". 0 all sent, 1 any failed (or the

@@ -69,6 +69,7 @@ CheckedConfig LoadAndCheck(const std::string& path, bool tls_pairs, const StartE
       [](std::string_view name) { return verify::FindPreset(name); }, verify::PresetNames(),
       [](std::string_view name) { return std::string(verify::RefusedPresetReason(name)); }};
   config::LoadOptions options;
+  options.now_ms = SystemClock().NowMs();  // only for warning about a rotation window that has ended
   if (env != nullptr) options.env = [env](const std::string& name) { return env->Find(name); };
   CheckedConfig out{config::LoadFile(path, &presets, options), {}};
   // Read once, so no longer needed in the environment, where exec actions'

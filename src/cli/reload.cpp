@@ -15,6 +15,7 @@
 #include "cli/exit_code.h"
 #include "cli/local_address.h"
 #include "cli/open_command.h"
+#include "cli/reload_client.h"
 #include "config/load.h"
 
 namespace hookinbox::cli {
@@ -45,12 +46,6 @@ X509_STORE* PinnedStore(const std::string& cert_file) {
   return store;
 }
 
-struct Reply {
-  int status = 0;     // 0 = no answer
-  std::string body;   // the answer's body
-  std::string error;  // why there is no answer, with what to check
-};
-
 std::string WhyNoAnswer(httplib::Error error, const AdminTarget& t) {
   switch (error) {
     case httplib::Error::SSLServerVerification:
@@ -67,7 +62,7 @@ std::string WhyNoAnswer(httplib::Error error, const AdminTarget& t) {
   }
 }
 
-Reply PostReload(const AdminTarget& t, const Secret& token, const std::string& body) {
+ReloadReply PostReload(const AdminTarget& t, const Secret& token, const std::string& body) {
   httplib::Client client(t.base_url);
   client.set_connection_timeout(std::chrono::seconds(5));
   // The service reads every secret and may check stored keys before it answers.
@@ -79,8 +74,8 @@ Reply PostReload(const AdminTarget& t, const Secret& token, const std::string& b
   }
   httplib::Headers headers{{"Authorization", "Bearer " + std::string(token.bytes())}};
   httplib::Result res = client.Post(kReloadPath, headers, body, "application/json");
-  if (!res) return {0, "", WhyNoAnswer(res.error(), t)};
-  return {res->status, res->body, ""};
+  if (!res) return {0, "", WhyNoAnswer(res.error(), t), t.base_url};
+  return {res->status, res->body, "", t.base_url};
 }
 
 // "FILE:LINE: KEY: MESSAGE" for each entry of a warnings or errors list.
@@ -134,8 +129,16 @@ std::string ErrorText(const std::string& body) {
   return body;
 }
 
-int PrintReply(const Reply& reply, const AdminTarget& t, const std::string& config_path, bool json, std::ostream& out,
-               std::ostream& err) {
+}  // namespace
+
+int PrintReloadReply(const ReloadReply& reply, const std::string& config_path, bool json, const std::string& verb,
+                     std::ostream& out, std::ostream& err) {
+  if (reply.status == 0) {
+    // No base URL: the config says too little to ask at all.
+    err << verb << ": " << (reply.base_url.empty() ? "" : "cannot reach the running service at " + reply.base_url + ": ")
+        << reply.error << "\n";
+    return kExitFailure;
+  }
   const bool answered = reply.status == 200 || reply.status == 422;
   if (json) {
     out << reply.body << (reply.body.empty() || reply.body.back() != '\n' ? "\n" : "");
@@ -149,7 +152,7 @@ int PrintReply(const Reply& reply, const AdminTarget& t, const std::string& conf
       // A field of the wrong type: reported below as an answer we cannot read.
     }
   }
-  err << "hookinbox reload: the running service at " << t.base_url << " ";
+  err << verb << ": the running service at " << reply.base_url << " ";
   if (answered) {
     err << "answered " << reply.status << " with a body that is not a reload answer\n";
   } else if (reply.status == 401) {
@@ -163,6 +166,24 @@ int PrintReply(const Reply& reply, const AdminTarget& t, const std::string& conf
   }
   return kExitFailure;
 }
+
+ReloadReply AskServiceToReload(const config::Config& cfg, const std::string& config_path,
+                               const std::vector<std::string>& accept_key_change) {
+  if (cfg.admin.token.empty()) {
+    return {0, "", config_path + " sets no admin token (admin.token_env or admin.token_file), which the running "
+                   "service's " + kReloadPath + " requires", ""};
+  }
+  auto listen = config::SplitListen(cfg.admin.listen);
+  if (listen && listen->port == 0) {
+    return {0, "", "admin.listen " + cfg.admin.listen +
+                   " has port 0 (any free port), so the address of the running service is not known", ""};
+  }
+  const AdminTarget target = TargetFor(cfg);
+  const std::string body = nlohmann::json{{"accept_key_change", accept_key_change}}.dump();
+  return PostReload(target, cfg.admin.token, body);
+}
+
+namespace {
 
 std::string Join(const std::vector<std::string>& names) {
   std::string out;
@@ -194,28 +215,9 @@ int RunReload(const ReloadOptions& options, const CommonOptions& common, std::os
         << ", so the running service was not asked to reload: it keeps its config\n";
     return kExitFailure;
   }
-  const config::Config& cfg = opened->config;
-  if (!KnownEndpoints(options, cfg, opened->config_path, err)) return kExitUsage;
-  if (cfg.admin.token.empty()) {
-    err << "hookinbox reload: " << opened->config_path
-        << " sets no admin token (admin.token_env or admin.token_file), which the running service's " << kReloadPath
-        << " requires\n";
-    return kExitFailure;
-  }
-  auto listen = config::SplitListen(cfg.admin.listen);
-  if (listen && listen->port == 0) {
-    err << "hookinbox reload: admin.listen " << cfg.admin.listen
-        << " has port 0 (any free port), so the address of the running service is not known\n";
-    return kExitFailure;
-  }
-  const AdminTarget target = TargetFor(cfg);
-  const std::string body = nlohmann::json{{"accept_key_change", options.accept_key_change}}.dump();
-  Reply reply = PostReload(target, cfg.admin.token, body);
-  if (reply.status == 0) {
-    err << "hookinbox reload: cannot reach the running service at " << target.base_url << ": " << reply.error << "\n";
-    return kExitFailure;
-  }
-  return PrintReply(reply, target, opened->config_path, common.json, out, err);
+  if (!KnownEndpoints(options, opened->config, opened->config_path, err)) return kExitUsage;
+  const ReloadReply reply = AskServiceToReload(opened->config, opened->config_path, options.accept_key_change);
+  return PrintReloadReply(reply, opened->config_path, common.json, "hookinbox reload", out, err);
 }
 
 }  // namespace hookinbox::cli

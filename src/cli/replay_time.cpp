@@ -8,8 +8,8 @@
 namespace hookinbox::cli {
 namespace {
 
-// "2h" → 7 200 000; nullopt when `text` is not a whole number and one unit.
-std::optional<int64_t> AgoMs(std::string_view text) {
+// "2h" → 7 200 000 (how long ago, or from now); nullopt when `text` is not a whole number and one unit.
+std::optional<int64_t> SpanMs(std::string_view text) {
   if (text.size() < 2) return std::nullopt;
   int64_t unit_ms = 0;
   switch (text.back()) {
@@ -33,7 +33,7 @@ std::optional<int64_t> AgoMs(std::string_view text) {
 }  // namespace
 
 Result<int64_t> ParseReplayTime(std::string_view text, int64_t now_ms) {
-  if (auto ago = AgoMs(text)) {
+  if (auto ago = SpanMs(text)) {
     if (*ago >= now_ms) return InvalidArgument("'" + std::string(text) + "' ago is before 1970");
     return now_ms - *ago;
   }
@@ -42,6 +42,17 @@ Result<int64_t> ParseReplayTime(std::string_view text, int64_t now_ms) {
     return InvalidArgument("not a time: '" + std::string(text) +
                            "'; write RFC 3339 (2026-12-01T10:00:00Z), ms since the epoch, or how long ago "
                            "(90s, 30m, 2h, 3d)");
+  }
+  return *t;
+}
+
+Result<int64_t> ParseFutureTime(std::string_view text, int64_t now_ms) {
+  if (auto ahead = SpanMs(text)) return now_ms + *ahead;
+  auto t = admin::ParseTime(text);
+  if (!t.ok() || *t <= 0) {
+    return InvalidArgument("not a time: '" + std::string(text) +
+                           "'; write RFC 3339 (2026-12-10T00:00:00Z), a date (2026-12-10), or how long from now "
+                           "(90s, 30m, 48h, 7d)");
   }
   return *t;
 }

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace hookinbox {
 
@@ -26,6 +27,10 @@ class SystemClock final : public Clock {
   int64_t NowMs() const override;
   int64_t MonotonicMs() const override;  // std::chrono::steady_clock
 };
+
+// "2026-12-10T00:00:00Z": `ms` since the epoch in UTC, to the second (rounded
+// down), for times an operator reads and writes (a rotation's end).
+std::string FormatUtc(int64_t ms);
 
 // A clock that only moves when told to. Thread-safe.
 // Advance() is time passing: both clocks move. Set() is a wall-clock step:

@@ -13,7 +13,9 @@ Secret::~Secret() {
   if (!bytes_.empty()) OPENSSL_cleanse(bytes_.data(), bytes_.size());
 }
 
-bool Secret::operator==(const Secret& other) const { return ConstantTimeEqual(bytes_, other.bytes_); }
+bool Secret::operator==(const Secret& other) const {
+  return valid_until_ms_ == other.valid_until_ms_ && ConstantTimeEqual(bytes_, other.bytes_);
+}
 
 bool ConstantTimeEqual(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

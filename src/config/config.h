@@ -335,6 +335,12 @@ struct EndpointConfig {
   // Resolved secrets, newest first. Any of them verifies (rotation). Filled from
   // secret_env / secret_file / secrets_env / secrets_file, in that order.
   std::vector<Secret> secrets;
+  // How `secrets` were configured, for `hookinbox secrets rotate`, which
+  // rotates one secret_file (config/rotation.h): endpoint.secret_file
+  // resolved ("" = not set), and the other secret keys set ("secret_env",
+  // "secrets_env", "secrets_file").
+  std::string secret_file;
+  std::vector<std::string> other_secret_keys;
   int64_t max_body_bytes = 0;          // endpoint.max_body_bytes; 0 = server.max_body_bytes
   // endpoint.content_types: accepted media types (parameters ignored); others get 415.
   std::vector<std::string> content_types = {"application/json"};

@@ -15,6 +15,12 @@
 
 namespace hookinbox::config {
 
+std::string_view WithoutFinalNewline(std::string_view text) {
+  if (text.ends_with("\r\n")) return text.substr(0, text.size() - 2);
+  if (text.ends_with('\n')) return text.substr(0, text.size() - 1);
+  return text;
+}
+
 FileContent ReadSmallFile(const std::string& path, size_t max_bytes) {
   FileContent out;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);

@@ -473,7 +473,7 @@ LoadResult LoadString(std::string_view toml, const std::string& source_name, con
   ResolvePaths(parsed.config);
   Validate(parsed, report);
   ValidateAlert(parsed, report);
-  ResolveSecrets(parsed, report, options.read_secrets, options.env);
+  ResolveSecrets(parsed, report, options.read_secrets, options.env, options.now_ms);
   result.secret_files = SecretFiles(parsed);
   parsed.config.secret_origins = SecretOriginsOf(parsed);
 

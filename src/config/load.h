@@ -57,6 +57,10 @@ struct LoadOptions {
   // environment must not be touched while threads run. Answers nullptr for
   // a variable that is not set.
   std::function<const char*(const std::string& name)> env;
+  // Now, for the warning about a secret file's previous secret whose window
+  // has ended (config/rotation.h); 0 = no such warning. The window itself is
+  // enforced per request (verify::Verify), whatever this says.
+  int64_t now_ms = 0;
 };
 
 // Provider presets (SPEC §9), supplied from above: config/ sits below verify/,

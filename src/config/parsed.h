@@ -64,8 +64,10 @@ std::string ChannelUrlProblem(std::string_view type, std::string_view url);
 // checks the admin token resolves without keeping it (secrets.cpp). With
 // `read_values` false it checks only how each source is written and reads
 // none (LoadOptions::read_secrets). `env` null: getenv (LoadOptions::env).
+// `now_ms` (LoadOptions::now_ms): a rotated-out secret whose end is past it
+// is warned about; 0 = no such warning.
 void ResolveSecrets(Parsed& parsed, Reporter& report, bool read_values = true,
-                    const std::function<const char*(const std::string&)>& env = nullptr);
+                    const std::function<const char*(const std::string&)>& env = nullptr, int64_t now_ms = 0);
 
 // The outcome of reading a small file (files.cpp).
 struct FileContent {
@@ -74,6 +76,10 @@ struct FileContent {
   std::string error;    // why not, e.g. "No such file or directory"
   unsigned mode = 0;    // permission bits (st_mode & 07777)
 };
+
+// `text` without the one final newline ("\n" or "\r\n") editors and `echo`
+// add to a secret file: it is never part of the secret.
+std::string_view WithoutFinalNewline(std::string_view text);
 
 // Reads the regular file `path` if it is at most `max_bytes` long.
 FileContent ReadSmallFile(const std::string& path, size_t max_bytes);

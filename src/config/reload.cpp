@@ -1,13 +1,18 @@
 // config/reload.cpp — what differs between the config in force and a newly
 // loaded one, and which of it waits for a restart.
 //
-// Design: every config struct defaults its ==, so a member nobody listed
+// Design: the keys read only at start are one table (ForEachRestartOnlySection):
+// each section with its keys and the members of it that apply live. It
+// drives both the needs_restart lines and KeepRestartOnly, which puts those
+// keys back to their start value in the config put in force.
+// Every config struct defaults its ==, so a member nobody listed
 // here still counts as a difference. Each section names the members it knows
 // (one line per readable group), then falls back to one line for the
 // section when the structs differ but no named member does: a key added
 // later is reported (as needing a restart where the section is read only at
 // start) until someone gives it its own line. Secrets are compared, never
-// shown; the lines carry key names and endpoint, tenant and channel names only.
+// shown; the lines carry key names and endpoint, tenant and channel names only,
+// and not those either where the caller hides them (the log, under log.redact).
 //
 // What applies live and what waits for a restart:
 //
@@ -72,48 +77,179 @@ bool AddDiffering(std::initializer_list<Row> rows, std::vector<std::string>& out
 
 std::string Quoted(const std::string& name) { return "\"" + name + "\""; }
 
-void CompareServer(const ServerConfig& a, const ServerConfig& b, ConfigChanges& out) {
-  if (a == b) return;
-  bool named = AddDiffering(
+// How the lines write the names they carry: quoted, or as "[redacted]" when
+// the caller hides that kind of name (log.redact naming its log field).
+class Names {
+ public:
+  explicit Names(const std::vector<std::string>& redacted)
+      : endpoint_(Has(redacted, "endpoint")), tenant_(Has(redacted, "tenant")), channel_(Has(redacted, "channel")) {}
+  std::string Endpoint(const std::string& name) const { return Shown(endpoint_, name); }
+  std::string Tenant(const std::string& id) const { return Shown(tenant_, id); }
+  std::string Channel(const std::string& name) const { return Shown(channel_, name); }
+
+ private:
+  static bool Has(const std::vector<std::string>& list, const char* field) {
+    return std::find(list.begin(), list.end(), field) != list.end();
+  }
+  static std::string Shown(bool hidden, const std::string& name) { return Quoted(hidden ? "[redacted]" : name); }
+
+  bool endpoint_, tenant_, channel_;
+};
+
+// --- The restart-only keys: one table drives both the report (needs_restart)
+// and KeepRestartOnly, so a key named as waiting for a restart is exactly a
+// key the config put in force keeps from the start.
+
+// One key that cannot change in a running process, named as needs_restart names it.
+template <class S>
+struct RestartOnlyKey {
+  const char* name;
+  bool (*differs)(const S& a, const S& b);
+};
+
+template <auto kMember>
+struct SectionOf;
+template <class S, class T, T S::*kMember>
+struct SectionOf<kMember> {
+  using type = S;
+};
+
+template <auto kMember>
+RestartOnlyKey<typename SectionOf<kMember>::type> Key(const char* name) {
+  using S = typename SectionOf<kMember>::type;
+  return {name, [](const S& a, const S& b) { return a.*kMember != b.*kMember; }};
+}
+
+// A section of Config read only at start, but for the members `take_live`
+// copies (they apply at once). Every other member is kept from the start —
+// also one added later that no key names yet: it is reported under the
+// section's name until someone gives it its own key or a place among the live ones.
+template <class S>
+struct RestartOnlySection {
+  const char* name;
+  S Config::*section;
+  std::vector<RestartOnlyKey<S>> keys;
+  void (*take_live)(S& into, const S& from);
+};
+
+// Calls f with each section, in the order needs_restart lists them.
+template <class F>
+void ForEachRestartOnlySection(F&& f) {
+  static const RestartOnlySection<ServerConfig> kServer{
+      "server",
+      &Config::server,
       {
-          {"server.listen", a.listen != b.listen},
-          {"server.plain_http", a.plain_http != b.plain_http},
-          {"server.tls_cert", a.tls_cert != b.tls_cert},
-          {"server.tls_key", a.tls_key != b.tls_key},
-          {"server.threads", a.threads != b.threads},
-          {"server.keep_alive_max_requests", a.keep_alive_max_requests != b.keep_alive_max_requests},
-          {"server.keep_alive_timeout_seconds", a.keep_alive_timeout_seconds != b.keep_alive_timeout_seconds},
-          {"server.read_timeout_seconds", a.read_timeout_seconds != b.read_timeout_seconds},
-          {"server.write_timeout_seconds", a.write_timeout_seconds != b.write_timeout_seconds},
-          {"server.listen_backlog", a.listen_backlog != b.listen_backlog},
-          {"server.max_connections", a.max_connections != b.max_connections},
-          {"server.max_connections_per_address", a.max_connections_per_address != b.max_connections_per_address},
-          {"server.header_timeout_seconds", a.header_timeout_seconds != b.header_timeout_seconds},
-          {"server.max_header_bytes", a.max_header_bytes != b.max_header_bytes},
-          {"server.body_timeout_seconds", a.body_timeout_seconds != b.body_timeout_seconds},
+          Key<&ServerConfig::listen>("server.listen"),
+          Key<&ServerConfig::plain_http>("server.plain_http"),
+          Key<&ServerConfig::tls_cert>("server.tls_cert"),
+          Key<&ServerConfig::tls_key>("server.tls_key"),
+          Key<&ServerConfig::threads>("server.threads"),
+          Key<&ServerConfig::keep_alive_max_requests>("server.keep_alive_max_requests"),
+          Key<&ServerConfig::keep_alive_timeout_seconds>("server.keep_alive_timeout_seconds"),
+          Key<&ServerConfig::read_timeout_seconds>("server.read_timeout_seconds"),
+          Key<&ServerConfig::write_timeout_seconds>("server.write_timeout_seconds"),
+          Key<&ServerConfig::listen_backlog>("server.listen_backlog"),
+          Key<&ServerConfig::max_connections>("server.max_connections"),
+          Key<&ServerConfig::max_connections_per_address>("server.max_connections_per_address"),
+          Key<&ServerConfig::header_timeout_seconds>("server.header_timeout_seconds"),
+          Key<&ServerConfig::max_header_bytes>("server.max_header_bytes"),
+          Key<&ServerConfig::body_timeout_seconds>("server.body_timeout_seconds"),
       },
-      out.needs_restart);
-  named |= AddDiffering({{"server.max_body_bytes changed", a.max_body_bytes != b.max_body_bytes}}, out.changed);
-  if (!named) out.needs_restart.push_back("server");
+      // Checked per request, up to the listener's backstop (CompareBodyBackstop).
+      [](ServerConfig& into, const ServerConfig& from) { into.max_body_bytes = from.max_body_bytes; }};
+  static const RestartOnlySection<AdminConfig> kAdmin{
+      "admin",
+      &Config::admin,
+      {
+          Key<&AdminConfig::listen>("admin.listen"),
+          Key<&AdminConfig::tls_cert>("admin.tls_cert"),
+          Key<&AdminConfig::tls_key>("admin.tls_key"),
+          Key<&AdminConfig::max_connections>("admin.max_connections"),
+          Key<&AdminConfig::max_connections_per_address>("admin.max_connections_per_address"),
+          Key<&AdminConfig::allow_plain_http>("admin.allow_plain_http"),
+          Key<&AdminConfig::allowed_hosts>("admin.allowed_hosts"),
+      },
+      // Each request checks the tokens in force.
+      [](AdminConfig& into, const AdminConfig& from) {
+        into.token_env = from.token_env;
+        into.token_file = from.token_file;
+        into.token = from.token;
+        into.metrics_token_env = from.metrics_token_env;
+        into.metrics_token = from.metrics_token;
+      }};
+  static const RestartOnlySection<LogConfig> kLog{
+      "log", &Config::log, {Key<&LogConfig::redact>("log.redact")}, [](LogConfig&, const LogConfig&) {}};
+  // storage.url may hold a password: only its key is named.
+  static const RestartOnlySection<StorageConfig> kStorage{
+      "storage",
+      &Config::storage,
+      {
+          Key<&StorageConfig::backend>("storage.backend"),
+          Key<&StorageConfig::path>("storage.path"),
+          Key<&StorageConfig::busy_timeout_ms>("storage.busy_timeout_ms"),
+          Key<&StorageConfig::max_batch>("storage.max_batch"),
+          Key<&StorageConfig::url>("storage.url"),
+          Key<&StorageConfig::url_env>("storage.url_env"),
+          Key<&StorageConfig::url_file>("storage.url_file"),
+          Key<&StorageConfig::pool_size>("storage.pool_size"),
+      },
+      [](StorageConfig&, const StorageConfig&) {}};
+  static const RestartOnlySection<WorkerConfig> kWorker{"worker",
+                                                        &Config::worker,
+                                                        {
+                                                            Key<&WorkerConfig::threads>("worker.threads"),
+                                                            Key<&WorkerConfig::lease_seconds>("worker.lease_seconds"),
+                                                        },
+                                                        // Read per attempt, and at shutdown.
+                                                        [](WorkerConfig& into, const WorkerConfig& from) {
+                                                          into.max_attempts = from.max_attempts;
+                                                          into.retry_for_ms = from.retry_for_ms;
+                                                          into.backoff_initial_ms = from.backoff_initial_ms;
+                                                          into.backoff_max_ms = from.backoff_max_ms;
+                                                          into.shutdown_grace_seconds = from.shutdown_grace_seconds;
+                                                        }};
+  f(kServer);
+  f(kAdmin);
+  f(kLog);
+  f(kStorage);
+  f(kWorker);
+}
+
+// Whether a and b differ in a member that waits for a restart.
+template <class S>
+bool DiffersAfterLive(const RestartOnlySection<S>& s, const S& a, const S& b) {
+  S b_with_live_of_a = b;
+  s.take_live(b_with_live_of_a, a);
+  return b_with_live_of_a != a;
+}
+
+// Each restart-only key that differs, or the section's name when only a
+// member no key names does.
+void CompareRestartOnly(const Config& current, const Config& next, ConfigChanges& out) {
+  ForEachRestartOnlySection([&](const auto& s) {
+    const auto& a = current.*s.section;
+    const auto& b = next.*s.section;
+    bool named = false;
+    for (const auto& k : s.keys) {
+      if (!k.differs(a, b)) continue;
+      out.needs_restart.push_back(k.name);
+      named = true;
+    }
+    if (!named && DiffersAfterLive(s, a, b)) out.needs_restart.push_back(s.name);
+  });
+}
+
+// --- What applies live in the sections above.
+
+void CompareServer(const ServerConfig& a, const ServerConfig& b, ConfigChanges& out) {
+  AddDiffering({{"server.max_body_bytes changed", a.max_body_bytes != b.max_body_bytes}}, out.changed);
 }
 
 void CompareAdmin(const AdminConfig& a, const AdminConfig& b, ConfigChanges& out) {
-  if (a == b) return;
-  bool named = AddDiffering(
-      {
-          {"admin.listen", a.listen != b.listen},
-          {"admin.tls_cert", a.tls_cert != b.tls_cert},
-          {"admin.tls_key", a.tls_key != b.tls_key},
-          {"admin.max_connections", a.max_connections != b.max_connections},
-          {"admin.max_connections_per_address", a.max_connections_per_address != b.max_connections_per_address},
-          {"admin.allow_plain_http", a.allow_plain_http != b.allow_plain_http},
-          {"admin.allowed_hosts", a.allowed_hosts != b.allowed_hosts},
-      },
-      out.needs_restart);
   // A new source with the same token changes nothing a request sees, but it is a change the file made.
   const bool token_source = a.token_env != b.token_env || a.token_file != b.token_file;
   const bool metrics_source = a.metrics_token_env != b.metrics_token_env;
-  named |= AddDiffering(
+  AddDiffering(
       {
           {"admin token changed", a.token != b.token},
           {"admin token source changed (same token)", a.token == b.token && token_source},
@@ -121,46 +257,17 @@ void CompareAdmin(const AdminConfig& a, const AdminConfig& b, ConfigChanges& out
           {"metrics token source changed (same token)", a.metrics_token == b.metrics_token && metrics_source},
       },
       out.changed);
-  if (!named) out.needs_restart.push_back("admin");
-}
-
-void CompareStorage(const StorageConfig& a, const StorageConfig& b, ConfigChanges& out) {
-  if (a == b) return;
-  // storage.url may hold a password: only its key is named.
-  bool named = AddDiffering(
-      {
-          {"storage.backend", a.backend != b.backend},
-          {"storage.path", a.path != b.path},
-          {"storage.busy_timeout_ms", a.busy_timeout_ms != b.busy_timeout_ms},
-          {"storage.max_batch", a.max_batch != b.max_batch},
-          {"storage.url", a.url != b.url},
-          {"storage.url_env", a.url_env != b.url_env},
-          {"storage.url_file", a.url_file != b.url_file},
-          {"storage.pool_size", a.pool_size != b.pool_size},
-      },
-      out.needs_restart);
-  if (!named) out.needs_restart.push_back("storage");
 }
 
 void CompareWorker(const WorkerConfig& a, const WorkerConfig& b, ConfigChanges& out) {
-  if (a == b) return;
-  bool named = AddDiffering({{"worker.threads", a.threads != b.threads},
-                             {"worker.lease_seconds", a.lease_seconds != b.lease_seconds}},
-                            out.needs_restart);
   const bool retry = a.max_attempts != b.max_attempts || a.retry_for_ms != b.retry_for_ms ||
                      a.backoff_initial_ms != b.backoff_initial_ms || a.backoff_max_ms != b.backoff_max_ms;
-  named |= AddDiffering(
+  AddDiffering(
       {
           {"[worker] retry settings changed", retry},
           {"worker.shutdown_grace_seconds changed", a.shutdown_grace_seconds != b.shutdown_grace_seconds},
       },
       out.changed);
-  if (!named) out.needs_restart.push_back("worker");
-}
-
-void CompareLog(const LogConfig& a, const LogConfig& b, ConfigChanges& out) {
-  if (a == b) return;
-  if (!AddDiffering({{"log.redact", a.redact != b.redact}}, out.needs_restart)) out.needs_restart.push_back("log");
 }
 
 const AlertChannelConfig* FindChannel(const std::vector<AlertChannelConfig>& channels, const std::string& name) {
@@ -170,18 +277,19 @@ const AlertChannelConfig* FindChannel(const std::vector<AlertChannelConfig>& cha
   return nullptr;
 }
 
-void CompareAlert(const AlertConfig& a, const AlertConfig& b, ConfigChanges& out) {
+void CompareAlert(const AlertConfig& a, const AlertConfig& b, const Names& names, ConfigChanges& out) {
   if (a == b) return;
   for (const auto& c : a.channels) {
     const AlertChannelConfig* n = FindChannel(b.channels, c.name);
     if (n == nullptr) {
-      out.changed.push_back("alert channel " + Quoted(c.name) + " removed");
+      out.changed.push_back("alert channel " + names.Channel(c.name) + " removed");
     } else if (*n != c) {
-      out.changed.push_back("alert channel " + Quoted(c.name) + " changed");
+      out.changed.push_back("alert channel " + names.Channel(c.name) + " changed");
     }
   }
   for (const auto& c : b.channels) {
-    if (FindChannel(a.channels, c.name) == nullptr) out.changed.push_back("alert channel " + Quoted(c.name) + " added");
+    if (FindChannel(a.channels, c.name) == nullptr)
+      out.changed.push_back("alert channel " + names.Channel(c.name) + " added");
   }
   // Everything but the channels, whatever [alert] grows to hold.
   AlertConfig rest_a = a, rest_b = b;
@@ -198,19 +306,20 @@ const TenantConfig* FindTenant(const std::vector<TenantConfig>& tenants, const s
 }
 
 // "tenant "acme" added", … for one endpoint's [[endpoint.tenants]].
-std::vector<std::string> TenantLines(const std::vector<TenantConfig>& a, const std::vector<TenantConfig>& b) {
+std::vector<std::string> TenantLines(const std::vector<TenantConfig>& a, const std::vector<TenantConfig>& b,
+                                     const Names& names) {
   std::vector<std::string> lines;
   if (a == b) return lines;
   for (const auto& t : a) {
     const TenantConfig* n = FindTenant(b, t.id);
     if (n == nullptr) {
-      lines.push_back("tenant " + Quoted(t.id) + " removed");
+      lines.push_back("tenant " + names.Tenant(t.id) + " removed");
     } else if (*n != t) {
-      lines.push_back("tenant " + Quoted(t.id) + ": secret changed");
+      lines.push_back("tenant " + names.Tenant(t.id) + ": secret changed");
     }
   }
   for (const auto& t : b) {
-    if (FindTenant(a, t.id) == nullptr) lines.push_back("tenant " + Quoted(t.id) + " added");
+    if (FindTenant(a, t.id) == nullptr) lines.push_back("tenant " + names.Tenant(t.id) + " added");
   }
   if (lines.empty()) lines.push_back("tenants reordered");
   return lines;
@@ -224,7 +333,7 @@ std::string SecretLine(const std::vector<Secret>& a, const std::vector<Secret>& 
 
 // One line per group of an endpoint's settings that differs, without the
 // endpoint's name; empty when the two are equal.
-std::vector<std::string> EndpointLines(const EndpointConfig& a, const EndpointConfig& b) {
+std::vector<std::string> EndpointLines(const EndpointConfig& a, const EndpointConfig& b, const Names& names) {
   std::vector<std::string> lines;
   if (a == b) return lines;
   const bool preset_data = a.handshake != b.handshake || a.sample_headers != b.sample_headers ||
@@ -232,7 +341,7 @@ std::vector<std::string> EndpointLines(const EndpointConfig& a, const EndpointCo
   AddDiffering(
       {
           {"provider changed (" + a.provider + " → " + b.provider + ")", a.provider != b.provider},
-          {"tenant changed (" + Quoted(a.tenant) + " → " + Quoted(b.tenant) + ")", a.tenant != b.tenant},
+          {"tenant changed (" + names.Tenant(a.tenant) + " → " + names.Tenant(b.tenant) + ")", a.tenant != b.tenant},
           {SecretLine(a.secrets, b.secrets), a.secrets != b.secrets},
           {"signature settings changed",
            a.signature != b.signature || a.insecure != b.insecure || a.public_url != b.public_url},
@@ -254,50 +363,66 @@ std::vector<std::string> EndpointLines(const EndpointConfig& a, const EndpointCo
           {"provider preset data changed", preset_data},
       },
       lines);
-  for (auto& t : TenantLines(a.tenants, b.tenants)) lines.push_back(std::move(t));
+  for (auto& t : TenantLines(a.tenants, b.tenants, names)) lines.push_back(std::move(t));
   if (lines.empty()) lines.push_back("settings changed");
   return lines;
 }
 
-void CompareEndpoints(const Config& current, const Config& next, ConfigChanges& out) {
+void CompareEndpoints(const Config& current, const Config& next, const Names& names, ConfigChanges& out) {
   for (const auto& e : current.endpoints) {
-    const std::string who = "endpoint " + Quoted(e.name);
+    const std::string who = "endpoint " + names.Endpoint(e.name);
     const EndpointConfig* n = next.FindEndpoint(e.name);
     if (n == nullptr) {
       out.changed.push_back(who + " removed (its stored events stay)");
       continue;
     }
-    for (const auto& line : EndpointLines(e, *n)) out.changed.push_back(who + ": " + line);
+    for (const auto& line : EndpointLines(e, *n, names)) out.changed.push_back(who + ": " + line);
   }
   for (const auto& e : next.endpoints) {
-    if (current.FindEndpoint(e.name) == nullptr) out.changed.push_back("endpoint " + Quoted(e.name) + " added");
+    if (current.FindEndpoint(e.name) == nullptr) out.changed.push_back("endpoint " + names.Endpoint(e.name) + " added");
   }
 }
 
 // The listener refuses bodies above the largest limit it was started with
 // (its payload backstop), so a limit above that applies only after a restart.
-void CompareBodyBackstop(const Config& current, const Config& next, ConfigChanges& out) {
+void CompareBodyBackstop(const Config& current, const Config& next, const Names& names, ConfigChanges& out) {
   int64_t at_start = current.server.max_body_bytes;
   for (const auto& e : current.endpoints) at_start = std::max(at_start, current.MaxBodyBytes(e));
   for (const auto& e : next.endpoints) {
     if (next.MaxBodyBytes(e) <= at_start) continue;
-    out.needs_restart.push_back("endpoint " + Quoted(e.name) + ": max_body_bytes above " + std::to_string(at_start) +
-                                " bytes (the limit at start)");
+    out.needs_restart.push_back("endpoint " + names.Endpoint(e.name) + ": max_body_bytes above " +
+                                std::to_string(at_start) + " bytes (the limit at start)");
   }
 }
 
 }  // namespace
 
-ConfigChanges CompareForReload(const Config& current, const Config& next) {
+ConfigChanges CompareForReload(const Config& current, const Config& next, const std::vector<std::string>& redacted) {
+  const Names names(redacted);
   ConfigChanges out;
+  CompareRestartOnly(current, next, out);
   CompareServer(current.server, next.server, out);
   CompareAdmin(current.admin, next.admin, out);
-  CompareLog(current.log, next.log, out);
-  CompareStorage(current.storage, next.storage, out);
   CompareWorker(current.worker, next.worker, out);
-  CompareAlert(current.alert, next.alert, out);
-  CompareEndpoints(current, next, out);
-  CompareBodyBackstop(current, next, out);
+  CompareAlert(current.alert, next.alert, names, out);
+  CompareEndpoints(current, next, names, out);
+  CompareBodyBackstop(current, next, names, out);
+  return out;
+}
+
+void KeepRestartOnly(Config& next, const Config& at_start) {
+  ForEachRestartOnlySection([&](const auto& s) {
+    auto kept = at_start.*s.section;
+    s.take_live(kept, next.*s.section);
+    next.*s.section = std::move(kept);
+  });
+}
+
+std::vector<std::string> RestartOnlyKeys() {
+  std::vector<std::string> out;
+  ForEachRestartOnlySection([&](const auto& s) {
+    for (const auto& k : s.keys) out.push_back(k.name);
+  });
   return out;
 }
 

@@ -4,7 +4,8 @@
 // Owns: the comparison of the config in force with a newly loaded one
 // (CompareForReload): what changed, in words an operator reads, and which
 // keys cannot change in a running process (listen addresses, storage, thread
-// counts …) — those keep their old value until a restart. The reload itself
+// counts …) — those keep their old value until a restart, one table
+// (reload.cpp) naming them for both the answer and KeepRestartOnly. The reload itself
 // (load, check, swap) is cli/app.cpp's; SIGHUP, `hookinbox reload` and
 // POST /admin/api/reload all end there.
 #pragma once
@@ -47,6 +48,27 @@ struct ConfigChanges {
 
 // What differs between the config in force and `next`. Endpoints are matched
 // by name; secrets are compared, never shown ("secret changed").
-ConfigChanges CompareForReload(const Config& current, const Config& next);
+// `redacted`: log field names (log.redact) whose values the lines write as
+// "[redacted]" — "endpoint", "tenant" and "channel" (alert channel) name what
+// the lines carry, other names change nothing. The answer passes none; the
+// config_reloaded log line passes log.redact, as every other line obeys it.
+ConfigChanges CompareForReload(const Config& current, const Config& next,
+                               const std::vector<std::string>& redacted = {});
+
+// Puts every setting that applies only at start back to its value in
+// `at_start`: the ones CompareForReload(at_start, next) names in
+// needs_restart, from the same table, so that nothing reads a new value
+// before the restart that applies it (an endpoint's default concurrency
+// follows worker.threads). The settings of those sections that apply live
+// (server.max_body_bytes, the admin and metrics tokens, the worker's retry
+// settings and shutdown grace) keep next's. A body limit above the largest at
+// start is not put back: it applies up to that largest, the listener's
+// backstop, and a later reload of the same file finds nothing changed.
+void KeepRestartOnly(Config& next, const Config& at_start);
+
+// The restart-only keys of that table ("server.listen", …), in the order
+// needs_restart lists them. A section's own name ("server") stands for a
+// member no key names yet.
+std::vector<std::string> RestartOnlyKeys();
 
 }  // namespace hookinbox::config

@@ -44,8 +44,11 @@ Result<std::optional<Rotation>> ReadRotation(const std::string& secret_file);
 // Rotates: F.previous ← F's bytes, F.rotation ← until, then F ← next_bytes.
 // Each file is written to a temporary name and renamed, with F's mode and
 // owner, so a crash leaves either the old state or one where F.previous
-// equals F (both accepted, harmless). Error names the file that failed.
-Status WriteRotation(const std::string& secret_file, std::string_view next_bytes, int64_t until_ms);
+// equals F (both accepted, harmless). Returns the bytes F held (for
+// UndoRotation). InvalidArgument, writing nothing, when next_bytes is the
+// secret F holds (final newlines aside); Conflict naming the file that could
+// not be read or written.
+Result<Secret> WriteRotation(const std::string& secret_file, std::string_view next_bytes, int64_t until_ms);
 
 // Puts back `previous_bytes` into F and removes F.previous and F.rotation:
 // undoes a WriteRotation whose result did not load.
@@ -72,6 +75,7 @@ struct SecretRotateAnswer {
   // list, public keys, a rotation still in its window, a file the service
   // cannot write). The message says what to do instead.
   Status status;
+  bool changed = true;            // false: a retire with no previous secret to retire (ok, nothing written)
   int64_t previous_until_ms = 0;  // rotate: the window's end; retire: 0
   std::string secret_file;        // F, resolved
   ReloadAnswer reload;            // the reload that put it in force (applied or not)

@@ -19,7 +19,9 @@
 #include <utility>
 
 #include "common/encoding.h"
+#include "common/clock.h"
 #include "config/parsed.h"
+#include "config/rotation.h"
 
 namespace hookinbox::config {
 namespace {
@@ -118,8 +120,8 @@ constexpr const char* kNoSecret = "no secret: set secret_env, secret_file, secre
 class SecretReader {
  public:
   SecretReader(const Parsed& parsed, Reporter& report, bool read_values,
-               const std::function<const char*(const std::string&)>& env)
-      : p_(parsed), report_(report), read_(read_values), env_(env) {}
+               const std::function<const char*(const std::string&)>& env, int64_t now_ms)
+      : p_(parsed), report_(report), read_(read_values), env_(env), now_ms_(now_ms) {}
 
   // True when `sources` gave (or, not reading, would give) at least one value.
   // Reading, a source either yields a value or reports an error, so an empty
@@ -274,34 +276,57 @@ class SecretReader {
     }
     if (!read_) return;
     const std::string path = p_.config.Resolve(written);
+    std::optional<std::string> bytes = ReadSecretText(key, path, What());
+    if (!bytes) return;
+    Admit(key, What() + " " + path, std::move(*bytes), out);
+    if (public_scheme_ == nullptr && key.ends_with(".secret_file")) FromPreviousFile(key, path, out);
+  }
+
+  // The text of a secret file without its final newline; nullopt, reported, when it cannot be read
+  // or is empty. Warns about a file others can read.
+  std::optional<std::string> ReadSecretText(const std::string& key, const std::string& path, const std::string& what) {
     FileContent file = ReadSmallFile(path, kMaxSecretBytes);
     if (!file.ok) {
-      Fail(key, "cannot read " + What() + " " + path + ": " + file.error);
-      return;
+      Fail(key, "cannot read " + what + " " + path + ": " + file.error);
+      return std::nullopt;
     }
-    // Editors and `echo` add a newline; it is never part of the secret.
     std::string& bytes = file.bytes;
-    if (bytes.size() >= 2 && bytes.compare(bytes.size() - 2, 2, "\r\n") == 0) {
-      bytes.resize(bytes.size() - 2);
-    } else if (!bytes.empty() && bytes.back() == '\n') {
-      bytes.pop_back();
-    }
+    bytes.resize(WithoutFinalNewline(bytes).size());
     if (bytes.empty()) {
-      Fail(key, What() + " " + path + " is empty");
-      return;
+      Fail(key, what + " " + path + " is empty");
+      return std::nullopt;
     }
     if ((file.mode & 077) != 0 && public_scheme_ == nullptr) {
       report_.Warn(key, "secret file " + path + " is readable by group or others (mode " + ModeText(file.mode) +
                             "); run chmod 600 on it");
     }
-    Admit(key, What() + " " + path, std::move(bytes), out);
+    return std::move(bytes);
+  }
+
+  // A rotated secret file (config/rotation.h): the previous secret beside it
+  // joins the endpoint's secrets with its window's end, which the verifier
+  // enforces per request.
+  void FromPreviousFile(const std::string& key, const std::string& path, std::vector<Secret>& out) {
+    Result<std::optional<Rotation>> rotation = ReadRotation(path);
+    if (!rotation.ok()) return Fail(key, rotation.status().message());
+    if (!rotation->has_value()) return;
+    const int64_t until = (*rotation)->previous_until_ms;
+    const std::string previous = PreviousSecretFile(path);
+    if (now_ms_ != 0 && until <= now_ms_) {
+      report_.Warn(key, "the previous secret (" + previous + ") is no longer accepted since " + FormatUtc(until) +
+                            "; `hookinbox secrets retire` removes it and " + RotationStateFile(path));
+    }
+    std::optional<std::string> bytes = ReadSecretText(key, previous, "previous secret file");
+    if (bytes) Admit(key, "previous secret file " + previous, std::move(*bytes), out, until);
   }
 
   std::string What() const { return public_scheme_ != nullptr ? "public key file" : "secret file"; }
 
   // Stores `bytes` as a Secret, as HMAC key bytes when key_format_ says how.
   // Messages name where the secret came from and the encoding, never its bytes.
-  void Admit(const std::string& key, const std::string& origin, std::string bytes, std::vector<Secret>& out) {
+  // `valid_until_ms`: a rotated-out secret's end (0 = none).
+  void Admit(const std::string& key, const std::string& origin, std::string bytes, std::vector<Secret>& out,
+             int64_t valid_until_ms = 0) {
     Secret raw(std::move(bytes));  // wipes the text on every return path
     if (public_scheme_ != nullptr) {
       if (std::string problem = PublicKeyFormProblem(*public_scheme_, raw.bytes()); !problem.empty()) {
@@ -310,7 +335,7 @@ class SecretReader {
       }
     }
     if (key_format_ == nullptr) {
-      out.push_back(std::move(raw));
+      out.emplace_back(std::string(raw.bytes()), valid_until_ms);
       return;
     }
     std::string_view text = raw.bytes();
@@ -333,7 +358,7 @@ class SecretReader {
     } else if (key_bytes->empty()) {
       Fail(key, origin + " holds no key bytes after removing secret_prefix and decoding");
     } else {
-      out.emplace_back(std::move(*key_bytes));
+      out.emplace_back(std::move(*key_bytes), valid_until_ms);
     }
     if (key_bytes) std::fill(key_bytes->begin(), key_bytes->end(), '\0');  // moved-from or unused: wipe what is left
   }
@@ -348,6 +373,7 @@ class SecretReader {
   size_t errors_ = 0;
   const bool read_;  // false: check how sources are written, read none (LoadOptions::read_secrets)
   const std::function<const char*(const std::string&)>& env_;  // null: getenv (LoadOptions::env)
+  const int64_t now_ms_;  // LoadOptions::now_ms
   const SignatureConfig* key_format_ = nullptr;  // the endpoint being gathered, when its secrets are HMAC keys
   const std::string* public_scheme_ = nullptr;   // the scheme whose public keys are being gathered
 };
@@ -484,11 +510,20 @@ void ResolveChannels(SecretReader& reader, Parsed& p, Reporter& report) {
   }
 }
 
+
+void NoteSecretSources(const SecretSources& s, const Config& config, EndpointConfig& e) {
+  e.secret_file = s.file.empty() ? "" : config.Resolve(s.file);
+  e.other_secret_keys.clear();
+  if (!s.env.empty()) e.other_secret_keys.push_back("secret_env");
+  if (!s.envs.empty()) e.other_secret_keys.push_back("secrets_env");
+  if (!s.files.empty()) e.other_secret_keys.push_back("secrets_file");
+}
+
 }  // namespace
 
 void ResolveSecrets(Parsed& parsed, Reporter& report, bool read_values,
-                    const std::function<const char*(const std::string&)>& env) {
-  SecretReader reader(parsed, report, read_values, env);
+                    const std::function<const char*(const std::string&)>& env, int64_t now_ms) {
+  SecretReader reader(parsed, report, read_values, env, now_ms);
   reader.ResolveAdminToken(parsed.config.admin);
   reader.ResolveMetricsToken(parsed.config.admin);
   reader.ResolveStorageUrl(parsed.config.storage);
@@ -502,6 +537,7 @@ void ResolveSecrets(Parsed& parsed, Reporter& report, bool read_values,
     ResolveVerifyToken(reader, e, sources.verify_token, at, report);
     ResolveForwardSecret(reader, e, sources.forward_secret, at, report);
 
+    NoteSecretSources(sources.secrets, parsed.config, e);
     if (e.tenants.empty()) {
       // A source that failed has its own error; "no secret" is for none configured.
       if (reader.Gather(sources.secrets, at, e.secrets, &e.signature) && needs &&

@@ -63,6 +63,19 @@ class EndpointStates {
                                  const std::string& reason, int64_t now_ms) = 0;
   // Records a breaker transition (upsert of the endpoint's row; pause fields untouched).
   virtual Status RecordBreaker(const BreakerRecord& record) = 0;
+
+  // The steps of a secret rotation (config/rotation.h), as endpoint_actions
+  // rows naming `actor`; `reason` says until when, never the secret.
+  // 'secret_rotated': a new secret in force, the previous one kept for a while.
+  virtual Status RecordSecretRotated(const std::string& endpoint, const std::string& actor, const std::string& reason,
+                                     int64_t now_ms) = 0;
+  // 'secret_retired': the previous secret no longer accepted. With
+  // `only_after_rotation` (the service noticing that a window ended), it is
+  // written only when the endpoint's latest rotation step is
+  // 'secret_rotated', so restarts and replicas record one end per rotation.
+  // Returns whether a row was written.
+  virtual Result<bool> RecordSecretRetired(const std::string& endpoint, const std::string& actor,
+                                           const std::string& reason, int64_t now_ms, bool only_after_rotation) = 0;
 };
 
 }  // namespace hookinbox::store

@@ -60,15 +60,25 @@ bool WriteResume(sql::Connection& db, const std::string& endpoint, int64_t now_m
   return st->exec() > 0;
 }
 
-void WriteAction(sql::Connection& db, const std::string& endpoint, bool paused, const std::string& actor,
+void WriteAction(sql::Connection& db, const std::string& endpoint, const char* action, const std::string& actor,
                  const std::string& reason, int64_t now_ms) {
   Prepared st(db, "INSERT INTO endpoint_actions (endpoint, at, actor, action, reason) VALUES (?, ?, ?, ?, ?)");
   st->bind(1, endpoint);
   st->bind(2, now_ms);
   st->bind(3, actor);
-  st->bind(4, paused ? "pause" : "resume");
+  st->bind(4, action);
   BindText(*st, 5, reason);
   st->exec();
+}
+
+// Whether the endpoint's latest rotation step is 'secret_rotated' (a window
+// not yet recorded as ended). endpoint_actions_endpoint (endpoint, id) serves it.
+bool RotationOpen(sql::Connection& db, const std::string& endpoint) {
+  Prepared st(db,
+              "SELECT action FROM endpoint_actions WHERE endpoint = ?1"
+              " AND action IN ('secret_rotated', 'secret_retired') ORDER BY id DESC LIMIT 1");
+  st->bind(1, endpoint);
+  return st->executeStep() && st->getColumn(0).getString() == "secret_rotated";
 }
 
 std::optional<int64_t> OptTime(const sql::Column& c) {
@@ -141,10 +151,29 @@ Result<bool> SqlStore::SetPaused(const std::string& endpoint, bool paused, const
   bool changed = false;
   Status st = writer_->Submit([&](sql::Connection& db) {
     changed = paused ? WritePause(db, endpoint, actor, reason, now_ms) : WriteResume(db, endpoint, now_ms);
-    if (changed) WriteAction(db, endpoint, paused, actor, reason, now_ms);
+    if (changed) WriteAction(db, endpoint, paused ? "pause" : "resume", actor, reason, now_ms);
   });
   if (!st.ok()) return Prefixed(paused ? "pause endpoint" : "resume endpoint", st);
   return changed;
+}
+
+Status SqlStore::RecordSecretRotated(const std::string& endpoint, const std::string& actor, const std::string& reason,
+                                     int64_t now_ms) {
+  if (Status st = CheckPauseArguments(endpoint, actor, reason); !st.ok()) return st;
+  Status st = writer_->Submit([&](sql::Connection& db) { WriteAction(db, endpoint, "secret_rotated", actor, reason, now_ms); });
+  return st.ok() ? st : Prefixed("record secret rotation", st);
+}
+
+Result<bool> SqlStore::RecordSecretRetired(const std::string& endpoint, const std::string& actor,
+                                           const std::string& reason, int64_t now_ms, bool only_after_rotation) {
+  if (Status st = CheckPauseArguments(endpoint, actor, reason); !st.ok()) return st;
+  bool wrote = false;
+  Status st = writer_->Submit([&](sql::Connection& db) {
+    wrote = !only_after_rotation || RotationOpen(db, endpoint);
+    if (wrote) WriteAction(db, endpoint, "secret_retired", actor, reason, now_ms);
+  });
+  if (!st.ok()) return Prefixed("record secret retirement", st);
+  return wrote;
 }
 
 Status SqlStore::RecordBreaker(const BreakerRecord& r) {

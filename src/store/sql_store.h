@@ -117,6 +117,10 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore, publi
   Result<bool> SetPaused(const std::string& endpoint, bool paused, const std::string& actor,
                          const std::string& reason, int64_t now_ms) override;
   Status RecordBreaker(const BreakerRecord& record) override;
+  Status RecordSecretRotated(const std::string& endpoint, const std::string& actor, const std::string& reason,
+                             int64_t now_ms) override;
+  Result<bool> RecordSecretRetired(const std::string& endpoint, const std::string& actor, const std::string& reason,
+                                   int64_t now_ms, bool only_after_rotation) override;
 
   // Incidents (sql_incidents.cpp): incidents and their notification outbox, writes through the Writer.
   Result<ObserveResult> ObserveCondition(const Observation& o, const PlannedMessages& m, int64_t now_ms) override;

@@ -58,10 +58,24 @@ Status CheckAsymmetric(const config::EndpointConfig& e, KeyKind kind) {
   return Status::Ok();
 }
 
+// A rotated-out secret (config/rotation.h) verifies only until its end; the
+// copy is made only while some secret has one, so the usual path copies nothing.
+const std::vector<Secret>& InForce(const std::vector<Secret>& secrets, int64_t now_ms, std::vector<Secret>& scratch) {
+  bool any_ends = false;
+  for (const Secret& s : secrets) any_ends = any_ends || s.valid_until_ms() != 0;
+  if (!any_ends) return secrets;
+  for (const Secret& s : secrets) {
+    if (s.ValidAt(now_ms)) scratch.push_back(s);
+  }
+  return scratch;
+}
+
 }  // namespace
 
-Status Verify(const config::EndpointConfig& endpoint, const std::vector<Secret>& secrets, const DeliveryView& delivery,
-              int64_t now_ms) {
+Status Verify(const config::EndpointConfig& endpoint, const std::vector<Secret>& all_secrets,
+              const DeliveryView& delivery, int64_t now_ms) {
+  std::vector<Secret> scratch;
+  const std::vector<Secret>& secrets = InForce(all_secrets, now_ms, scratch);
   const std::string& scheme = endpoint.signature.scheme;
   if (scheme == "hmac") return VerifyHmac(endpoint, secrets, delivery, now_ms);
   if (scheme == "token") return VerifyToken(endpoint.signature, secrets, delivery);

@@ -33,7 +33,8 @@ struct DeliveryView {
 };
 
 // Checks the signature (or token, or Basic credentials) of `delivery` against
-// every secret in `secrets` — any match passes (rotation) — and the signed
+// every secret in `secrets` — any match passes (rotation); a secret with an
+// end (Secret::valid_until_ms, a rotated-out one) only before it — and the signed
 // timestamp against `now_ms` ± signature.tolerance_seconds.
 // Returns ok, or Unauthenticated with a short reason safe to show a caller
 // ("signature mismatch", "timestamp outside tolerance"); the message never

@@ -94,6 +94,7 @@ struct ReloadFixture {
   int admin_port;
   std::string listen = "127.0.0.1:0";
   std::string token;
+  std::string top_lines;  // whole tables written before [storage], e.g. "[log]\n…"
 
   explicit ReloadFixture(int admin = FreePort()) : admin_port(admin) {
     token = Trimmed(ReadFile(inst.dir() + "/secrets/admin.token"));
@@ -111,9 +112,8 @@ listen = "127.0.0.1:)" +
            R"("
 token_file = "secrets/admin.token"
 
-[storage]
-)" + inst.StorageLines() +
-           DemoLikeEndpoint("demo") + endpoints;
+)" + top_lines +
+           "[storage]\n" + inst.StorageLines() + DemoLikeEndpoint("demo") + endpoints;
   }
   void Write(const std::string& endpoints) const { inst.WriteConfig(ConfigText(endpoints)); }
 
@@ -647,6 +647,36 @@ TEST_CASE(
   CHECK(line.value("needs_restart", "") == "server.listen");
   CHECK(f.server.PostSigned("/hooks/later", Body("evt_listen_2")).status == 200);
   CHECK(LogEvents(f.server, "listening").size() == 1);
+}
+
+TEST_CASE("reload: with log.redact naming tenant, the config_reloaded line hides tenant ids; the answer names them",
+          "[reload]") {
+  ReloadFixture f;
+  f.top_lines = "[log]\nredact = [\"tenant\"]\n\n";
+  auto tenant = [](const std::string& id) {
+    return "[[endpoint.tenants]]\nid = \"" + id + "\"\nsecret_file = \"secrets/demo.secret\"\n";
+  };
+  f.Write(Endpoint("shops", tenant("acme")));
+  f.server.Start();
+
+  f.Write(Endpoint("shops", tenant("acme") + tenant("globex")));
+  json answer = f.ApiReload(200);
+  CHECK(StringList(answer["changed"]) == std::vector<std::string>{"endpoint \"shops\": tenant \"globex\" added"});
+  json line = LogEvents(f.server, "config_reloaded").back();
+  CHECK(line.value("changed", "") == "endpoint \"shops\": tenant \"[redacted]\" added");
+  INFO(f.server.log());
+  CHECK(!Contains(f.server.log(), "globex"));
+  CHECK(f.server.PostSigned("/hooks/shops/globex", Body("evt_tenant_1")).status == 200);
+
+  // `hookinbox reload` prints the answer: the names are there.
+  f.Write(Endpoint("shops", tenant("globex")));
+  auto cli = f.Cli();
+  INFO(cli.out);
+  CHECK(cli.exit_code == 0);
+  CHECK(Contains(cli.out, "changed: endpoint \"shops\": tenant \"acme\" removed"));
+  CHECK(LogEvents(f.server, "config_reloaded").back().value("changed", "") ==
+        "endpoint \"shops\": tenant \"[redacted]\" removed");
+  CHECK(!Contains(f.server.log(), "acme"));
 }
 
 TEST_CASE(

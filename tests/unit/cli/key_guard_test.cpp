@@ -81,17 +81,25 @@ TEST_CASE("key guard: a key change with stored events is refused, naming each en
   c.endpoints[0].key.id_pointer = "/data/id";
   c.endpoints[1].tenant = "acme";
 
-  Status refused = cli::GuardKeySpecs(*f.store, c, {"crm"}, "reload:signal", kT0 + 1);
-  CHECK(refused.code() == Code::kConflict);
-  CHECK_THAT(refused.message(), Catch::StartsWith("endpoint \"payments\": the idempotency key settings changed"));
-  CHECK_THAT(refused.message(), !Catch::Contains("endpoint \"crm\""));  // accepted: not named
+  cli::KeyGuardOutcome refused = cli::GuardKeySpecs(*f.store, c, {"crm"}, "reload:signal", kT0 + 1);
+  CHECK(refused.code == Code::kConflict);
+  REQUIRE(refused.problems.size() == 1);  // crm accepted: not named
+  CHECK_THAT(refused.problems[0].message,
+             Catch::StartsWith("endpoint \"payments\": the idempotency key settings changed"));
+  CHECK(refused.problems[0].key.empty());
   refused = cli::GuardKeySpecs(*f.store, c, {}, "reload:signal", kT0 + 1);
-  CHECK_THAT(refused.message(), Catch::Contains("\nendpoint \"crm\": "));
+  REQUIRE(refused.problems.size() == 2);  // one per endpoint, in config order
+  CHECK_THAT(refused.problems[1].message, Catch::StartsWith("endpoint \"crm\": "));
+  // A start prints them as one message, a line each.
+  CHECK(refused.status().code() == Code::kConflict);
+  CHECK(refused.status().message() == refused.problems[0].message + "\n" + refused.problems[1].message);
   CHECK(f.Count("SELECT count(*) FROM endpoint_key_specs") == 2);
 
-  Status unknown = cli::GuardKeySpecs(*f.store, c, {"payments", "paymnets"}, "reload:signal", kT0 + 1);
-  CHECK(unknown.code() == Code::kInvalidArgument);
-  CHECK(unknown.message() == "--accept-key-change paymnets: no endpoint \"paymnets\" in the config");
+  cli::KeyGuardOutcome unknown = cli::GuardKeySpecs(*f.store, c, {"payments", "paymnets"}, "reload:signal", kT0 + 1);
+  CHECK(unknown.code == Code::kInvalidArgument);
+  REQUIRE(unknown.problems.size() == 1);
+  CHECK(unknown.problems[0].message == "--accept-key-change paymnets: no endpoint \"paymnets\" in the config");
+  CHECK(unknown.status().message() == unknown.problems[0].message);
   CHECK(f.Count("SELECT count(*) FROM endpoint_key_specs") == 2);
 
   REQUIRE(cli::GuardKeySpecs(*f.store, c, {"payments", "crm"}, "reload:admin:127.0.0.1", kT0 + 2).ok());
@@ -99,4 +107,55 @@ TEST_CASE("key guard: a key change with stored events is refused, naming each en
   CHECK(f.Count("SELECT count(*) FROM endpoint_actions WHERE action = 'key_spec_changed'"
                 " AND actor = 'reload:admin:127.0.0.1'") == 2);
   CHECK(cli::GuardKeySpecs(*f.store, c, {}, "reload:signal", kT0 + 3).ok());  // in force now: no change
+}
+
+namespace {
+
+// A database that fails as told: the check, or the record after it.
+struct FailingKeySpecs : store::KeySpecs {
+  Status check = Status::Ok();
+  Status record = Status::Ok();
+  Result<std::vector<store::KeySpecChange>> CheckKeySpecs(const std::vector<store::KeySpecNow>&) override {
+    if (!check.ok()) return check;
+    return std::vector<store::KeySpecChange>{};
+  }
+  Status RecordKeySpecs(const std::vector<store::KeySpecNow>&, const std::vector<std::string>&, const std::string&,
+                        int64_t) override {
+    return record;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("key guard: a database refusal is a problem per line of its message, with its code", "[cli][key_spec]") {
+  FailingKeySpecs db;
+  SECTION("the check fails: a driver's message over two lines") {
+    db.check = Unavailable("check key specs: connection lost\nis the server running?");
+    cli::KeyGuardOutcome out = cli::GuardKeySpecs(db, TwoEndpoints(), {}, "reload:signal", kT0);
+    CHECK(out.code == Code::kUnavailable);
+    REQUIRE(out.problems.size() == 2);
+    CHECK(out.problems[0].message == "check key specs: connection lost");
+    CHECK(out.problems[1].message == "is the server running?");
+    CHECK(out.status().message() == "check key specs: connection lost\nis the server running?");
+  }
+  SECTION("the record refuses (another replica stored an event since the check)") {
+    db.record = Status(Code::kConflict, "endpoint \"crm\": the idempotency key settings changed");
+    cli::KeyGuardOutcome out = cli::GuardKeySpecs(db, TwoEndpoints(), {}, "reload:signal", kT0);
+    CHECK(out.code == Code::kConflict);
+    REQUIRE(out.problems.size() == 1);
+    CHECK(out.problems[0].message == "endpoint \"crm\": the idempotency key settings changed");
+  }
+  SECTION("a refusal without words still says what failed") {
+    db.record = Unavailable("");
+    cli::KeyGuardOutcome out = cli::GuardKeySpecs(db, TwoEndpoints(), {}, "reload:signal", kT0);
+    CHECK(!out.ok());
+    REQUIRE(out.problems.size() == 1);
+    CHECK(out.problems[0].message == "the key settings could not be checked");
+  }
+  SECTION("recorded: ok, no problems") {
+    cli::KeyGuardOutcome out = cli::GuardKeySpecs(db, TwoEndpoints(), {}, "start:alice", kT0);
+    CHECK(out.ok());
+    CHECK(out.problems.empty());
+    CHECK(out.status().ok());
+  }
 }

@@ -180,6 +180,13 @@ class FakeStates final : public store::EndpointStates {
     return false;
   }
   Status RecordBreaker(const store::BreakerRecord&) override { return Status::Ok(); }
+  Status RecordSecretRotated(const std::string&, const std::string&, const std::string&, int64_t) override {
+    return Status::Ok();
+  }
+  Result<bool> RecordSecretRetired(const std::string&, const std::string&, const std::string&, int64_t,
+                                   bool) override {
+    return false;
+  }
   void Pause(const std::string& endpoint) {
     std::lock_guard<std::mutex> lock(mu);
     paused.push_back(endpoint);
