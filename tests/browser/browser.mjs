@@ -419,6 +419,7 @@ async function checkRemovedAndRotation(page, inst, admin, pub, ui) {
   check(before.status === 200, `delivery to rotating with its secret: HTTP ${before.status} ${before.body}`);
   await reloadWith(inst, admin, inst.toml + rotating, 'gone removed');
 
+  const from = page.url();  // given back at the end: the checks after this one start from it
   await page.goto(ui + '#/');
   await page.click('#dashboard-refresh');
   const goneRow = '#stats tr[data-endpoint="gone"]';
@@ -460,6 +461,7 @@ async function checkRemovedAndRotation(page, inst, admin, pub, ui) {
   check(old.status === 200, `a delivery signed with the old secret, in its window: HTTP ${old.status} ${old.body}`);
   await pollUntil(async () => /Old secret accepted until/.test(await textOf(page, row + ' [data-field="secret"]')),
     'the row says until when the old secret is accepted');
+  await page.screenshot({ path: path.join(dir, 'desktop-rotation.png'), fullPage: true });
   ok('Rotate secret: the new secret in force, the old one still accepted');
 
   // Retire the old one now (asks first).
@@ -476,6 +478,7 @@ async function checkRemovedAndRotation(page, inst, admin, pub, ui) {
   check(audit === 'secret_rotated,secret_retired', `the audit has the rotation and the retirement: ${audit}`);
   check(!fs.readFileSync(path.join(dir, 'serve.log'), 'utf8').includes(newSecret), 'the server\'s log never holds the secret');
   ok('Retire old secret now: the old secret refused (401), the new one accepted, both steps audited');
+  await page.goto(from);
 }
 
 async function run() {

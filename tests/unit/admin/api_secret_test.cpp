@@ -3,12 +3,15 @@
 // required, a bad body is 400 before the hook is called, no hook is 503, the
 // hook's answer gives the status (200, 404, 409) and the JSON. The new secret
 // reaches the hook and nothing else: not the answer, not a log line.
+// GET /admin/api/endpoints reads each secret_file's rotation as it is now.
 #include <fcntl.h>
 #include <httplib.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -63,7 +66,8 @@ struct Fixture {
   std::unique_ptr<admin::AdminServer> server;
   std::vector<config::SecretRotateAsk> asks;  // what the hook was called with
 
-  explicit Fixture(bool with_hook, config::SecretRotateAnswer answer = {}) {
+  explicit Fixture(bool with_hook, config::SecretRotateAnswer answer = {},
+                   const std::function<void(config::Config&, const testing::TempDir&)>& edit = nullptr) {
     auto opened = store::SqlStore::Open({dir.File("db.sqlite")});
     REQUIRE(opened.ok());
     store = std::move(opened).value();
@@ -71,6 +75,7 @@ struct Fixture {
     c.admin.listen = "127.0.0.1:0";
     c.admin.token = Secret(kToken);
     c.storage.path = dir.File("db.sqlite");
+    if (edit) edit(c, dir);
     live = std::make_unique<config::LiveConfig>(std::move(c));
     auto created = admin::AdminServer::Create(*live, *store, clock);
     REQUIRE(created.ok());
@@ -87,6 +92,10 @@ struct Fixture {
   ~Fixture() {
     server->Stop();
     store->Close();
+  }
+  httplib::Result Get(const std::string& path) const {
+    httplib::Client client("127.0.0.1", server->port());
+    return client.Get(path.c_str(), {{"Authorization", "Bearer " + kToken}});
   }
   httplib::Result Post(const std::string& path, const std::string& body, const std::string& token = kToken) const {
     httplib::Client client("127.0.0.1", server->port());
@@ -250,4 +259,63 @@ TEST_CASE("secret routes: the hook's refusals keep their status and message", "[
     REQUIRE(res);
     CHECK(res->status == 400);
   }
+}
+
+TEST_CASE("endpoints route: secret_rotation from the file beside each secret_file, read at each request",
+          "[admin][secret][endpoints]") {
+  auto write = [](const std::string& file, const std::string& text) { std::ofstream(file) << text; };
+  Fixture f(true, {}, [&](config::Config& c, const testing::TempDir& dir) {
+    for (const char* name : {"shop", "later", "listed"}) {
+      config::EndpointConfig e;
+      e.name = name;
+      e.secret_file = dir.File(std::string(name) + ".secret");
+      e.secrets = {Secret("s")};
+      c.endpoints.push_back(e);
+    }
+    c.endpoints[2].other_secret_keys = {"secrets_file"};  // not one file: not rotated this way
+  });
+  const std::string shop = f.dir.File("shop.secret");
+  const std::string listed = f.dir.File("listed.secret");
+  write(shop, "new\n");
+  write(listed, "x\n");
+  write(listed + ".rotation", "previous_until = \"2099-01-01T00:00:00Z\"\n");
+
+  auto names = [](const nlohmann::json& j) {
+    std::map<std::string, nlohmann::json> out;
+    for (const auto& e : j["endpoints"]) out[e["name"].get<std::string>()] = e;
+    return out;
+  };
+  auto none = f.Get("/admin/api/endpoints");
+  REQUIRE(none);
+  REQUIRE(none->status == 200);
+  for (const auto& [name, e] : names(nlohmann::json::parse(none->body))) {
+    INFO(name);
+    CHECK(e["secret_rotation"].is_null());
+  }
+
+  // Rotated by another process meanwhile (hookinbox secrets rotate): seen at the next request.
+  write(shop + ".previous", "old\n");
+  write(shop + ".rotation", "previous_until = \"2099-01-01T00:00:00Z\"\n");
+  write(f.dir.File("later.secret"), "new\n");
+  write(f.dir.File("later.secret.rotation"), "previous_until = \"2020-01-01T00:00:00Z\"\n");
+  auto rotating = f.Get("/admin/api/endpoints");
+  REQUIRE(rotating);
+  REQUIRE(rotating->status == 200);
+  auto e = names(nlohmann::json::parse(rotating->body));
+  CHECK(e["shop"]["secret_rotation"] ==
+        nlohmann::json{{"previous_until", "2099-01-01T00:00:00.000Z"}, {"previous_active", true}});
+  CHECK(e["later"]["secret_rotation"] ==
+        nlohmann::json{{"previous_until", "2020-01-01T00:00:00.000Z"}, {"previous_active", false}});
+  CHECK(e["listed"]["secret_rotation"].is_null());
+
+  // A rotation file that says something else: logged, shown as none, the list still answers.
+  write(shop + ".rotation", "previous_until = \"not a time\"\n");
+  StderrCapture log(f.dir.File("stderr.log"));
+  auto bad = f.Get("/admin/api/endpoints");
+  const std::string logged = log.Text();
+  REQUIRE(bad);
+  CHECK(bad->status == 200);
+  CHECK(names(nlohmann::json::parse(bad->body))["shop"]["secret_rotation"].is_null());
+  CHECK_THAT(logged, Catch::Contains("secret_rotation_unreadable"));
+  CHECK_THAT(logged, !Catch::Contains("old\\n") && !Catch::Contains("\"old\""));
 }
