@@ -489,7 +489,7 @@
     button.addEventListener('click', () => (e.paused ? onResumeEndpoint(e.name) : onPauseEndpoint(e.name)));
     const rotate = el('button', { type: 'button', class: 'rotate-secret' }, 'Rotate secret');
     rotate.addEventListener('click', () => onRotateSecret(e.name));
-    tr.append(el('td', { 'data-field': 'verb', 'data-label': 'Pause or resume' }, button, ' ', rotate));
+    tr.append(el('td', { 'data-field': 'verb', 'data-label': 'Actions' }, button, ' ', rotate));
     return tr;
   }
 
