@@ -74,7 +74,10 @@ Result<config::SecretRotateAsk> ParseSecretAsk(const std::string& body, const st
   ask.endpoint = endpoint;
   ask.retire = retire;
   if (retire) {
-    if (!members.ok()) return members;
+    if (!members.ok()) {
+      (void)TakeSecret(j);  // a secret sent by mistake: its parsed copy is wiped all the same
+      return members;
+    }
     return ask;
   }
   // Taken (and the parsed copy zeroed) before any refusal, so no path leaves it behind.
