@@ -84,12 +84,15 @@ ordered_json StepJson(const config::SecretRotateAsk& ask, const config::SecretRo
 }
 
 int Step(config::SecretRotateAsk ask, const CommonOptions& common, std::ostream& out, std::ostream& err) {
+  // Loading scrubs the *_env variables it read; the check after the write
+  // loads again, so it reads them from this copy (as serve's reloads do).
+  const StartEnvironment env = StartEnvironment::Capture();
   auto opened = OpenForCommand(common, {.verb = "secrets"}, err);
   if (!opened) return kExitFailure;
   if (!opened->OpenStore(err)) return kExitFailure;
   const std::string path = opened->config_path;
   const config::SecretRotateAnswer answer = ApplySecretStep(
-      opened->config, ask, [&] { return LoadAndCheck(path); }, *opened->store, SystemClock().NowMs());
+      opened->config, ask, [&] { return LoadAndCheck(path, false, &env); }, *opened->store, SystemClock().NowMs());
   if (!answer.status.ok()) {
     err << kVerb << ": " << answer.status.message() << "\n";
     return ExitForRefusal(answer.status);
