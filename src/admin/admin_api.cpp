@@ -33,6 +33,7 @@ void AdminApi::Handle(const AdminRoute& route, const httplib::Request& req, http
     case RouteId::kExport: return Export(req, res);
     case RouteId::kUi: return Ui(route, res);
     case RouteId::kReload: return Reload(req, res);
+    case RouteId::kEndpointSecret: return RotateSecret(route, req, res);
     default: return http::ReplyError(res, NotFound("no such route"));
   }
 }

@@ -10,13 +10,13 @@
 // (conflicts, effect resolve, reconcile), api_pages.cpp (stats, metrics, UI),
 // api_export.cpp (export.db), api_endpoints.cpp (endpoints: list, pause, resume),
 // api_incidents.cpp (incidents: list, detail, acknowledge, mute),
-// api_reload.cpp (reload).
+// api_reload.cpp (reload), api_secret.cpp (an endpoint's secret: rotate, retire).
 // Config: each request reads one snapshot of the config in force
 // (config::LiveConfig), taken when its handler starts, so a reload never
 // changes the endpoints a request is halfway through; what a running
 // process cannot change (storage) is read from the config loaded at start.
 // Thread-safety: handlers run on the listener's pool; the store is
-// thread-safe; SetReloadHook only before the listener starts.
+// thread-safe; SetReloadHook and SetSecretHook only before the listener starts.
 #pragma once
 
 #include <httplib.h>
@@ -33,6 +33,7 @@
 #include "config/config.h"
 #include "config/live.h"
 #include "config/reload.h"
+#include "config/rotation.h"
 #include "store/admin_store.h"
 
 namespace hookinbox::admin {
@@ -46,8 +47,14 @@ class AdminApi {
   AdminApi(const config::LiveConfig& live, store::AdminStore& store, const Clock& clock)
       : live_(live), start_(live.Current()), store_(store), clock_(clock) {}
 
+  // What POST /admin/api/endpoints/{name}/secret/rotate and …/retire call
+  // (cli::App's rotation: check, write the files, audit, reload).
+  using SecretHook = std::function<config::SecretRotateAnswer(const config::SecretRotateAsk&)>;
+
   // Unset (the default): POST /admin/api/reload answers 503.
   void SetReloadHook(ReloadHook hook) { reload_hook_ = std::move(hook); }
+  // Unset (the default): the secret routes answer 503.
+  void SetSecretHook(SecretHook hook) { secret_hook_ = std::move(hook); }
 
   // export.db: how long one export may take, writing and download together;
   // past it the copy stops or the download is cut (api_export.cpp).
@@ -91,6 +98,8 @@ class AdminApi {
   void Export(const httplib::Request& req, httplib::Response& res) const;
   // api_reload.cpp
   void Reload(const httplib::Request& req, httplib::Response& res) const;
+  // api_secret.cpp
+  void RotateSecret(const AdminRoute& route, const httplib::Request& req, httplib::Response& res) const;
 
   const config::LiveConfig& live_;
   // The config loaded at start: what a running process keeps until a
@@ -101,6 +110,7 @@ class AdminApi {
   // An export is being written or downloaded (api_export.cpp): one at a time.
   mutable std::atomic<bool> exporting_{false};
   ReloadHook reload_hook_;  // set before the listener starts; empty = no reload
+  SecretHook secret_hook_;  // set before the listener starts; empty = no rotation
 };
 
 // "admin:<remote address>": who did it, in audit rows.

@@ -8,6 +8,7 @@
 #include "admin/handler_api.h"
 #include "admin/login_limiter.h"
 #include "admin/routes.h"
+#include "admin/secret_json.h"
 #include "common/log.h"
 #include "http/certificate.h"
 #include "http/listener.h"
@@ -74,6 +75,10 @@ void AdminServer::SetReloadHook(std::function<config::ReloadAnswer(const config:
   admin_api_->SetReloadHook(std::move(hook));
 }
 
+void AdminServer::SetSecretHook(std::function<config::SecretRotateAnswer(const config::SecretRotateAsk&)> hook) {
+  admin_api_->SetSecretHook(std::move(hook));
+}
+
 AdminServer::~AdminServer() { Stop(); }
 
 void AdminServer::Configure() {
@@ -116,6 +121,8 @@ void AdminServer::Route() {
     httplib::Request with_body = req;
     with_body.body = std::move(body).value();
     Dispatch(with_body, res);
+    // A body may hold a secret (…/secret/rotate): zeroed before its memory is freed.
+    WipeBytes(with_body.body);
   };
   httplib::Server& routes = listener_->routes();
   routes.Post(R"([\s\S]*)", handle_body);

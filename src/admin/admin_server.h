@@ -21,7 +21,7 @@
 // change only with a restart; the admin and metrics tokens and everything a
 // route reads come from the config in force (config::LiveConfig) per
 // request, so a reload can rotate the tokens.
-// Thread-safety: Create/Bind/SetReloadHook/Start/Stop from one thread;
+// Thread-safety: Create/Bind/SetReloadHook/SetSecretHook/Start/Stop from one thread;
 // ReloadCertificate and Certificate from any thread.
 #pragma once
 
@@ -35,6 +35,7 @@
 #include "config/config.h"
 #include "config/live.h"
 #include "config/reload.h"
+#include "config/rotation.h"
 #include "store/admin_store.h"
 
 namespace httplib {
@@ -77,6 +78,9 @@ class AdminServer {
   // What POST /admin/api/reload calls; set before Start. Unset, that route
   // answers 503 "reload is not available".
   void SetReloadHook(std::function<config::ReloadAnswer(const config::ReloadAsk&)> hook);
+  // What POST /admin/api/endpoints/{name}/secret/rotate and …/retire call;
+  // set before Start. Unset, they answer 503 "secret rotation is not available".
+  void SetSecretHook(std::function<config::SecretRotateAnswer(const config::SecretRotateAsk&)> hook);
 
   // Serves on its own thread until Stop(). Requires a successful Bind().
   void Start();

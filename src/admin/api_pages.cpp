@@ -16,7 +16,9 @@ void NoStore(httplib::Response& res) { res.set_header("Cache-Control", "no-store
 }  // namespace
 
 void AdminApi::Stats(const config::Config& config, httplib::Response& res) const {
-  auto body = RenderStatsJson(store_, clock_.NowMs(), config.EndpointsWithAction());
+  std::vector<std::string> configured;
+  for (const auto& e : config.endpoints) configured.push_back(e.name);
+  auto body = RenderStatsJson(store_, clock_.NowMs(), config.EndpointsWithAction(), configured);
   if (!body.ok()) return http::ReplyError(res, body.status());
   NoStore(res);
   http::ReplyJson(res, 200, *body);

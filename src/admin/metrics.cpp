@@ -102,7 +102,8 @@ void AppendStorageGauges(std::string& out, store::Maintenance& store, const std:
                         static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize));
 }
 
-Result<std::string> RenderStatsJson(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action) {
+Result<std::string> RenderStatsJson(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action,
+                                    const std::vector<std::string>& configured) {
   store::StatsOptions options;
   options.with_totals = true;
   options.with_action = std::move(with_action);
@@ -116,6 +117,7 @@ Result<std::string> RenderStatsJson(store::Maintenance& store, int64_t now_ms, s
                     {"duplicates", s.duplicates},
                     {"conflicts", s.conflicts},
                     {"rejected", s.rejected},
+                    {"configured", std::find(configured.begin(), configured.end(), s.endpoint) != configured.end()},
                     {"has_action", s.has_action},
                     {"backlog", s.backlog},
                     {"oldest_pending_age_seconds", OldestPendingAgeSeconds(s, now_ms)},

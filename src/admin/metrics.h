@@ -31,6 +31,11 @@ Result<std::string> RenderMetricsText(store::Maintenance& store, store::Endpoint
 // file's filesystem. A figure that cannot be read is left out, not an error:
 // the scrape's other figures still count.
 void AppendStorageGauges(std::string& out, store::Maintenance& store, const std::string& sqlite_path);
-// JSON body for GET /admin/api/stats.
-Result<std::string> RenderStatsJson(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action);
+// JSON body for GET /admin/api/stats: one row per endpoint with stored
+// deliveries or events. `configured`: the endpoints of the config in force;
+// a row's "configured" is false for the others (an endpoint removed from the
+// config whose events stay stored, and the "" row of requests that named no
+// configured endpoint).
+Result<std::string> RenderStatsJson(store::Maintenance& store, int64_t now_ms, std::vector<std::string> with_action,
+                                    const std::vector<std::string>& configured);
 }  // namespace hookinbox::admin

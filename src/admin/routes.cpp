@@ -61,14 +61,21 @@ AdminRoute EventRoute(std::string_view rest) {
   return {};
 }
 
-// /admin/api/endpoints/{name}/pause|resume; the name is one path segment.
+// /admin/api/endpoints/{name}/pause|resume and …/{name}/secret/rotate|retire;
+// the name is one path segment.
 AdminRoute EndpointRoute(std::string_view rest) {
   size_t slash = rest.find('/');
   if (slash == 0 || slash == std::string_view::npos) return {};
   std::string_view verb = rest.substr(slash + 1);
-  if (verb != "pause" && verb != "resume") return {};
-  AdminRoute r = Make(RouteId::kEndpointPause, "POST", Guard::kAdminToken, kMaxJsonBodyBytes,
-                      std::string(rest.substr(0, slash)));
+  RouteId id = RouteId::kEndpointPause;
+  if (verb == "secret/rotate" || verb == "secret/retire") {
+    id = RouteId::kEndpointSecret;
+    verb.remove_prefix(std::string_view("secret/").size());
+  } else if (verb != "pause" && verb != "resume") {
+    return {};
+  }
+  const size_t max_body = id == RouteId::kEndpointSecret ? kMaxSecretBodyBytes : kMaxJsonBodyBytes;
+  AdminRoute r = Make(id, "POST", Guard::kAdminToken, max_body, std::string(rest.substr(0, slash)));
   r.action = std::string(verb);
   return r;
 }

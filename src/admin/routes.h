@@ -40,6 +40,7 @@ enum class RouteId {
   kIncidentAck,  // POST /admin/api/incidents/{id}/ack
   kIncidentMute, // POST /admin/api/incidents/{id}/mute
   kReload,       // POST /admin/api/reload
+  kEndpointSecret,// POST /admin/api/endpoints/{name}/secret/rotate|retire (action says which)
 };
 
 // Which credential a route needs.
@@ -53,6 +54,11 @@ enum class Guard {
 // The largest JSON body the effect routes read (bytes); a step body may be
 // up to store::kMaxStepBytes.
 inline constexpr size_t kMaxJsonBodyBytes = 64 * 1024;
+// The largest new secret POST /admin/api/endpoints/{name}/secret/rotate takes
+// (bytes, as decoded), and the largest body of that route: room for the
+// secret written with JSON's longest escapes ("\u0001", six bytes per byte).
+inline constexpr size_t kMaxSecretBytes = 64 * 1024;
+inline constexpr size_t kMaxSecretBodyBytes = 6 * kMaxSecretBytes + 1024;
 // The largest body of POST /admin/api/reconcile: a provider's export of ids.
 inline constexpr size_t kMaxReconcileBodyBytes = 1024 * 1024;
 // A body past its route's limit is still read (and dropped) up to this, so
@@ -64,7 +70,9 @@ inline constexpr int64_t kAdminDrainLimit = 16 * 1024 * 1024;
 struct AdminRoute {
   RouteId id = RouteId::kNone;
   std::string param;   // the effect key, step name, event or incident id, endpoint name or UI asset, as decoded from the path
-  std::string action;  // kEffectEnd: "complete" | "fail" | "unknown"; kEndpointPause: "pause" | "resume"
+  // kEffectEnd: "complete" | "fail" | "unknown"; kEndpointPause: "pause" | "resume";
+  // kEndpointSecret: "rotate" | "retire"
+  std::string action;
   const char* allow = "";  // the methods the path accepts, as an Allow header
   size_t max_body = 0;     // the largest body the route reads
   Guard guard = Guard::kHandlerToken;

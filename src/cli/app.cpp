@@ -79,6 +79,7 @@ Status App::Start() {
   // done: it would start and stop the same alerts and purge.
   std::lock_guard<std::mutex> lock(reload_mu_);
   admin_->SetReloadHook([this](const config::ReloadAsk& ask) { return Reload(ask); });
+  admin_->SetSecretHook([this](const config::SecretRotateAsk& ask) { return SecretStep(ask); });
   admin_->Start();
   worker_->Start();
   StartPurge(config_);

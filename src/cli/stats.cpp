@@ -61,7 +61,9 @@ int RunStats(const CommonOptions& common, std::ostream& out, std::ostream& err) 
   auto opened = OpenForCommand(common, {.verb = "stats", .open_store = true}, err);
   if (!opened) return kExitFailure;
   const config::Config& config = opened->config;
-  auto body = admin::RenderStatsJson(*opened->store, SystemClock().NowMs(), config.EndpointsWithAction());
+  std::vector<std::string> configured;
+  for (const auto& e : config.endpoints) configured.push_back(e.name);
+  auto body = admin::RenderStatsJson(*opened->store, SystemClock().NowMs(), config.EndpointsWithAction(), configured);
   opened->store->Close();
   if (!body.ok()) {
     err << "hookinbox stats: " << body.status().message() << "\n";

@@ -36,6 +36,11 @@
 //     Acknowledge and Mute (8 hours) are recorded with the admin as actor,
 //     and the row says acknowledged and muted;
 //   - at 375 px wide (a phone) no view scrolls sideways;
+//   - an endpoint removed from the config (by a reload) while it has stored
+//     events shows "removed from the config" on the dashboard and has no
+//     Pause or Rotate; "Rotate secret" on another puts a new secret in force
+//     with the old one still accepted, "Retire old secret now" makes the old
+//     one 401; the secret is left in no input, address or storage;
 //   - a token that stops working returns to the login; 10 failed logins
 //     bring the "wait a minute" answer (429);
 //   - no script error and no CSP violation on the way.
@@ -111,7 +116,7 @@ function setUp() {
   fs.writeFileSync(path.join(dir, 'handler.sh'),
     `#!/bin/sh\ncat >/dev/null\n[ -f '${hang}' ] && exec sleep 30\n[ -f '${flag}' ] && exit 0\n` +
     `echo 'downstream refused' >&2\nexit 1\n`, { mode: 0o755 });
-  fs.writeFileSync(path.join(dir, 'browser.toml'), `[server]
+  const toml = `[server]
 listen = "127.0.0.1:0"
 tls_cert = "tls/cert.pem"
 tls_key = "tls/key.pem"
@@ -181,8 +186,9 @@ tolerance_seconds = 300
 
 [endpoint.key]
 id_pointer = "/id"
-`);
-  return { token, secret, flag, hang, db: path.join(dir, 'data/hookinbox.db'), cert: path.join(dir, 'tls/cert.pem') };
+`;
+  fs.writeFileSync(path.join(dir, 'browser.toml'), toml);
+  return { token, secret, flag, hang, toml, db: path.join(dir, 'data/hookinbox.db'), cert: path.join(dir, 'tls/cert.pem') };
 }
 
 // The first http(s) URL on the log line that announces `event` (key=value or JSON logs).
@@ -213,9 +219,9 @@ async function startServer() {
   }, 'hookinbox serve logs its two addresses', 30000);
 }
 
-function post(inst, base, body, signedBody = body, endpoint = 'shop') {
+function post(inst, base, body, signedBody = body, endpoint = 'shop', secret = inst.secret) {
   const ts = String(Math.floor(Date.now() / 1000));
-  const sig = crypto.createHmac('sha256', inst.secret).update(ts + '.' + signedBody).digest('hex');
+  const sig = crypto.createHmac('sha256', secret).update(ts + '.' + signedBody).digest('hex');
   return new Promise((resolve, reject) => {
     const req = https.request(base + '/hooks/' + endpoint, {
       method: 'POST', ca: fs.readFileSync(inst.cert),
@@ -358,6 +364,121 @@ async function checkActivityCharts(page, inst) {
   check(await page.locator('#message.error').count() === 0, 'the charts raised no error message');
   ok(`activity charts (24 h and 7 d: accepted ${want.accepted}, duplicate ${want.duplicate}, completed ${want.completed}, ` +
     `failed ${want.failed}; an open incident marked)`);
+}
+
+// One admin API call with the token (the admin listener is plain HTTP on loopback here).
+async function adminApi(inst, admin, method, route, json) {
+  const res = await fetch(admin + '/admin/api' + route, {
+    method, headers: { Authorization: 'Bearer ' + inst.token, 'Content-Type': 'application/json' },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+// A receive-only endpoint signed like shop's, with its own secret file.
+function receiveOnlyEndpoint(name, secretFile) {
+  return `
+[[endpoint]]
+name = "${name}"
+provider = "generic"
+secret_file = "${secretFile}"
+
+[endpoint.signature]
+header = "X-Signature"
+format = "sha256={signature}"
+signed_payload = "{timestamp}.{body}"
+timestamp_header = "X-Timestamp"
+tolerance_seconds = 300
+
+[endpoint.key]
+id_pointer = "/id"
+`;
+}
+
+async function reloadWith(inst, admin, toml, what) {
+  fs.writeFileSync(path.join(dir, 'browser.toml'), toml);
+  const res = await adminApi(inst, admin, 'POST', '/reload', {});
+  check(res.status === 200 && res.body && res.body.applied === true, `reload (${what}): HTTP ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+// Issue 25 in the UI: an endpoint removed from the config keeps its stored
+// events and the dashboard says "removed from the config" (no Pause, no
+// Rotate); a secret rotated through the dashboard's form is in force at
+// once, the old one accepted beside it until retired, then refused.
+async function checkRemovedAndRotation(page, inst, admin, pub, ui) {
+  const oldSecret = crypto.randomBytes(24).toString('hex');
+  const newSecret = 'whsec_' + crypto.randomBytes(24).toString('hex');
+  const secretFile = path.join(dir, 'secrets/rotating.secret');
+  fs.writeFileSync(secretFile, oldSecret + '\n', { mode: 0o600 });
+  const rotating = receiveOnlyEndpoint('rotating', 'secrets/rotating.secret');
+  await reloadWith(inst, admin, inst.toml + receiveOnlyEndpoint('gone', 'secrets/demo.secret') + rotating, 'gone and rotating added');
+  const deliver = (endpoint, id, secret) => post(inst, pub, JSON.stringify({ id }), undefined, endpoint, secret);
+  const gone = await deliver('gone', 'evt_gone_1', inst.secret);
+  check(gone.status === 200, `delivery to gone: HTTP ${gone.status} ${gone.body}`);
+  const before = await deliver('rotating', 'evt_rot_old_1', oldSecret);
+  check(before.status === 200, `delivery to rotating with its secret: HTTP ${before.status} ${before.body}`);
+  await reloadWith(inst, admin, inst.toml + rotating, 'gone removed');
+
+  const from = page.url();  // given back at the end: the checks after this one start from it
+  await page.goto(ui + '#/');
+  await page.click('#dashboard-refresh');
+  const goneRow = '#stats tr[data-endpoint="gone"]';
+  await waitVisible(page, goneRow);
+  check((await page.locator(goneRow).getAttribute('data-configured')) === 'no', 'the removed endpoint\'s row is marked');
+  check(/removed from the config/.test(await textOf(page, goneRow + ' th')), 'its name says "removed from the config"');
+  const backlog = (await textOf(page, goneRow + ' [data-field="backlog"]')).trim();
+  check(backlog === 'removed from the config', `its backlog says "${backlog}", expected "removed from the config"`);
+  check((await textOf(page, goneRow + ' [data-field="received"]')).trim() === '1', 'its stored delivery still counts');
+  check((await page.locator('#stats tr[data-endpoint="shop"]').getAttribute('data-configured')) === 'yes', 'shop is configured');
+  await waitVisible(page, '#endpoint-states tr[data-endpoint="rotating"]');
+  check(await page.locator('#endpoint-states tr[data-endpoint="gone"]').count() === 0,
+    'the removed endpoint has no row to pause or rotate');
+  ok('an endpoint removed from the config: "removed from the config", its stored events kept, no Pause or Rotate');
+
+  // Rotate through the form.
+  const row = '#endpoint-states tr[data-endpoint="rotating"]';
+  check((await textOf(page, row + ' [data-field="secret"]')).trim() === '—', 'no rotation under way yet');
+  await page.click(row + ' button.rotate-secret');
+  await waitVisible(page, '#rotate');
+  check((await page.locator('#rotate-secret').getAttribute('type')) === 'password', 'the new secret is typed into a password field');
+  const until = new Date(await page.inputValue('#rotate-until')).getTime();
+  check(Math.abs(until - (Date.now() + 24 * 3600000)) < 5 * 60000, 'the old secret is kept 24 h by default');
+  const keepUntil = new Date(Date.now() + 48 * 3600000);
+  keepUntil.setSeconds(0, 0);
+  const local = (d) => { const t = (n) => String(n).padStart(2, '0'); return `${d.getFullYear()}-${t(d.getMonth() + 1)}-${t(d.getDate())}T${t(d.getHours())}:${t(d.getMinutes())}`; };
+  await page.fill('#rotate-until', local(keepUntil));
+  await page.fill('#rotate-secret', newSecret);
+  await page.click('#rotate-ok');
+  await pollUntil(async () => /New secret of rotating in force; the old one is accepted until \d+ \w{3} \d{4} \d\d:\d\d UTC/.test(
+    await textOf(page, '#message')), 'the UI says the new secret is in force and until when the old one is accepted');
+  check(await page.inputValue('#rotate-secret') === '', 'the secret is not left in the input');
+  const stored = await page.evaluate(() => JSON.stringify(Object.assign({}, localStorage, sessionStorage)) + location.href);
+  check(!stored.includes(newSecret), 'the secret is in neither the address nor the page\'s storage');
+  check(fs.readFileSync(secretFile, 'utf8').trim() === newSecret, 'the secret file holds the new secret');
+  const fresh = await deliver('rotating', 'evt_rot_new_1', newSecret);
+  check(fresh.status === 200, `a delivery signed with the new secret: HTTP ${fresh.status} ${fresh.body}`);
+  const old = await deliver('rotating', 'evt_rot_old_2', oldSecret);
+  check(old.status === 200, `a delivery signed with the old secret, in its window: HTTP ${old.status} ${old.body}`);
+  await pollUntil(async () => /Old secret accepted until/.test(await textOf(page, row + ' [data-field="secret"]')),
+    'the row says until when the old secret is accepted');
+  await page.screenshot({ path: path.join(dir, 'desktop-rotation.png'), fullPage: true });
+  ok('Rotate secret: the new secret in force, the old one still accepted');
+
+  // Retire the old one now (asks first).
+  await page.click(row + ' button.retire-secret');
+  await waitVisible(page, '#confirm');
+  await page.click('#confirm-ok');
+  await pollUntil(async () => /Old secret of rotating retired/.test(await textOf(page, '#message')), 'the UI says the old secret is retired');
+  const refused = await deliver('rotating', 'evt_rot_old_3', oldSecret);
+  check(refused.status === 401, `a delivery signed with the retired secret: HTTP ${refused.status}, expected 401`);
+  const still = await deliver('rotating', 'evt_rot_new_2', newSecret);
+  check(still.status === 200, `a delivery signed with the new secret after the retirement: HTTP ${still.status} ${still.body}`);
+  await pollUntil(async () => (await textOf(page, row + ' [data-field="secret"]')).trim() === '—', 'the row no longer shows a rotation');
+  const audit = sql(inst.db, "SELECT group_concat(action, ',') FROM (SELECT action FROM endpoint_actions WHERE endpoint = 'rotating' ORDER BY id)");
+  check(audit === 'secret_rotated,secret_retired', `the audit has the rotation and the retirement: ${audit}`);
+  check(!fs.readFileSync(path.join(dir, 'serve.log'), 'utf8').includes(newSecret), 'the server\'s log never holds the secret');
+  ok('Retire old secret now: the old secret refused (401), the new one accepted, both steps audited');
+  await page.goto(from);
 }
 
 async function run() {
@@ -712,6 +833,8 @@ async function run() {
   await noSidewaysScroll(p, 'the Attention view');
   await p.screenshot({ path: path.join(dir, 'phone-attention.png'), fullPage: true });
   ok('375 px: no sideways scrolling (login, dashboard, list, detail, attention)');
+
+  await checkRemovedAndRotation(page, inst, admin, pub, ui);
 
   // A token that stops working sends the person back to the login.
   await page.evaluate((key) => sessionStorage.setItem(key, 'a-token-that-stopped-working'), TOKEN_KEY);

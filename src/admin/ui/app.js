@@ -224,19 +224,25 @@
       const rows = Array.isArray(stats.endpoints) ? stats.endpoints : [];
       for (const e of rows) {
         const name = e.endpoint || '';
-        const tr = el('tr', { 'data-endpoint': name, 'data-provider': e.provider || '' });
+        // Stored events of an endpoint since removed from the config: history,
+        // kept and listed, but nothing processes them until it comes back.
+        const removed = Boolean(name) && e.configured === false;
+        const tr = el('tr', { 'data-endpoint': name, 'data-provider': e.provider || '',
+          'data-configured': removed ? 'no' : 'yes' });
         const title = name
           ? el('a', { href: '#/events?endpoint=' + encodeURIComponent(name) }, name)
           : el('span', { class: 'hint' }, '(no endpoint: rejected requests)');
         tr.append(el('th', { scope: 'row', 'data-label': 'Endpoint' }, el('span', {}, title,
-          e.provider ? el('span', { class: 'hint provider' }, ' ' + e.provider) : null)));
+          e.provider ? el('span', { class: 'hint provider' }, ' ' + e.provider) : null,
+          removed ? el('span', { class: 'hint removed', 'data-field': 'configured' }, ' removed from the config') : null)));
         for (const [key, label] of STAT_COLUMNS) {
           const raw = e[key];
           // An endpoint without an action keeps its events as received: they
           // wait for nothing, so it has no backlog to show.
           const waiting = key === 'backlog' || key === 'oldest_pending_age_seconds';
           let value;
-          if (waiting && e.has_action === false) value = el('span', { class: 'hint', title: 'no action: events are kept as received' }, 'no action');
+          if (waiting && removed) value = el('span', { class: 'hint', title: 'not in the config in force: nothing processes its events' }, 'removed from the config');
+          else if (waiting && e.has_action === false) value = el('span', { class: 'hint', title: 'no action: events are kept as received' }, 'no action');
           else if (key === 'oldest_pending_age_seconds') value = Number(e.backlog) > 0 ? fmtAge(raw) : '—';
           else value = dash(raw);
           const td = el('td', { 'data-field': key, 'data-label': label });
@@ -441,6 +447,24 @@
     return text;
   }
 
+  // "10 Dec 2026 00:00 UTC": a rotation's end in words (UTC, as the API stores it).
+  function fmtUtcWords(v) {
+    const ms = toMs(v);
+    if (ms === null) return '—';
+    const d = new Date(ms);
+    const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+    const two = (n) => String(n).padStart(2, '0');
+    return d.getUTCDate() + ' ' + months[d.getUTCMonth()] + ' ' + d.getUTCFullYear() + ' ' +
+      two(d.getUTCHours()) + ':' + two(d.getUTCMinutes()) + ' UTC';
+  }
+
+  // The secret column: a rotation under way (GET /admin/api/endpoints' secret_rotation) or nothing to say.
+  function rotationText(r) {
+    if (!r) return '—';
+    if (r.previous_active) return 'Old secret accepted until ' + fmtUtcWords(r.previous_until);
+    return 'Old secret expired at ' + fmtUtcWords(r.previous_until);
+  }
+
   function endpointRow(e) {
     const tr = el('tr', { 'data-endpoint': e.name, 'data-paused': e.paused ? 'yes' : 'no',
       'data-breaker': e.breaker ? e.breaker.state : 'closed' });
@@ -453,9 +477,19 @@
       e.has_action ? breakerText(e.breaker) : el('span', { class: 'hint' }, 'no action'));
     if (e.breaker && e.breaker.state !== 'closed') breaker.classList.add('attention');
     tr.append(breaker);
+    const r = e.secret_rotation;
+    const secret = el('td', { 'data-field': 'secret', 'data-label': 'Secret' }, rotationText(r));
+    if (r && r.previous_active) {
+      const retire = el('button', { type: 'button', class: 'retire-secret' }, 'Retire old secret now');
+      retire.addEventListener('click', () => onRetireSecret(e.name));
+      secret.append(' ', retire);
+    }
+    tr.append(secret);
     const button = el('button', { type: 'button', class: e.paused ? 'resume' : 'pause' }, e.paused ? 'Resume' : 'Pause');
     button.addEventListener('click', () => (e.paused ? onResumeEndpoint(e.name) : onPauseEndpoint(e.name)));
-    tr.append(el('td', { 'data-field': 'verb', 'data-label': 'Pause or resume' }, button));
+    const rotate = el('button', { type: 'button', class: 'rotate-secret' }, 'Rotate secret');
+    rotate.addEventListener('click', () => onRotateSecret(e.name));
+    tr.append(el('td', { 'data-field': 'verb', 'data-label': 'Actions' }, button, ' ', rotate));
     return tr;
   }
 
@@ -494,6 +528,83 @@
       await loadEndpoints();
     } catch (err) {
       fail(err);
+    }
+  }
+
+  // -- secret rotation (POST /admin/api/endpoints/{name}/secret/rotate|retire, admin/secret_json.h) --
+  //
+  // The new secret goes only into the request body: never into the URL, the
+  // storage of the page, or a message; the input is emptied as soon as the
+  // dialog closes, whatever the answer.
+
+  // A datetime-local value ("2026-12-10T09:30") for local time `ms`.
+  function msToLocal(ms) {
+    const d = new Date(ms);
+    const two = (n) => String(n).padStart(2, '0');
+    return d.getFullYear() + '-' + two(d.getMonth() + 1) + '-' + two(d.getDate()) + 'T' +
+      two(d.getHours()) + ':' + two(d.getMinutes());
+  }
+
+  // Resolves to null (cancelled) or {secret, until}, with the input already emptied.
+  function askRotation(name) {
+    const dlg = $('rotate');
+    $('rotate-title').textContent = 'Rotate the secret of ' + name;
+    $('rotate-secret').value = '';
+    $('rotate-until').value = msToLocal(Date.now() + 24 * 3600 * 1000);
+    return new Promise((resolve) => {
+      dlg.addEventListener('close', function onClose() {
+        dlg.removeEventListener('close', onClose);
+        const secret = $('rotate-secret').value;
+        $('rotate-secret').value = '';
+        if (dlg.returnValue !== 'ok') {
+          resolve(null);
+          return;
+        }
+        resolve({ secret: secret, until: localToMs($('rotate-until').value) });
+      });
+      dlg.returnValue = '';
+      dlg.showModal();
+      $('rotate-secret').focus();
+    });
+  }
+
+  async function onRotateSecret(name) {
+    const answer = await askRotation(name);
+    if (!answer) return;
+    if (!answer.secret) {
+      say('Secret of ' + name + ' not rotated: the new secret was empty.', 'error');
+      return;
+    }
+    const body = { secret: answer.secret };
+    if (answer.until !== null) body.keep_old_until = new Date(answer.until).toISOString();
+    answer.secret = '';
+    try {
+      const res = await apiJson('/endpoints/' + encodeURIComponent(name) + '/secret/rotate', { method: 'POST', json: body });
+      say('New secret of ' + name + ' in force; the old one is accepted until ' + fmtUtcWords(res.previous_until) + '.', 'ok');
+    } catch (err) {
+      if (err instanceof ApiError && err.status !== 401) say('Secret of ' + name + ' not rotated: ' + err.message, 'error');
+      else fail(err);
+    } finally {
+      body.secret = '';
+    }
+    try {
+      await loadEndpoints();
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  async function onRetireSecret(name) {
+    const answer = await confirmAction('Retire the old secret of ' + name + ' now?',
+      'Deliveries signed with the old secret are refused from now on; only the new one is accepted.', false, false);
+    if (!answer) return;
+    try {
+      await apiJson('/endpoints/' + encodeURIComponent(name) + '/secret/retire', { method: 'POST', json: {} });
+      say('Old secret of ' + name + ' retired: only the new one is accepted.', 'ok');
+      await loadEndpoints();
+    } catch (err) {
+      if (err instanceof ApiError && err.status !== 401) say('Old secret of ' + name + ' not retired: ' + err.message, 'error');
+      else fail(err);
     }
   }
 

@@ -69,3 +69,18 @@ TEST_CASE("endpoint json: a paused endpoint with an open breaker; rows of endpoi
   CHECK(e["breaker"]["last_error"] == "connection refused");
   CHECK(j["endpoints"][1]["paused"] == false);  // "keep" has no row; "gone" is not listed
 }
+
+TEST_CASE("endpoint json: a secret rotation under way, still active or past its end", "[admin][endpoints]") {
+  std::map<std::string, config::Rotation> rotations;
+  rotations["crm"].previous_until_ms = 1796860800000;  // 2026-12-10T00:00:00Z
+  auto active = admin::EndpointsJson(TwoEndpoints(), {}, rotations, 1796860800000 - 1);
+  CHECK(active["endpoints"][0]["secret_rotation"] ==
+        nlohmann::ordered_json{{"previous_until", "2026-12-10T00:00:00.000Z"}, {"previous_active", true}});
+  CHECK(active["endpoints"][1]["secret_rotation"].is_null());  // keep: no rotation
+  // At its end the previous secret is no longer accepted: still shown, as expired.
+  auto ended = admin::EndpointsJson(TwoEndpoints(), {}, rotations, 1796860800000);
+  CHECK(ended["endpoints"][0]["secret_rotation"]["previous_active"] == false);
+  CHECK(ended["endpoints"][0]["secret_rotation"]["previous_until"] == "2026-12-10T00:00:00.000Z");
+  // Without rotations (the CLI's list, a pause's answer): null.
+  CHECK(admin::EndpointsJson(TwoEndpoints(), {})["endpoints"][0]["secret_rotation"].is_null());
+}

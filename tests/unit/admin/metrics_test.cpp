@@ -5,6 +5,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <sstream>
 
 #include "admin/metrics.h"
@@ -158,7 +159,7 @@ TEST_CASE("admin metrics: the stats JSON has every dashboard figure per endpoint
   Db db;
   db.Claim("pay", "a", "received", 1'000);
   db.Claim("pay", "b", "completed", 1'000);
-  auto body = admin::RenderStatsJson(*db.store, 3'000, {"pay"});
+  auto body = admin::RenderStatsJson(*db.store, 3'000, {"pay"}, {"pay"});
   REQUIRE(body.ok());
   auto j = nlohmann::json::parse(*body);
   REQUIRE(j["endpoints"].size() == 1);
@@ -169,6 +170,7 @@ TEST_CASE("admin metrics: the stats JSON has every dashboard figure per endpoint
   CHECK(e["duplicates"] == 0);
   CHECK(e["conflicts"] == 0);
   CHECK(e["rejected"] == 0);
+  CHECK(e["configured"] == true);
   CHECK(e["has_action"] == true);
   CHECK(e["backlog"] == 1);
   CHECK(e["oldest_pending_age_seconds"] == 2.0);
@@ -181,7 +183,7 @@ TEST_CASE("admin metrics: a closed store is an error, not an empty page", "[admi
   Db db;
   db.store->Close();
   CHECK_FALSE(admin::RenderMetricsText(*db.store, *db.store, 0, {}).ok());
-  CHECK_FALSE(admin::RenderStatsJson(*db.store, 0, {}).ok());
+  CHECK_FALSE(admin::RenderStatsJson(*db.store, 0, {}, {}).ok());
 }
 
 TEST_CASE("admin metrics: events of an endpoint without an action are not backlog", "[admin][metrics]") {
@@ -198,7 +200,7 @@ TEST_CASE("admin metrics: events of an endpoint without an action are not backlo
   CHECK(s["webhook_backlog{endpoint=\"keep\",provider=\"stripe\"}"] == "0");
   CHECK(s["webhook_oldest_pending_age_seconds{endpoint=\"keep\",provider=\"stripe\"}"] == "0");
   CHECK(s["webhook_dead_lettered{endpoint=\"keep\",provider=\"stripe\"}"] == "1");  // still counted
-  auto body = admin::RenderStatsJson(*db.store, 11'000, {"pay"});
+  auto body = admin::RenderStatsJson(*db.store, 11'000, {"pay"}, {"pay", "keep"});
   REQUIRE(body.ok());
   auto j = nlohmann::json::parse(*body);
   REQUIRE(j["endpoints"].size() == 2);
@@ -209,4 +211,20 @@ TEST_CASE("admin metrics: events of an endpoint without an action are not backlo
   CHECK(keep["oldest_pending_age_seconds"] == 0.0);
   CHECK(keep["received"] == 3);
   CHECK(j["endpoints"][1]["backlog"] == 1);
+}
+
+TEST_CASE("admin metrics: the stats JSON marks an endpoint no longer in the config", "[admin][metrics]") {
+  Db db;
+  db.Claim("pay", "a", "received", 1'000);
+  db.Claim("gone", "g1", "completed", 1'000);  // stored before "gone" was removed from the config
+  auto body = admin::RenderStatsJson(*db.store, 3'000, {"pay"}, {"pay"});
+  REQUIRE(body.ok());
+  auto j = nlohmann::json::parse(*body);
+  REQUIRE(j["endpoints"].size() == 2);
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& e : j["endpoints"]) rows[e["endpoint"].get<std::string>()] = e;
+  CHECK(rows["pay"]["configured"] == true);
+  CHECK(rows["gone"]["configured"] == false);
+  CHECK(rows["gone"]["has_action"] == false);
+  CHECK(rows["gone"]["completed"] == 1);  // its history still counts
 }

@@ -65,6 +65,27 @@ TEST_CASE("admin routes: the endpoints list, pause and resume", "[admin][routes]
   }
 }
 
+TEST_CASE("admin routes: an endpoint's secret, rotate and retire", "[admin][routes]") {
+  for (const char* verb : {"rotate", "retire"}) {
+    INFO(verb);
+    AdminRoute r = MatchAdminRoute(std::string("/admin/api/endpoints/crm-eu_1/secret/") + verb);
+    CHECK(r.id == RouteId::kEndpointSecret);
+    CHECK(r.param == "crm-eu_1");
+    CHECK(r.action == verb);
+    CHECK(std::string(r.allow) == "POST");
+    CHECK(r.guard == Guard::kAdminToken);
+    CHECK(r.max_body == kMaxSecretBodyBytes);  // a 64 KiB secret fits, however it is escaped
+    CHECK(r.max_body > kMaxSecretBytes);
+  }
+  for (const char* none : {"/admin/api/endpoints/crm/secret", "/admin/api/endpoints/crm/secret/",
+                           "/admin/api/endpoints/crm/secret/show", "/admin/api/endpoints//secret/rotate",
+                           "/admin/api/endpoints/crm/secret/rotate/", "/admin/api/endpoints/crm/rotate",
+                           "/admin/api/endpoints/a/b/secret/rotate"}) {
+    INFO(none);
+    CHECK(MatchAdminRoute(none).id == RouteId::kNone);
+  }
+}
+
 TEST_CASE("admin routes: the incidents list, one incident, acknowledge and mute", "[admin][routes]") {
   struct Case {
     const char* path;
