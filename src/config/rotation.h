@@ -8,7 +8,8 @@
 //               stops being accepted
 // Loading (secrets.cpp) reads them with F: the previous secret joins the
 // endpoint's secrets carrying that expiry, which verify::Verify enforces per
-// request; one already expired when the config is loaded is not read at all.
+// request; one already expired when the config is loaded is still read (a
+// warning says so) and refused by the verifier.
 // Nothing of this is in the database, so the .db an auditor downloads never
 // holds a secret; the audit rows (secret_rotated, secret_retired) name the
 // time and the file, never the bytes.

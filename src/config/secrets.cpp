@@ -279,7 +279,7 @@ class SecretReader {
     std::optional<std::string> bytes = ReadSecretText(key, path, What());
     if (!bytes) return;
     Admit(key, What() + " " + path, std::move(*bytes), out);
-    if (public_scheme_ == nullptr && key.ends_with(".secret_file")) FromPreviousFile(key, path, out);
+    if (public_scheme_ == nullptr && RotatableKey(key)) FromPreviousFile(key, path, out);
   }
 
   // The text of a secret file without its final newline; nullopt, reported, when it cannot be read
@@ -318,6 +318,12 @@ class SecretReader {
     }
     std::optional<std::string> bytes = ReadSecretText(key, previous, "previous secret file");
     if (bytes) Admit(key, "previous secret file " + previous, std::move(*bytes), out, until);
+  }
+
+  // Only an endpoint's or a tenant's secret_file is rotated (`hookinbox secrets
+  // rotate`); an alert channel's secret_file ends the same way but is not.
+  static bool RotatableKey(const std::string& key) {
+    return key.starts_with("endpoint[") && key.ends_with(".secret_file");
   }
 
   std::string What() const { return public_scheme_ != nullptr ? "public key file" : "secret file"; }

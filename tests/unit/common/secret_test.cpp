@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+
 #include "common/secret.h"
 
 using namespace hookinbox;
@@ -24,4 +26,26 @@ TEST_CASE("secret: exposes its bytes only through bytes()", "[common]") {
   CHECK(s.bytes() == "whsec_123");
   CHECK_FALSE(s.empty());
   CHECK(Secret().empty());
+}
+
+TEST_CASE("secret: one with an end is valid only before it; none means no end", "[common][rotation]") {
+  Secret forever("k");
+  CHECK(forever.valid_until_ms() == 0);
+  CHECK(forever.ValidAt(0));
+  CHECK(forever.ValidAt(INT64_MAX));
+  Secret rotated_out("k", 1000);
+  CHECK(rotated_out.valid_until_ms() == 1000);
+  CHECK(rotated_out.ValidAt(999));
+  CHECK_FALSE(rotated_out.ValidAt(1000));
+  CHECK_FALSE(rotated_out.ValidAt(1001));
+}
+
+TEST_CASE("secret: == compares the bytes and the end", "[common][rotation]") {
+  CHECK(Secret("k", 1000) == Secret("k", 1000));
+  CHECK(Secret("k") == Secret("k", 0));
+  CHECK_FALSE(Secret("k", 1000) == Secret("k", 2000));
+  CHECK_FALSE(Secret("k", 1000) == Secret("k"));
+  CHECK_FALSE(Secret("k", 1000) == Secret("j", 1000));
+  Secret copy = Secret("k", 1000);
+  CHECK(copy.valid_until_ms() == 1000);  // copies keep the end
 }
