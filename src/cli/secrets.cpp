@@ -69,17 +69,18 @@ void PrintStep(const config::SecretRotateAsk& ask, const config::SecretRotateAns
   }
 }
 
+// `reply`: the reload asked after the change; null when nothing changed (none asked).
 ordered_json StepJson(const config::SecretRotateAsk& ask, const config::SecretRotateAnswer& answer,
-                      const ReloadReply& reply) {
+                      const ReloadReply* reply) {
   ordered_json j{{"endpoint", ask.endpoint},
                  {"action", ask.retire ? "retire" : "rotate"},
                  {"changed", answer.changed},
                  {"secret_file", answer.secret_file},
                  {"previous_until", ask.retire ? ordered_json(nullptr) : ordered_json(FormatUtc(answer.previous_until_ms))}};
-  ordered_json reload = ordered_json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
-  j["reloaded"] = reply.status == 200;
+  ordered_json reload = reply ? ordered_json::parse(reply->body, nullptr, /*allow_exceptions=*/false) : nullptr;
+  j["reloaded"] = reply != nullptr && reply->status == 200;
   j["reload"] = reload.is_discarded() ? ordered_json(nullptr) : reload;
-  j["reload_error"] = reply.status == 0 ? ordered_json(reply.error) : ordered_json(nullptr);
+  j["reload_error"] = reply != nullptr && reply->status == 0 ? ordered_json(reply->error) : ordered_json(nullptr);
   return j;
 }
 
@@ -97,14 +98,20 @@ int Step(config::SecretRotateAsk ask, const CommonOptions& common, std::ostream&
     err << kVerb << ": " << answer.status.message() << "\n";
     return ExitForRefusal(answer.status);
   }
-  // Nothing changed on disk: the service has nothing new to load.
-  const ReloadReply reply = answer.changed ? AskServiceToReload(opened->config, path, {}) : ReloadReply{200, "", "", ""};
+  if (!answer.changed) {  // nothing changed on disk: the service has nothing new to load
+    if (common.json) {
+      out << StepJson(ask, answer, nullptr).dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
+    } else {
+      PrintStep(ask, answer, out);
+    }
+    return kExitOk;
+  }
+  const ReloadReply reply = AskServiceToReload(opened->config, path, {});
   if (common.json) {
-    out << StepJson(ask, answer, reply).dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
+    out << StepJson(ask, answer, &reply).dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
     return reply.status == 200 ? kExitOk : kExitFailure;
   }
   PrintStep(ask, answer, out);
-  if (!answer.changed) return kExitOk;
   const int code = PrintReloadReply(reply, path, /*json=*/false, kVerb, out, err);
   if (code != kExitOk) {
     err << kVerb << ": the files are changed and recorded; the running service uses them once it reloads "
