@@ -398,8 +398,7 @@ TEST_CASE("handler api: examples/notify_once.sh sends once; a replay reports the
                         << "case $body in *hang*) exit 124 ;; esac\n"
                         << "echo \"msg-$(wc -l <'" << out << "/sent.log')\"\n";
   ::chmod(sender.c_str(), 0700);
-  const std::string example = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() /
-                              "examples" / "notify_once.sh";
+  const std::string example = std::string(HOOKINBOX_SOURCE_DIR) + "/examples/notify_once.sh";
   REQUIRE(Exists(example));
   inst.WriteTestConfig(R"(
 [endpoint.action]
