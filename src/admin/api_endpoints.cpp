@@ -30,8 +30,9 @@ std::string DumpOrdered(const ordered_json& j) { return j.dump(-1, ' ', false, o
 // one file can have one (what rotation rotates). A file that cannot be read
 // is logged and shown as no rotation: the list still answers.
 std::optional<config::Rotation> RotationOf(const config::EndpointConfig& e) {
-  if (e.secret_file.empty() || !e.other_secret_keys.empty() || !e.tenants.empty()) return std::nullopt;
-  auto rotation = config::ReadRotation(e.secret_file);
+  const std::string file = config::RotatableSecretFile(e);
+  if (file.empty()) return std::nullopt;
+  auto rotation = config::ReadRotation(file);
   if (!rotation.ok()) {
     log::Warn("secret_rotation_unreadable", {{"endpoint", e.name}, {"error", rotation.status().message()}});
     return std::nullopt;

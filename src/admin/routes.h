@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "config/config.h"
+
 namespace hookinbox::admin {
 
 enum class RouteId {
@@ -57,8 +59,7 @@ inline constexpr size_t kMaxJsonBodyBytes = 64 * 1024;
 // The largest new secret POST /admin/api/endpoints/{name}/secret/rotate takes
 // (bytes, as decoded), and the largest body of that route: room for the
 // secret written with JSON's longest escapes ("\u0001", six bytes per byte).
-inline constexpr size_t kMaxSecretBytes = 64 * 1024;
-inline constexpr size_t kMaxSecretBodyBytes = 6 * kMaxSecretBytes + 1024;
+inline constexpr size_t kMaxSecretBodyBytes = 6 * config::kMaxSecretBytes + 1024;
 // The largest body of POST /admin/api/reconcile: a provider's export of ids.
 inline constexpr size_t kMaxReconcileBodyBytes = 1024 * 1024;
 // A body past its route's limit is still read (and dropped) up to this, so

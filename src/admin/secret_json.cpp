@@ -23,9 +23,9 @@ Result<Secret> TakeSecret(json& body) {
   if (!it->is_string()) return InvalidArgument("secret must be a string");
   std::string& bytes = it->get_ref<std::string&>();
   if (bytes.empty()) return InvalidArgument("secret is empty");
-  if (bytes.size() > kMaxSecretBytes) {
+  if (bytes.size() > config::kMaxSecretBytes) {
     WipeBytes(bytes);
-    return InvalidArgument("secret is over " + std::to_string(kMaxSecretBytes) + " bytes");
+    return InvalidArgument("secret is over " + std::to_string(config::kMaxSecretBytes) + " bytes");
   }
   Secret secret(bytes);
   WipeBytes(bytes);

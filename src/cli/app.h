@@ -78,8 +78,9 @@ class App {
   config::ReloadAnswer Reload(const config::ReloadAsk& ask);
   // POST /admin/api/endpoints/{name}/secret/rotate|retire: one step of a
   // secret rotation (cli/secret_rotation.h) on the config in force — the
-  // files changed, checked and audited — then a Reload naming ask.actor.
-  // One step at a time; any thread, between Start() and Close().
+  // files changed and checked, put in force by a reload naming ask.actor
+  // (undone when it is refused), then audited. Any thread, between Start()
+  // and Close(); steps and reloads take turns.
   config::SecretRotateAnswer SecretStep(const config::SecretRotateAsk& ask);
   // Logs the served certificate of each TLS listener (tls_loaded); after Start().
   void LogCertificates() const;
@@ -110,7 +111,6 @@ class App {
   std::unique_ptr<alert::Dispatcher> alert_sender_;  // only when [[alert.channel]] lists any
   std::unique_ptr<alert::Engine> alert_engine_;
   std::unique_ptr<RotationWatch> rotation_watch_;  // audits the end of each rotation's window
-  std::mutex secret_mu_;  // one rotation step at a time (its files, then its reload)
 
   // The alert engine and sender on `config` (the one in force).
   void StartAlerts(std::shared_ptr<const config::Config> config);
@@ -123,6 +123,8 @@ class App {
   // The certificates are read again unless a pair is what was wrong.
   config::ReloadAnswer Refuse(const config::ReloadAsk& ask, std::vector<config::Problem> errors,
                               config::ReloadAnswer answer);
+  // Reload with reload_mu_ held by the caller (Reload, SecretStep).
+  config::ReloadAnswer ReloadLocked(const config::ReloadAsk& ask);
   // Puts `next` in force (Reload, after every check passed; app_reload.cpp).
   void Apply(std::shared_ptr<const config::Config> next);
 };

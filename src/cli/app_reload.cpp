@@ -94,6 +94,10 @@ config::ReloadAnswer App::Refuse(const config::ReloadAsk& ask, std::vector<confi
 
 config::ReloadAnswer App::Reload(const config::ReloadAsk& ask) {
   std::lock_guard<std::mutex> lock(reload_mu_);
+  return ReloadLocked(ask);
+}
+
+config::ReloadAnswer App::ReloadLocked(const config::ReloadAsk& ask) {
   config::ReloadAnswer answer;
   answer.config_path = config_path_;
   // Exactly check-config's checks, TLS pairs included; *_env keys from the
@@ -149,15 +153,27 @@ void App::Apply(std::shared_ptr<const config::Config> next) {
   ReloadCertificates();
 }
 
+// The step and its reload under one hold of reload_mu_: no SIGHUP or API
+// reload can put the files in force halfway, and the step is checked with
+// exactly the reload's checks (TLS pairs; the key guard runs in the reload,
+// whose refusal undoes the step).
 config::SecretRotateAnswer App::SecretStep(const config::SecretRotateAsk& ask) {
-  std::lock_guard<std::mutex> lock(secret_mu_);
-  // The file as a reload would read it (TLS pairs aside: not this step's concern).
-  config::SecretRotateAnswer answer =
-      ApplySecretStep(*live_.Current(), ask, [this] { return LoadAndCheck(config_path_, false, &env_); }, *store_,
-                      clock_->NowMs());
-  if (!answer.status.ok() || !answer.changed) return answer;
-  answer.reload = Reload(config::ReloadAsk{ask.actor, {}});
-  answer.reloaded = true;
+  std::lock_guard<std::mutex> lock(reload_mu_);
+  config::ReloadAnswer reload;
+  bool reloaded = false;
+  auto put_in_force = [&]() -> InForce {
+    reload = ReloadLocked(config::ReloadAsk{ask.actor, {}});
+    reloaded = true;
+    if (reload.applied) return {};
+    std::string why = "the reload was refused, so nothing changed:";
+    for (const config::Problem& p : reload.errors) why += "\n" + config::Describe(p, config_path_);
+    return {false, Status(Code::kConflict, why)};
+  };
+  config::SecretRotateAnswer answer = ApplySecretStep(
+      *live_.Current(), ask, [this] { return LoadAndCheck(config_path_, /*tls_pairs=*/true, &env_); }, put_in_force,
+      *store_, clock_->NowMs(), /*wait_for_lock=*/false);
+  answer.reload = std::move(reload);
+  answer.reloaded = reloaded;
   return answer;
 }
 

@@ -1,5 +1,7 @@
 #include "cli/rotation_watch.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -20,10 +22,17 @@ void AddEnds(const std::string& endpoint, const std::vector<Secret>& secrets, st
   }
 }
 
+// "serve:<host>": on PostgreSQL, which replica saw the window end.
+std::string ServeActor() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return std::string("serve:") + (host[0] != '\0' ? host : "unknown-host");
+}
+
 }  // namespace
 
 RotationWatch::RotationWatch(store::EndpointStates& audit, const Clock& clock)
-    : audit_(audit), clock_(clock), thread_([this] { Run(); }) {}
+    : audit_(audit), clock_(clock), actor_(ServeActor()), thread_([this] { Run(); }) {}
 
 RotationWatch::~RotationWatch() {
   {
@@ -36,10 +45,7 @@ RotationWatch::~RotationWatch() {
 
 void RotationWatch::Watch(const config::Config& config) {
   std::map<std::string, int64_t> ends;
-  for (const config::EndpointConfig& e : config.endpoints) {
-    AddEnds(e.name, e.secrets, ends);
-    for (const auto& t : e.tenants) AddEnds(e.name, t.secrets, ends);
-  }
+  for (const config::EndpointConfig& e : config.endpoints) AddEnds(e.name, e.secrets, ends);
   {
     std::lock_guard<std::mutex> lock(mu_);
     ends_ = std::move(ends);
@@ -57,7 +63,7 @@ void RotationWatch::RecordPassed(std::unique_lock<std::mutex>& lock) {
   lock.unlock();  // a write may wait for the database; Watch must not
   std::vector<std::string> done;
   for (const auto& [endpoint, end] : passed) {
-    auto wrote = audit_.RecordSecretRetired(endpoint, "serve", "the previous secret's window ended at " + FormatUtc(end),
+    auto wrote = audit_.RecordSecretRetired(endpoint, actor_, "the previous secret's window ended at " + FormatUtc(end),
                                             now, /*only_after_rotation=*/true);
     if (!wrote.ok()) {
       log::Warn("secret_retired_not_recorded", {{"endpoint", endpoint}, {"detail", wrote.status().message()}});

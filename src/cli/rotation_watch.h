@@ -2,7 +2,7 @@
 //
 // The verifier stops accepting a rotated-out secret at its end by itself
 // (verify::Verify compares per request); this only writes the audit row
-// that says so ('secret_retired', actor "serve", store/endpoint_states.h),
+// that says so ('secret_retired', actor "serve:<host>", store/endpoint_states.h),
 // at the end or at the first start after it. RecordSecretRetired writes it
 // only after a 'secret_rotated', so restarts and replicas record one end
 // per rotation. One thread, asleep while no window is open.
@@ -39,6 +39,7 @@ class RotationWatch {
 
   store::EndpointStates& audit_;
   const Clock& clock_;
+  const std::string actor_;  // "serve:<host>"
   std::mutex mu_;
   std::condition_variable wake_;
   std::map<std::string, int64_t> ends_;  // endpoint → its previous secret's end (ms)

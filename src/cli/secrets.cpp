@@ -25,7 +25,7 @@ namespace {
 using nlohmann::ordered_json;
 
 constexpr const char* kVerb = "hookinbox secrets";
-constexpr std::streamsize kMaxSecretBytes = 64 * 1024;
+constexpr auto kMaxSecretBytes = static_cast<std::streamsize>(config::kMaxSecretBytes);
 
 // The new secret's bytes; nullopt, said on `err`, when FILE cannot be read,
 // is empty or is far larger than any secret.
@@ -92,30 +92,36 @@ int Step(config::SecretRotateAsk ask, const CommonOptions& common, std::ostream&
   if (!opened) return kExitFailure;
   if (!opened->OpenStore(err)) return kExitFailure;
   const std::string path = opened->config_path;
+  ReloadReply reply;
+  bool asked = false;
+  auto put_in_force = [&]() -> InForce {
+    reply = AskServiceToReload(opened->config, path, {});
+    asked = true;
+    if (reply.status == 200) return {};
+    // No service answered (not running, or the config says too little to
+    // ask it): the files stay, its next start or reload reads them.
+    if (reply.status == 0) return {true, Status(Code::kUnavailable, reply.error)};
+    return {false, Status(Code::kConflict, "the running service did not put it in force, so nothing changed")};
+  };
   const config::SecretRotateAnswer answer = ApplySecretStep(
-      opened->config, ask, [&] { return LoadAndCheck(path, false, &env); }, *opened->store, SystemClock().NowMs());
+      opened->config, ask, [&] { return LoadAndCheck(path, false, &env); }, put_in_force, *opened->store,
+      SystemClock().NowMs(), /*wait_for_lock=*/true);
   if (!answer.status.ok()) {
+    if (asked && reply.status != 0) PrintReloadReply(reply, path, /*json=*/false, kVerb, out, err);
     err << kVerb << ": " << answer.status.message() << "\n";
     return ExitForRefusal(answer.status);
   }
-  if (!answer.changed) {  // nothing changed on disk: the service has nothing new to load
-    if (common.json) {
-      out << StepJson(ask, answer, nullptr).dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
-    } else {
-      PrintStep(ask, answer, out);
-    }
-    return kExitOk;
-  }
-  const ReloadReply reply = AskServiceToReload(opened->config, path, {});
   if (common.json) {
-    out << StepJson(ask, answer, &reply).dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
-    return reply.status == 200 ? kExitOk : kExitFailure;
+    out << StepJson(ask, answer, asked ? &reply : nullptr).dump(2, ' ', false, ordered_json::error_handler_t::replace)
+        << "\n";
+    return !asked || reply.status == 200 ? kExitOk : kExitFailure;
   }
   PrintStep(ask, answer, out);
+  if (!asked) return kExitOk;  // nothing to retire: nothing to reload
   const int code = PrintReloadReply(reply, path, /*json=*/false, kVerb, out, err);
   if (code != kExitOk) {
-    err << kVerb << ": the files are changed and recorded; the running service uses them once it reloads "
-        << "(systemctl reload hookinbox, or hookinbox reload) or restarts\n";
+    err << kVerb << ": the files are changed and recorded; the service uses them once it starts or reloads "
+        << "(systemctl reload hookinbox, or hookinbox reload)\n";
   }
   return code;
 }

@@ -10,6 +10,7 @@
 // covers each member, also one added later.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -424,6 +425,10 @@ bool IsLoopbackHost(std::string_view host);
 // key names, removed from the environment once read (cli/load_config.cpp),
 // and every file holding a secret or a private key, resolved, which exec
 // actions hide from their command (action/exec_action.h).
+// The largest secret (or token, or key) file read: far above any real one;
+// guards against naming a big file by mistake.
+inline constexpr size_t kMaxSecretBytes = 64 * 1024;
+
 struct SecretOrigins {
   std::vector<std::string> env_names;
   std::vector<std::string> files;

@@ -33,6 +33,13 @@ namespace hookinbox::config {
 std::string PreviousSecretFile(const std::string& secret_file);  // F + ".previous"
 std::string RotationStateFile(const std::string& secret_file);   // F + ".rotation"
 
+// Why `e`'s secret cannot be rotated through its secret_file (what to do
+// instead), or "" when it can: a secret scheme (hmac, token, basic), one
+// endpoint-wide `secret_file` and no other secret key, no tenants.
+std::string NotRotatableReason(const EndpointConfig& e);
+// e.secret_file when NotRotatableReason(e) is "", else "".
+std::string RotatableSecretFile(const EndpointConfig& e);
+
 struct Rotation {
   int64_t previous_until_ms = 0;  // the previous secret is accepted while now < this
 };
@@ -42,22 +49,50 @@ struct Rotation {
 // else than one previous_until time.
 Result<std::optional<Rotation>> ReadRotation(const std::string& secret_file);
 
+// Holds an exclusive lock (flock) on the directory of a secret file while a
+// rotation step changes the files beside it, so `hookinbox secrets` on the
+// host and the service's admin API never interleave. Released when destroyed.
+class SecretDirLock {
+ public:
+  // `wait` false: Conflict at once when another holds it (the service must
+  // not wait for a CLI that is waiting for the service's reload).
+  static Result<SecretDirLock> Acquire(const std::string& secret_file, bool wait);
+  SecretDirLock(SecretDirLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  SecretDirLock& operator=(SecretDirLock&&) = delete;
+  SecretDirLock(const SecretDirLock&) = delete;
+  ~SecretDirLock();
+
+ private:
+  explicit SecretDirLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
 // Rotates: F.previous ← F's bytes, F.rotation ← until, then F ← next_bytes.
-// Each file is written to a temporary name and renamed, with F's mode and
-// owner, so a crash leaves either the old state or one where F.previous
-// equals F (both accepted, harmless). Returns the bytes F held (for
-// UndoRotation). InvalidArgument, writing nothing, when next_bytes is the
-// secret F holds (final newlines aside); Conflict naming the file that could
-// not be read or written.
+// Each file is written to a fresh temporary name (O_EXCL) and renamed, with
+// F's mode and — when run as root — its owner, so a crash leaves either the
+// old state or one where F.previous equals F (both accepted, harmless).
+// Returns the bytes F held (for UndoRotation). InvalidArgument, writing
+// nothing, when next_bytes is the secret F holds (final newlines aside);
+// Conflict naming the file that could not be read or written, or when F is a
+// symbolic link (renaming over it would replace the link, not its target).
 Result<Secret> WriteRotation(const std::string& secret_file, std::string_view next_bytes, int64_t until_ms);
 
 // Puts back `previous_bytes` into F and removes F.previous and F.rotation:
-// undoes a WriteRotation whose result did not load.
+// undoes a WriteRotation whose result did not load or was not put in force.
 Status UndoRotation(const std::string& secret_file, std::string_view previous_bytes);
 
-// Drops the previous secret now: removes F.previous and F.rotation (absent
-// files are fine). Error names the file that could not be removed.
-Status RemoveRotation(const std::string& secret_file);
+// The two files beside F as they are, to put back after a retire that was
+// not put in force.
+struct SavedRotation {
+  Secret previous;    // F.previous's bytes
+  std::string state;  // F.rotation's text
+};
+// Drops the previous secret now: removes F.rotation and F.previous (absent
+// files are fine) and returns what they held (nullopt when there was no
+// F.rotation). Error names the file that could not be read or removed.
+Result<std::optional<SavedRotation>> RemoveRotation(const std::string& secret_file);
+// Writes back what RemoveRotation removed.
+Status RestoreRotation(const std::string& secret_file, const SavedRotation& saved);
 
 // --- The admin API's hook (cli::App implements it) ---
 
@@ -77,6 +112,9 @@ struct SecretRotateAnswer {
   // cannot write). The message says what to do instead.
   Status status;
   bool changed = true;            // false: a retire with no previous secret to retire (ok, nothing written)
+  // ok, or — status ok, the change made and recorded — why it is not in
+  // force yet (the CLI could not reach the service: its next start uses it).
+  Status in_force;
   int64_t previous_until_ms = 0;  // rotate: the window's end; retire: 0
   std::string secret_file;        // F, resolved
   ReloadAnswer reload;            // the reload that put it in force (applied or not)

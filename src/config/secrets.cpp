@@ -10,24 +10,22 @@
 // so a secret that does not decode is a config error with its key and line,
 // and verify/ only ever sees key bytes. The decoders are common/encoding.h's,
 // the same ones verify/ uses for signatures.
-#include <cstdio>
-#include <cstdlib>
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string_view>
 #include <utility>
 
-#include "common/encoding.h"
 #include "common/clock.h"
+#include "common/encoding.h"
 #include "config/parsed.h"
 #include "config/rotation.h"
 
 namespace hookinbox::config {
 namespace {
-
-// Far above any real webhook secret or token; guards against naming a big file by mistake.
-constexpr size_t kMaxSecretBytes = 64 * 1024;
 
 bool IsEnvName(std::string_view s) {
   if (s.empty() || s.size() > 128 || (s[0] >= '0' && s[0] <= '9')) return false;
@@ -43,10 +41,6 @@ std::string ModeText(unsigned mode) {
   std::snprintf(buf, sizeof buf, "%04o", mode & 07777);
   return buf;
 }
-
-
-
-
 
 // WooCommerce keys its HMAC with the secret after wp_specialchars_decode(…,
 // ENT_QUOTES): these entities become their characters, in one left-to-right
@@ -308,22 +302,43 @@ class SecretReader {
   // enforces per request.
   void FromPreviousFile(const std::string& key, const std::string& path, std::vector<Secret>& out) {
     Result<std::optional<Rotation>> rotation = ReadRotation(path);
-    if (!rotation.ok()) return Fail(key, rotation.status().message());
+    // A broken rotation must not stop the service (nor `secrets retire`,
+    // which loads the config first): the previous secret is then refused,
+    // the safe side, and the warning says how to clean up.
+    const std::string retire = "; `hookinbox secrets retire " + EndpointNameOf(key) + "` removes " +
+                               RotationStateFile(path) + " and " + PreviousSecretFile(path);
+    if (!rotation.ok()) return report_.Warn(key, rotation.status().message() + ": the previous secret is not accepted" + retire);
     if (!rotation->has_value()) return;
     const int64_t until = (*rotation)->previous_until_ms;
     const std::string previous = PreviousSecretFile(path);
     if (now_ms_ != 0 && until <= now_ms_) {
-      report_.Warn(key, "the previous secret (" + previous + ") is no longer accepted since " + FormatUtc(until) +
-                            "; `hookinbox secrets retire` removes it and " + RotationStateFile(path));
+      report_.Warn(key, "the previous secret (" + previous + ") is no longer accepted since " + FormatUtc(until) + retire);
     }
-    std::optional<std::string> bytes = ReadSecretText(key, previous, "previous secret file");
-    if (bytes) Admit(key, "previous secret file " + previous, std::move(*bytes), out, until);
+    FileContent file = ReadSmallFile(previous, kMaxSecretBytes);
+    std::string bytes = file.ok ? std::string(WithoutFinalNewline(file.bytes)) : std::string();
+    std::fill(file.bytes.begin(), file.bytes.end(), '\0');
+    if (bytes.empty()) {
+      return report_.Warn(key, "cannot read the previous secret file " + previous + ": " +
+                                   (file.ok ? "it is empty" : file.error) + ", so it is not accepted" + retire);
+    }
+    if ((file.mode & 077) != 0) {
+      report_.Warn(key, "secret file " + previous + " is readable by group or others (mode " + ModeText(file.mode) +
+                            "); run chmod 600 on it");
+    }
+    Admit(key, "previous secret file " + previous, std::move(bytes), out, until);
   }
 
-  // Only an endpoint's or a tenant's secret_file is rotated (`hookinbox secrets
-  // rotate`); an alert channel's secret_file ends the same way but is not.
+  // Only an endpoint's own secret_file is rotated (`hookinbox secrets rotate`,
+  // config::NotRotatableReason): not a tenant's, nor an alert channel's
+  // (whose key ends the same way).
   static bool RotatableKey(const std::string& key) {
-    return key.starts_with("endpoint[") && key.ends_with(".secret_file");
+    return key.starts_with("endpoint[") && key.ends_with("].secret_file") && key.find(".tenants") == std::string::npos;
+  }
+
+  // "endpoint[2].secret_file" → that endpoint's name.
+  std::string EndpointNameOf(const std::string& key) const {
+    const size_t index = std::strtoul(key.c_str() + std::strlen("endpoint["), nullptr, 10);
+    return index < p_.config.endpoints.size() ? p_.config.endpoints[index].name : "ENDPOINT";
   }
 
   std::string What() const { return public_scheme_ != nullptr ? "public key file" : "secret file"; }
@@ -515,7 +530,6 @@ void ResolveChannels(SecretReader& reader, Parsed& p, Reporter& report) {
     }
   }
 }
-
 
 void NoteSecretSources(const SecretSources& s, const Config& config, EndpointConfig& e) {
   e.secret_file = s.file.empty() ? "" : config.Resolve(s.file);

@@ -449,7 +449,7 @@ async function checkRemovedAndRotation(page, inst, admin, pub, ui) {
   await page.fill('#rotate-until', local(keepUntil));
   await page.fill('#rotate-secret', newSecret);
   await page.click('#rotate-ok');
-  await pollUntil(async () => /New secret of rotating in force; the old one is accepted until \d+ \w{3} \d{4} \d\d:\d\d UTC/.test(
+  await pollUntil(async () => /New secret of rotating in force on this server; the old one is accepted until \d+ \w{3} \d{4} \d\d:\d\d UTC/.test(
     await textOf(page, '#message')), 'the UI says the new secret is in force and until when the old one is accepted');
   check(await page.inputValue('#rotate-secret') === '', 'the secret is not left in the input');
   const stored = await page.evaluate(() => JSON.stringify(Object.assign({}, localStorage, sessionStorage)) + location.href);

@@ -580,7 +580,7 @@
     answer.secret = '';
     try {
       const res = await apiJson('/endpoints/' + encodeURIComponent(name) + '/secret/rotate', { method: 'POST', json: body });
-      say('New secret of ' + name + ' in force; the old one is accepted until ' + fmtUtcWords(res.previous_until) + '.', 'ok');
+      say('New secret of ' + name + ' in force on this server; the old one is accepted until ' + fmtUtcWords(res.previous_until) + '.', 'ok');
     } catch (err) {
       if (err instanceof ApiError && err.status !== 401) say('Secret of ' + name + ' not rotated: ' + err.message, 'error');
       else fail(err);
@@ -600,7 +600,7 @@
     if (!answer) return;
     try {
       await apiJson('/endpoints/' + encodeURIComponent(name) + '/secret/retire', { method: 'POST', json: {} });
-      say('Old secret of ' + name + ' retired: only the new one is accepted.', 'ok');
+      say('Old secret of ' + name + ' retired on this server: only the new one is accepted.', 'ok');
       await loadEndpoints();
     } catch (err) {
       if (err instanceof ApiError && err.status !== 401) say('Old secret of ' + name + ' not retired: ' + err.message, 'error');

@@ -75,7 +75,7 @@ TEST_CASE("admin routes: an endpoint's secret, rotate and retire", "[admin][rout
     CHECK(std::string(r.allow) == "POST");
     CHECK(r.guard == Guard::kAdminToken);
     CHECK(r.max_body == kMaxSecretBodyBytes);  // a 64 KiB secret fits, however it is escaped
-    CHECK(r.max_body > kMaxSecretBytes);
+    CHECK(r.max_body > hookinbox::config::kMaxSecretBytes);
   }
   for (const char* none : {"/admin/api/endpoints/crm/secret", "/admin/api/endpoints/crm/secret/",
                            "/admin/api/endpoints/crm/secret/show", "/admin/api/endpoints//secret/rotate",

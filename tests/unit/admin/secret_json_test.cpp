@@ -53,7 +53,7 @@ TEST_CASE("secret json: every bad body is refused with its reason, never quoting
     std::string body;
     const char* message;
   };
-  const std::string big(admin::kMaxSecretBytes + 1, 'k');
+  const std::string big(config::kMaxSecretBytes + 1, 'k');
   const Case cases[] = {
       {"", "body must be a JSON object"},
       {R"(["hunter2"])", "body must be a JSON object"},
@@ -78,7 +78,7 @@ TEST_CASE("secret json: every bad body is refused with its reason, never quoting
   }
   // Exactly the limit is fine.
   auto at_limit =
-      admin::ParseSecretAsk(R"({"secret":")" + std::string(admin::kMaxSecretBytes, 'k') + R"("})", "shop", false, kNow);
+      admin::ParseSecretAsk(R"({"secret":")" + std::string(config::kMaxSecretBytes, 'k') + R"("})", "shop", false, kNow);
   CHECK(at_limit.ok());
 }
 

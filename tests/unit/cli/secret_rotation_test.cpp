@@ -32,6 +32,13 @@ std::string Read(const std::string& path) {
   return s.str();
 }
 
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
 bool Exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
@@ -57,6 +64,13 @@ struct Rig {
   std::string path;
   cli::CheckedConfig in_force;
   int64_t now = SystemClock().NowMs();
+  cli::InForce next_put;  // what putting the change in force answers
+  int puts = 0;           // how often it was asked
+
+  cli::InForce Put() {
+    ++puts;
+    return next_put;
+  }
 
   Rig() {
     WriteSecret(dir, "demo.secret", "old-secret\n", 0640);
@@ -103,8 +117,8 @@ struct Rig {
     ask.next = Secret(next);
     ask.keep_old_until_ms = until;
     ask.actor = "cli:alice";
-    return cli::ApplySecretStep(config ? *config : in_force.loaded.config, ask, [this] { return LoadNow(); }, *store,
-                                now);
+    return cli::ApplySecretStep(config ? *config : in_force.loaded.config, ask, [this] { return LoadNow(); },
+                                [this] { return Put(); }, *store, now, /*wait_for_lock=*/true);
   }
 
   config::SecretRotateAnswer Retire(const std::string& endpoint) {
@@ -112,7 +126,8 @@ struct Rig {
     ask.endpoint = endpoint;
     ask.retire = true;
     ask.actor = "cli:bob";
-    return cli::ApplySecretStep(in_force.loaded.config, ask, [this] { return LoadNow(); }, *store, now);
+    return cli::ApplySecretStep(in_force.loaded.config, ask, [this] { return LoadNow(); }, [this] { return Put(); },
+                                *store, now, /*wait_for_lock=*/true);
   }
 
   // The audit rows, oldest first, as "endpoint|actor|action|reason".
@@ -262,7 +277,7 @@ TEST_CASE("secret step: a new secret the endpoint cannot decode puts the files b
   const std::string before = rig.Files({"b64.secret", "b64.secret.previous", "b64.secret.rotation", "b64.secret.tmp"});
   config::SecretRotateAnswer a = rig.Rotate("b64", "not base64!!\n", rig.now + kDay);
   CHECK(a.status.code() == Code::kInvalidArgument);
-  CHECK_THAT(a.status.message(), Catch::Contains("the config does not load with the new secret, so nothing changed"));
+  CHECK_THAT(a.status.message(), Catch::Contains("the config file does not load with this change, so nothing changed"));
   CHECK_THAT(a.status.message(), Catch::Contains("endpoint[1].secret_file"));
   CHECK(a.status.message().find("not base64!!") == std::string::npos);
   CHECK(rig.Files({"b64.secret", "b64.secret.previous", "b64.secret.rotation", "b64.secret.tmp"}) == before);
@@ -271,14 +286,44 @@ TEST_CASE("secret step: a new secret the endpoint cannot decode puts the files b
   REQUIRE(rig.Rotate("b64", "bmV3LWtleQ==\n", rig.now + kDay).status.ok());
 }
 
-TEST_CASE("secret step: an audit row that cannot be written puts the files back", "[cli][rotation]") {
+TEST_CASE("secret step: an audit row that cannot be written after the change is in force says so", "[cli][rotation]") {
   Rig rig;
-  const std::string before = rig.DemoFiles();
   rig.store->Close();
   config::SecretRotateAnswer a = rig.Rotate("demo", "new-secret\n", rig.now + kDay);
   CHECK(a.status.code() == Code::kUnavailable);
-  CHECK_THAT(a.status.message(), Catch::Contains("could not be recorded in the audit log, so nothing changed"));
+  CHECK_THAT(a.status.message(), Catch::Contains("the change is made, but its audit row could not be written"));
+  CHECK(rig.puts == 1);
+  CHECK(Read(rig.dir.File("demo.secret")) == "new-secret\n");  // in force: kept as it is served
+}
+
+TEST_CASE("secret step: a change that cannot be put in force is undone and not recorded", "[cli][rotation]") {
+  Rig rig;
+  rig.next_put = {false, Status(Code::kConflict, "the reload was refused, so nothing changed: x")};
+  const std::string before = rig.DemoFiles();
+  config::SecretRotateAnswer a = rig.Rotate("demo", "new-secret\n", rig.now + kDay);
+  CHECK(a.status.code() == Code::kConflict);
+  CHECK(a.status.message() == "the reload was refused, so nothing changed: x");
   CHECK(rig.DemoFiles() == before);
+  CHECK(rig.Actions().empty());
+
+  rig.next_put = {};
+  REQUIRE(rig.Rotate("demo", "new-secret\n", rig.now + kDay).status.ok());
+  const std::string rotated = rig.DemoFiles();
+  rig.next_put = {false, Status(Code::kConflict, "refused")};
+  a = rig.Retire("demo");
+  CHECK(a.status.code() == Code::kConflict);
+  CHECK(rig.DemoFiles() == rotated);  // the previous secret and its end put back
+  CHECK(Lines(rig.Actions()).size() == 1);
+}
+
+TEST_CASE("secret step: kept but not yet in force (no service answered) is done, with the reason", "[cli][rotation]") {
+  Rig rig;
+  rig.next_put = {true, Status(Code::kUnavailable, "connection refused")};
+  config::SecretRotateAnswer a = rig.Rotate("demo", "new-secret\n", rig.now + kDay);
+  REQUIRE(a.status.ok());
+  CHECK(a.in_force.code() == Code::kUnavailable);
+  CHECK(Read(rig.dir.File("demo.secret")) == "new-secret\n");
+  CHECK(Lines(rig.Actions()).size() == 1);
 }
 
 TEST_CASE("secret step: retire removes the previous secret and records it; with none, nothing changes",

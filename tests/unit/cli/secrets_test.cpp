@@ -53,12 +53,21 @@ int ClosedPort() {
   return ntohs(addr.sin_port);
 }
 
-// Answers POST /admin/api/reload with 200 and counts the calls.
+// Answers POST /admin/api/reload with 200 (or, `refusing`, 422 as a
+// refused reload does) and counts the calls.
 class ReloadingService {
  public:
-  ReloadingService() {
-    server_.Post("/admin/api/reload", [this](const httplib::Request&, httplib::Response& res) {
+  explicit ReloadingService(bool refusing = false) {
+    server_.Post("/admin/api/reload", [this, refusing](const httplib::Request&, httplib::Response& res) {
       ++calls_;
+      if (refusing) {
+        res.status = 422;
+        res.set_content(R"({"applied":false,"config":"c.toml","generation":1,"changed":[],"needs_restart":[],)"
+                        R"("warnings":[],"errors":[{"file":"c.toml","key":"server.tls_key","line":4,)"
+                        R"("message":"does not match the certificate"}]})",
+                        "application/json");
+        return;
+      }
       res.set_content(R"({"applied":true,"config":"c.toml","generation":2,"changed":["endpoint \"demo\": secret )"
                       R"(changed"],"needs_restart":[],"warnings":[],"errors":[]})",
                       "application/json");
@@ -171,7 +180,7 @@ TEST_CASE("secrets verbs: a service that does not answer leaves the files change
   INFO(r.err);
   CHECK(r.code == cli::kExitFailure);
   CHECK_THAT(r.out, Catch::StartsWith("demo: new secret in " + rig.secret + "; the previous one is accepted until "));
-  CHECK_THAT(r.err, Catch::Contains("the files are changed and recorded; the running service uses them once it "
+  CHECK_THAT(r.err, Catch::Contains("the files are changed and recorded; the service uses them once it starts or "
                                     "reloads"));
   CHECK(Read(rig.secret) == "new-secret\n");
   CHECK(Read(rig.secret + ".previous") == "old-secret\n");
@@ -216,4 +225,16 @@ TEST_CASE("secrets verbs: rotate and retire ask the running service to reload (e
   CHECK(retired.code == cli::kExitOk);
   CHECK(service.calls() == 2);
   CHECK_FALSE(Exists(rig.secret + ".rotation"));
+}
+
+TEST_CASE("secrets verbs: a reload the service refuses undoes the step, unrecorded (exit 1)", "[cli][rotation]") {
+  ReloadingService service(/*refusing=*/true);
+  Rig rig(service.port());
+  Run r = rig.Rotate("demo", rig.NewFile("new-secret\n"));
+  INFO(r.out << r.err);
+  CHECK(r.code == cli::kExitFailure);
+  CHECK(service.calls() == 1);
+  CHECK_THAT(r.err, Catch::Contains("c.toml:4: server.tls_key: does not match the certificate"));
+  CHECK_THAT(r.err, Catch::Contains("the running service did not put it in force, so nothing changed"));
+  CHECK(rig.Unchanged());
 }

@@ -182,17 +182,14 @@ TEST_CASE("rotation: WriteRotation on a missing F is a conflict naming it, writi
   CHECK_FALSE(Exists(RotationStateFile(f)));
 }
 
-TEST_CASE("rotation: WriteRotation that cannot write F leaves F as it was and no rotation", "[config][rotation]") {
+TEST_CASE("rotation: WriteRotation that cannot read F writes nothing", "[config][rotation]") {
   TempDir dir;
-  const std::string f = DemoSecret(dir, "old-secret\n");
-  REQUIRE(::mkdir((f + ".tmp").c_str(), 0700) == 0);  // F's temporary name is taken: F cannot be written
-  // F.previous and F.rotation have their own temporary names, so they are
-  // written first and then taken back.
+  const std::string f = dir.File("demo.secret");
+  REQUIRE(::mkdir(f.c_str(), 0700) == 0);  // not a file
   auto r = WriteRotation(f, "new-secret\n", kUntil);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == Code::kConflict);
-  CHECK_THAT(r.status().message(), Catch::Contains(f + ".tmp"));
-  CHECK(Read(f) == "old-secret\n");
+  CHECK_THAT(r.status().message(), Catch::StartsWith("cannot read " + f));
   CHECK_FALSE(Exists(PreviousSecretFile(f)));
   CHECK_FALSE(Exists(RotationStateFile(f)));
 }
@@ -229,7 +226,60 @@ TEST_CASE("rotation: RemoveRotation that cannot remove a file names it", "[confi
   const std::string f = DemoSecret(dir, "s\n");
   REQUIRE(::mkdir(RotationStateFile(f).c_str(), 0700) == 0);
   dir.Write("demo.secret.rotation/inside", "x");  // a non-empty directory cannot be unlinked
-  Status st = RemoveRotation(f);
+  Status st = RemoveRotation(f).status();
   CHECK(st.code() == Code::kConflict);
   CHECK_THAT(st.message(), Catch::StartsWith("cannot remove " + RotationStateFile(f)));
+}
+
+TEST_CASE("rotation: RemoveRotation returns what it removed; RestoreRotation puts it back", "[config][rotation]") {
+  TempDir dir;
+  const std::string f = DemoSecret(dir, "old-secret\n");
+  REQUIRE(WriteRotation(f, "new-secret\n", kUntil).ok());
+  const std::string state = Read(RotationStateFile(f));
+  auto removed = RemoveRotation(f);
+  REQUIRE(removed.ok());
+  REQUIRE(removed->has_value());
+  CHECK((*removed)->previous.bytes() == "old-secret\n");
+  CHECK((*removed)->state == state);
+  CHECK_FALSE(Exists(PreviousSecretFile(f)));
+  REQUIRE(RestoreRotation(f, **removed).ok());
+  CHECK(Read(PreviousSecretFile(f)) == "old-secret\n");
+  CHECK(Read(RotationStateFile(f)) == state);
+  CHECK(ModeOf(PreviousSecretFile(f)) == ModeOf(f));
+  auto again = RemoveRotation(f);
+  REQUIRE(again.ok());
+  CHECK(again->has_value());
+  auto none = RemoveRotation(f);
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->has_value());  // no state file: nothing to retire
+}
+
+TEST_CASE("rotation: a secret_file that is a link is refused, the link and its target untouched", "[config][rotation]") {
+  TempDir dir;
+  const std::string target = DemoSecret(dir, "old-secret\n");
+  const std::string link = dir.File("linked.secret");
+  REQUIRE(::symlink(target.c_str(), link.c_str()) == 0);
+  auto r = WriteRotation(link, "new-secret\n", kUntil);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == Code::kConflict);
+  CHECK_THAT(r.status().message(), Catch::Contains("is a link to " + target));
+  CHECK(Read(target) == "old-secret\n");
+  struct stat st {};
+  REQUIRE(::lstat(link.c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+  CHECK_FALSE(Exists(PreviousSecretFile(link)));
+  CHECK_FALSE(Exists(RotationStateFile(link)));
+}
+
+TEST_CASE("rotation: the directory lock keeps a second step out; without waiting it says why", "[config][rotation]") {
+  TempDir dir;
+  const std::string f = DemoSecret(dir, "s\n");
+  auto held = SecretDirLock::Acquire(f, /*wait=*/true);
+  REQUIRE(held.ok());
+  auto second = SecretDirLock::Acquire(f, /*wait=*/false);
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.status().code() == Code::kConflict);
+  CHECK_THAT(second.status().message(), Catch::Contains("another rotation step"));
+  { auto released = std::move(*held); }
+  CHECK(SecretDirLock::Acquire(f, /*wait=*/false).ok());
 }

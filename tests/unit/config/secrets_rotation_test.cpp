@@ -107,32 +107,36 @@ TEST_CASE("secrets rotation: the HMAC secret_encoding applies to the previous se
   }
 }
 
-TEST_CASE("secrets rotation: a malformed state or a missing previous file is an error at secret_file naming the file",
+TEST_CASE("secrets rotation: a malformed state or a missing previous file is a warning naming the files; the "
+          "previous secret is not accepted, the config still loads",
           "[config][rotation]") {
   TempDir dir;
   Rotated(dir);
+  auto check_warned = [&](const LoadResult& r, const std::string& names) {
+    INFO(Dump(r.errors));
+    REQUIRE(r.ok());
+    REQUIRE(r.warnings.size() == 1);
+    CHECK(r.warnings[0].key == "endpoint[0].secret_file");
+    CHECK(r.warnings[0].line == 3);
+    CHECK_THAT(r.warnings[0].message, Catch::Contains(names));
+    CHECK_THAT(r.warnings[0].message, Catch::Contains("`hookinbox secrets retire demo` removes " +
+                                                      dir.File("demo.secret.rotation")));
+    REQUIRE(r.config.endpoints[0].secrets.size() == 1);  // the new one only
+    CHECK(r.config.endpoints[0].secrets[0].valid_until_ms() == 0);
+  };
   SECTION("a malformed state") {
     Write(dir, "demo.secret.rotation", "previous_until = \"2026-02-31T00:00:00Z\"\n", 0644);
-    LoadResult r = LoadIn(dir, Endpoint("secret_file = \"demo.secret\"\n"));
-    REQUIRE(r.errors.size() == 1);
-    CHECK(r.errors[0].key == "endpoint[0].secret_file");
-    CHECK(r.errors[0].line == 3);
-    CHECK_THAT(r.errors[0].message, Catch::Contains(dir.File("demo.secret.rotation")));
+    check_warned(LoadIn(dir, Endpoint("secret_file = \"demo.secret\"\n")), dir.File("demo.secret.rotation"));
   }
   SECTION("a missing previous file") {
     REQUIRE(::unlink(dir.File("demo.secret.previous").c_str()) == 0);
-    LoadResult r = LoadIn(dir, Endpoint("secret_file = \"demo.secret\"\n"));
-    REQUIRE(r.errors.size() == 1);
-    CHECK(r.errors[0].key == "endpoint[0].secret_file");
-    CHECK_THAT(r.errors[0].message, Catch::Contains("cannot read previous secret file " +
-                                                    dir.File("demo.secret.previous")));
+    check_warned(LoadIn(dir, Endpoint("secret_file = \"demo.secret\"\n")),
+                 "cannot read the previous secret file " + dir.File("demo.secret.previous"));
   }
   SECTION("an empty previous file") {
     Write(dir, "demo.secret.previous", "\n");
-    LoadResult r = LoadIn(dir, Endpoint("secret_file = \"demo.secret\"\n"));
-    REQUIRE(r.errors.size() == 1);
-    CHECK(r.errors[0].key == "endpoint[0].secret_file");
-    CHECK_THAT(r.errors[0].message, Catch::Contains(dir.File("demo.secret.previous") + " is empty"));
+    check_warned(LoadIn(dir, Endpoint("secret_file = \"demo.secret\"\n")),
+                 dir.File("demo.secret.previous") + ": it is empty");
   }
   LoadResult r = LoadIn(dir, Endpoint("secret_file = \"demo.secret\"\n"));
   CHECK(NothingMentions(r, "new-secret"));
@@ -174,7 +178,7 @@ TEST_CASE("secrets rotation: a window already ended is a warning, and the secret
   }
 }
 
-TEST_CASE("secrets rotation: a tenant's secret_file is rotated the same way", "[config][rotation]") {
+TEST_CASE("secrets rotation: a tenant's secret_file is not rotated (no previous read)", "[config][rotation]") {
   TempDir dir;
   Rotated(dir, "a.secret");
   LoadResult r = LoadIn(dir, "[[endpoint]]\nname = \"shops\"\n" + kKey +
@@ -182,10 +186,8 @@ TEST_CASE("secrets rotation: a tenant's secret_file is rotated the same way", "[
   INFO(Dump(r.errors));
   REQUIRE(r.ok());
   const auto& s = r.config.endpoints[0].tenants[0].secrets;
-  REQUIRE(s.size() == 2);
+  REQUIRE(s.size() == 1);
   CHECK(s[0].bytes() == "new-secret");
-  CHECK(s[1].bytes() == "old-secret");
-  CHECK(s[1].valid_until_ms() == kUntil);
   CHECK(r.config.endpoints[0].secret_file.empty());
 }
 
