@@ -479,9 +479,8 @@ void ResolveActionAuth(SecretReader& reader, EndpointConfig& e, const SecretSour
   if (read.empty() || e.action.type != "http" || e.action.auth.empty()) return;
   const std::string key = action_at + (sources.env.empty() ? ".auth_secret_file" : ".auth_secret_env");
   const std::string_view value = read.front().bytes();
-  const bool control = std::any_of(value.begin(), value.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-  });
+  const bool control =
+      std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
   if (control) {
     report.Error(key, "the credential holds a control character (a line break?); a header cannot carry it");
   } else if (e.action.auth == "basic" && value.find(':') == std::string_view::npos) {

@@ -174,7 +174,6 @@ bool IsHttpUrl(const std::string& url) {
 
 namespace {
 
-
 // RFC 6838 restricted-name characters, for both halves of type/subtype.
 bool IsMediaTypeToken(std::string_view s) {
   if (s.empty() || s.size() > 127 || !IsAlnum(s[0])) return false;

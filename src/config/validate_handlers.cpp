@@ -25,7 +25,7 @@ std::string Lower(std::string_view s) {
 // hookinbox itself sets (a downstream reads them as hookinbox's word).
 std::string ReservedHeaderReason(std::string_view name) {
   static constexpr std::array<std::string_view, 13> kFraming = {
-      "host",    "content-length", "content-type", "transfer-encoding", "connection", "keep-alive", "te",
+      "host",    "content-length", "content-type", "transfer-encoding",   "connection",         "keep-alive",     "te",
       "trailer", "upgrade",        "expect",       "proxy-authorization", "proxy-authenticate", "idempotency-key"};
   const std::string lower = Lower(name);
   if (std::find(kFraming.begin(), kFraming.end(), lower) != kFraming.end()) {
@@ -41,7 +41,8 @@ void HandlerApiListen(const Parsed& p, Reporter& report) {
   if (a.handler_api_listen.empty()) return;
   const std::string key = "admin.handler_api_listen";
   if (std::string problem = ListenProblem(a.handler_api_listen); !problem.empty()) return report.Error(key, problem);
-  for (const auto& [other, value] : {std::pair{"admin.listen", &a.listen}, {"server.listen", &p.config.server.listen}}) {
+  for (const auto& [other, value] :
+       {std::pair{"admin.listen", &a.listen}, {"server.listen", &p.config.server.listen}}) {
     auto at = SplitListen(*value);
     if (*value == a.handler_api_listen && at && at->port != 0) {
       return report.Error(key, std::string("must differ from ") + other + " (both are " + TomlQuote(*value) + ")");
@@ -50,9 +51,10 @@ void HandlerApiListen(const Parsed& p, Reporter& report) {
   // As admin.listen: /v1 carries handler tokens and payload-derived data.
   auto listen = SplitListen(a.handler_api_listen);
   if (!a.tls_cert.empty() || a.allow_plain_http || !listen || IsLoopbackHost(listen->host)) return;
-  report.Error(key, TomlQuote(listen->host) + " is not loopback, and the admin listeners have no TLS: set "
-                                              "admin.tls_cert and admin.tls_key, or admin.allow_plain_http = true "
-                                              "on a private network such as the Docker bridge");
+  report.Error(key, TomlQuote(listen->host) +
+                        " is not loopback, and the admin listeners have no TLS: set "
+                        "admin.tls_cert and admin.tls_key, or admin.allow_plain_http = true "
+                        "on a private network such as the Docker bridge");
 }
 
 void HandlerApiUrl(const Parsed& p, Reporter& report) {
@@ -60,8 +62,9 @@ void HandlerApiUrl(const Parsed& p, Reporter& report) {
   if (url.empty() && !p.Has("admin.handler_api_url")) return;
   const std::string key = "admin.handler_api_url";
   if (!IsHttpUrl(url)) {
-    return report.Error(key, TomlQuote(url) + " is not an absolute http:// or https:// URL with a host, e.g. "
-                                              "\"http://172.17.0.1:8082\"");
+    return report.Error(key, TomlQuote(url) +
+                                 " is not an absolute http:// or https:// URL with a host, e.g. "
+                                 "\"http://172.17.0.1:8082\"");
   }
   const size_t authority = url.find("://") + 3;
   const std::string_view rest = std::string_view(url).substr(authority);
@@ -70,8 +73,8 @@ void HandlerApiUrl(const Parsed& p, Reporter& report) {
   }
   if (url.find_first_of("?#") != std::string::npos) return report.Error(key, "must not have a query or fragment");
   if (url.ends_with("/v1") || url.ends_with("/v1/")) {
-    return report.Error(key, "leave out /v1: it is the handler API's base, and hookinbox appends /v1 (got " +
-                                 TomlQuote(url) + ")");
+    return report.Error(
+        key, "leave out /v1: it is the handler API's base, and hookinbox appends /v1 (got " + TomlQuote(url) + ")");
   }
   if (url.ends_with("/")) return report.Error(key, "must not end with '/' (got " + TomlQuote(url) + ")");
 }

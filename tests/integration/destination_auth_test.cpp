@@ -5,10 +5,10 @@
 // httplib server that checks the credential as n8n's Webhook node does.
 #include <sys/stat.h>
 
+#include <httplib.h>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
-#include <httplib.h>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -104,18 +104,19 @@ TEST_CASE("destination auth: a forward carries the header credential from the en
   CHECK(inst.Sql("SELECT count(*) FROM webhook_attempts WHERE coalesce(error, '') LIKE '%t0ken%'") == "0");
 }
 
-TEST_CASE("destination auth: a refused basic credential from a file is the downstream's 403, the credential "
-          "in no error; handler_api_url is what X-Hookinbox-Api says",
-          "[worker][auth]") {
+TEST_CASE(
+    "destination auth: a refused basic credential from a file is the downstream's 403, the credential "
+    "in no error; handler_api_url is what X-Hookinbox-Api says",
+    "[worker][auth]") {
   RegisterLeakMarker("hookinbox:wr0ng-pass");
   CheckingDownstream down("Authorization", "Basic aG9va2luYm94OnJpZ2h0");  // hookinbox:right
   Installation inst;
   const std::string file = inst.dir() + "/secrets/n8n.basic";
   std::ofstream(file) << "hookinbox:wr0ng-pass\n";
   ::chmod(file.c_str(), 0600);
-  inst.WriteTestConfig(ForwardingAction(inst, down.url()) +
-                           "auth = \"basic\"\nauth_secret_file = \"secrets/n8n.basic\"\n",
-                       "", "", "handler_api_url = \"http://172.17.0.1:8082\"\n");
+  inst.WriteTestConfig(
+      ForwardingAction(inst, down.url()) + "auth = \"basic\"\nauth_secret_file = \"secrets/n8n.basic\"\n", "", "",
+      "handler_api_url = \"http://172.17.0.1:8082\"\n");
   ServerProcess server(inst);
   server.Start();
   const int64_t id = Deliver(server, "/hooks/demo", "evt_auth_2");

@@ -123,8 +123,7 @@ TEST_CASE("destination auth: none configured, none sent", "[action][auth]") {
   CHECK_FALSE(down.last().has_header("Authorization"));
 }
 
-TEST_CASE("destination auth: a refused or failed forward never carries the credential in its error",
-          "[action][auth]") {
+TEST_CASE("destination auth: a refused or failed forward never carries the credential in its error", "[action][auth]") {
   Guarded down("Authorization", "Bearer the-right-one");
   FakeClock clock(1700000000000);
   HttpAction refused(Config(down.Url("/hook"), "bearer", kToken), clock);

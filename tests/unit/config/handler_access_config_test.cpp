@@ -57,8 +57,8 @@ TEST_CASE("action auth: basic from a file, its final newline dropped", "[config]
   const std::string path = dir.Write("n8n.basic", "hookinbox:pa:ss\n");
   ::chmod(path.c_str(), 0600);
   ::setenv("HOOKINBOX_CT_FORWARD_SECRET", kWhsec, 1);
-  LoadResult r = Load(kEndpoint + "[endpoint.action]\n" + kHttp + "auth = \"basic\"\nauth_secret_file = \"n8n.basic\"\n",
-                      dir.path());
+  LoadResult r = Load(
+      kEndpoint + "[endpoint.action]\n" + kHttp + "auth = \"basic\"\nauth_secret_file = \"n8n.basic\"\n", dir.path());
   INFO(Dump(r.errors) << Dump(r.warnings));
   REQUIRE(r.ok());
   CHECK(r.warnings.empty());
@@ -72,16 +72,17 @@ TEST_CASE("action auth: a credential file others can read draws a warning", "[co
   const std::string path = dir.Write("n8n.token", kToken);
   ::chmod(path.c_str(), 0644);
   ::setenv("HOOKINBOX_CT_FORWARD_SECRET", kWhsec, 1);
-  LoadResult r = Load(kEndpoint + "[endpoint.action]\n" + kHttp + "auth = \"bearer\"\nauth_secret_file = \"n8n.token\"\n",
-                      dir.path());
+  LoadResult r = Load(
+      kEndpoint + "[endpoint.action]\n" + kHttp + "auth = \"bearer\"\nauth_secret_file = \"n8n.token\"\n", dir.path());
   REQUIRE(r.ok());
   REQUIRE(Find(r.warnings, "endpoint[0].action.auth_secret_file") != nullptr);
   CHECK_THAT(Find(r.warnings, "endpoint[0].action.auth_secret_file")->message, Catch::Contains("chmod 600"));
 }
 
 TEST_CASE("action auth: header with its name", "[config][action][auth]") {
-  LoadResult r = LoadAuth(kHttp + "auth = \"header\"\nauth_header = \"X-N8n-Auth\"\n"
-                                  "auth_secret_env = \"HOOKINBOX_CT_AUTH_SECRET\"\n");
+  LoadResult r = LoadAuth(kHttp +
+                          "auth = \"header\"\nauth_header = \"X-N8n-Auth\"\n"
+                          "auth_secret_env = \"HOOKINBOX_CT_AUTH_SECRET\"\n");
   INFO(Dump(r.errors));
   REQUIRE(r.ok());
   CHECK(r.config.endpoints[0].action.auth_header == "X-N8n-Auth");
@@ -118,8 +119,7 @@ TEST_CASE("action auth: each refusal names its key and line, never the credentia
        "endpoint[0].action.auth_header", "\"Webhook-Signature\" is a Standard Webhooks header"},
       {"X-Hookinbox-*", kHttp + "auth = \"header\"\n" + env + "auth_header = \"x-hookinbox-api\" #<\n",
        "endpoint[0].action.auth_header", "\"x-hookinbox-api\" is one of hookinbox's own headers"},
-      {"on an exec action",
-       "type = \"exec\"\ncommand = [\"/bin/true\"]\nauth = \"bearer\" #<\n",
+      {"on an exec action", "type = \"exec\"\ncommand = [\"/bin/true\"]\nauth = \"bearer\" #<\n",
        "endpoint[0].action.auth", "not allowed with type = \"exec\": only an http action sends a credential"},
       {"without a type", "auth = \"bearer\" #<\n", "endpoint[0].action.auth", "needs type = \"http\""},
       {"basic without ':'", kHttp + "auth = \"basic\"\n" + env.substr(0, env.size() - 1) + " #<\n",
@@ -144,8 +144,9 @@ TEST_CASE("action auth: each refusal names its key and line, never the credentia
 }
 
 TEST_CASE("action auth: both sources are refused", "[config][action][auth]") {
-  LoadResult r = LoadAuth(kHttp + "auth = \"bearer\"\nauth_secret_env = \"HOOKINBOX_CT_AUTH_SECRET\"\n"
-                                  "auth_secret_file = \"x\"\n");
+  LoadResult r = LoadAuth(kHttp +
+                          "auth = \"bearer\"\nauth_secret_env = \"HOOKINBOX_CT_AUTH_SECRET\"\n"
+                          "auth_secret_file = \"x\"\n");
   const Problem* p = Find(r.errors, "endpoint[0].action.auth_secret_file");
   REQUIRE(p != nullptr);
   CHECK_THAT(p->message, Catch::StartsWith("set only one of auth_secret_env and auth_secret_file"));
@@ -197,8 +198,7 @@ TEST_CASE("handler API: each refusal names its key and line", "[config][admin]")
        "admin.handler_api_listen", "must differ from server.listen"},
       {"url with /v1", "handler_api_url = \"http://172.17.0.1:8082/v1\"", "admin.handler_api_url",
        "leave out /v1: it is the handler API's base, and hookinbox appends /v1"},
-      {"url with /v1/", "handler_api_url = \"http://172.17.0.1:8082/v1/\"", "admin.handler_api_url",
-       "leave out /v1"},
+      {"url with /v1/", "handler_api_url = \"http://172.17.0.1:8082/v1/\"", "admin.handler_api_url", "leave out /v1"},
       {"url with a trailing /", "handler_api_url = \"http://172.17.0.1:8082/\"", "admin.handler_api_url",
        "must not end with '/'"},
       {"url not http", "handler_api_url = \"ftp://172.17.0.1\"", "admin.handler_api_url",
