@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "action/connection_pool.h"
+#include "action/destination_auth.h"
 #include "action/http_client.h"
 #include "action/standard_webhooks.h"
 #include "action/sigpipe_guard.h"
@@ -91,6 +92,10 @@ Outcome HttpAction::Run(const ActionInput& in) {
       {"webhook-signature", StandardWebhooksSignature(config_.forward_secret.bytes(), in.idempotency_key, timestamp, in.body)},
   };
   if (!in.token.empty()) headers.emplace("X-Hookinbox-Token", in.token);
+  // Where the token is presented: the handler API's base ("…/v1"), as an exec
+  // command gets it in HOOKINBOX_API.
+  if (!in.api_base.empty()) headers.emplace("X-Hookinbox-Api", in.api_base);
+  AddDestinationAuth(config_, headers);
   if (in.probe) headers.emplace("X-Hookinbox-Probe", "idempotency-check");
   const std::string content_type = in.content_type.empty() ? "application/octet-stream" : in.content_type;
 

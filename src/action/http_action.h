@@ -1,8 +1,10 @@
 // action/http_action.h — the `http` action: POST the event to a downstream URL.
 //
 // The request carries the original body and Content-Type, Idempotency-Key,
-// X-Hookinbox-Event-Id/-Event-Type/-Attempt, X-Hookinbox-Token (when there is
-// a token) and the Standard Webhooks headers webhook-id (= the idempotency
+// X-Hookinbox-Event-Id/-Event-Type/-Attempt, X-Hookinbox-Token and
+// X-Hookinbox-Api (the handler API's base, ".../v1") when there is a handler
+// API, the destination credential when action.auth is set
+// (destination_auth.h), and the Standard Webhooks headers webhook-id (= the idempotency
 // key), webhook-timestamp and webhook-signature "v1,<base64 HMAC-SHA256 of
 // id.timestamp.body>" under the endpoint's forward secret, so the downstream
 // can verify it with any Standard Webhooks library. Redirects are not

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/encoding.h"
+#include "action/destination_auth.h"
 #include "action/http_client.h"
 #include "action/sigpipe_guard.h"
 
@@ -35,9 +36,10 @@ std::string ExpandProbeUrl(const std::string& template_url, const ActionInput& i
 ProbeResult Probe(const config::ActionConfig& action, const ActionInput& input) {
   SigpipeGuard sigpipe_guard;
   OutgoingClient out = ClientFor(action, ExpandProbeUrl(action.probe_url, input));
-  const httplib::Headers headers = {{"Idempotency-Key", input.idempotency_key},
-                                    {"X-Hookinbox-Event-Id", input.event_id},
-                                    {"X-Hookinbox-Probe", "reconcile"}};
+  httplib::Headers headers = {{"Idempotency-Key", input.idempotency_key},
+                              {"X-Hookinbox-Event-Id", input.event_id},
+                              {"X-Hookinbox-Probe", "reconcile"}};
+  AddDestinationAuth(action, headers);  // the probe URL is usually the destination's own API
   httplib::Result res = out.client->Get(out.path.c_str(), headers);
   ProbeResult r;
   if (!res) {

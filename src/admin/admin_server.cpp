@@ -50,15 +50,53 @@ http::ListenerOptions AdminListenerOptions(const config::Config& config) {
   return o;
 }
 
+// The handler API's own listener (admin.handler_api_listen): the admin
+// listener's settings on another address.
+http::ListenerOptions HandlerListenerOptions(const config::Config& config) {
+  http::ListenerOptions o = AdminListenerOptions(config);
+  o.name = "handler_api";
+  o.listen = config.admin.handler_api_listen;
+  return o;
+}
+
+// The Host names a listener on `listen` answers to: its own, admin.allowed_hosts,
+// and the host of admin.handler_api_url (handlers are told to call it by that name).
+config::AdminConfig HostGuardFor(const config::AdminConfig& admin, const std::string& listen) {
+  config::AdminConfig out = admin;
+  out.listen = listen;
+  const std::string& url = admin.handler_api_url;
+  if (const size_t scheme = url.find("://"); scheme != std::string::npos) {
+    const std::string authority = url.substr(scheme + 3, url.find('/', scheme + 3) - (scheme + 3));
+    out.allowed_hosts.push_back(authority);
+  }
+  return out;
+}
+
+std::string BaseOf(const http::Listener& listener) {
+  std::string host = listener.host();
+  if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return std::string(listener.tls() ? "https://" : "http://") + host + ":" + std::to_string(listener.port());
+}
+
 }  // namespace
 
 Result<std::unique_ptr<AdminServer>> AdminServer::Create(const config::LiveConfig& live, store::AdminStore& store,
                                                          const Clock& clock) {
-  auto listener = http::Listener::Create(AdminListenerOptions(*live.Current()), clock);
+  const std::shared_ptr<const config::Config> config = live.Current();
+  auto listener = http::Listener::Create(AdminListenerOptions(*config), clock);
   if (!listener.ok()) return listener.status();
   std::unique_ptr<AdminServer> out(new AdminServer(live, std::move(listener).value(), store, clock));
-  out->Configure();
-  out->Route();
+  out->Configure(*out->listener_);
+  out->Route(*out->listener_, Side::kAdmin);
+  if (!config->admin.handler_api_listen.empty()) {
+    auto handler = http::Listener::Create(HandlerListenerOptions(*config), clock);
+    if (!handler.ok()) return handler.status();
+    out->handler_listener_ = std::move(handler).value();
+    out->Configure(*out->handler_listener_);
+    out->Route(*out->handler_listener_, Side::kHandlerApi);
+  }
   return out;
 }
 
@@ -66,6 +104,8 @@ AdminServer::AdminServer(const config::LiveConfig& live, std::unique_ptr<http::L
                          store::AdminStore& store, const Clock& clock)
     : live_(live),
       start_(live.Current()),
+      admin_hosts_(HostGuardFor(start_->admin, start_->admin.listen)),
+      handler_hosts_(HostGuardFor(start_->admin, start_->admin.handler_api_listen)),
       api_(std::make_unique<HandlerApi>(store, clock)),
       limiter_(std::make_unique<LoginLimiter>(clock)),
       admin_api_(std::make_unique<AdminApi>(live, store, clock)),
@@ -81,8 +121,8 @@ void AdminServer::SetSecretHook(std::function<config::SecretRotateAnswer(const c
 
 AdminServer::~AdminServer() { Stop(); }
 
-void AdminServer::Configure() {
-  httplib::Server& routes = listener_->routes();
+void AdminServer::Configure(http::Listener& listener) {
+  httplib::Server& routes = listener.routes();
   routes.set_default_headers(SecurityHeaders());  // on every answer, the library's own included
   // Answers the library writes itself (400 for an unparsable request, 413
   // past the payload limit) get a JSON body like ours.
@@ -95,12 +135,13 @@ void AdminServer::Configure() {
     }
     return httplib::Server::HandlerResponse::Handled;
   };
-  listener_->SetErrorAnswer(std::move(on_error));
+  listener.SetErrorAnswer(std::move(on_error));
 }
 
-void AdminServer::Route() {
-  listener_->SetGate([this](const httplib::Request& req, httplib::Response& res) {
-    return Gate(req, res) ? httplib::Server::HandlerResponse::Handled : httplib::Server::HandlerResponse::Unhandled;
+void AdminServer::Route(http::Listener& listener, Side side) {
+  listener.SetGate([this, side](const httplib::Request& req, httplib::Response& res) {
+    return Gate(req, res, side) ? httplib::Server::HandlerResponse::Handled
+                                : httplib::Server::HandlerResponse::Unhandled;
   });
   // The gate let through only known paths with their methods and
   // credentials; dispatch is by the same table. Bodies are read here, each
@@ -124,17 +165,23 @@ void AdminServer::Route() {
     // A body may hold a secret (…/secret/rotate): zeroed before its memory is freed.
     WipeBytes(with_body.body);
   };
-  httplib::Server& routes = listener_->routes();
+  httplib::Server& routes = listener.routes();
   routes.Post(R"([\s\S]*)", handle_body);
   routes.Put(R"([\s\S]*)", handle_body);
   routes.Get(R"([\s\S]*)", handle);
 }
 
-bool AdminServer::Gate(const httplib::Request& req, httplib::Response& res) const {
+bool AdminServer::Gate(const httplib::Request& req, httplib::Response& res, Side side) const {
   // allowed_hosts belongs to the listener: as loaded at start.
-  if (RefuseForeignHost(start_->admin, req, res)) return true;  // DNS rebinding (browser_guard.h)
-  if (api_->Precheck(req, res)) return true;  // 404, 405, 413 for every route
+  const config::AdminConfig& hosts = side == Side::kHandlerApi ? handler_hosts_ : admin_hosts_;
+  if (RefuseForeignHost(hosts, req, res)) return true;  // DNS rebinding (browser_guard.h)
   AdminRoute route = MatchAdminRoute(req.path);
+  if (side == Side::kHandlerApi && (route.id == RouteId::kNone || route.guard != Guard::kHandlerToken)) {
+    // Only /v1 here: the admin UI, API and /metrics are not even named on this address.
+    http::AnswerUnread(req, res, NotFound("no such route"));
+    return true;
+  }
+  if (api_->Precheck(req, res)) return true;  // 404, 405, 413 for every route
   AuthDecision decision;
   const std::string authorization = req.get_header_value("Authorization");
   if (route.guard == Guard::kAdminToken || route.guard == Guard::kMetricsToken) {
@@ -167,33 +214,57 @@ void AdminServer::Dispatch(const httplib::Request& req, httplib::Response& res) 
   admin_api_->Handle(route, req, res);
 }
 
-Status AdminServer::Bind() { return listener_->Bind(); }
+Status AdminServer::Bind() {
+  if (Status st = listener_->Bind(); !st.ok()) return st;
+  if (!handler_listener_) return Status::Ok();
+  Status st = handler_listener_->Bind();
+  if (st.ok()) return st;
+  // The listener names itself "handler_api.listen"; the operator edits admin.handler_api_listen.
+  std::string message = st.message();
+  if (size_t at = message.find("handler_api.listen"); at != std::string::npos) {
+    message.replace(at, std::string_view("handler_api.listen").size(), "admin.handler_api_listen");
+  }
+  return Status(st.code(), std::move(message));
+}
 
 int AdminServer::port() const { return listener_->port(); }
 
 std::string AdminServer::BaseUrl() const { return listener_->BaseUrl(); }
 
+int AdminServer::handler_api_port() const { return handler_listener_ ? handler_listener_->port() : 0; }
+
 std::string AdminServer::HandlerApiBase() const {
-  std::string host = listener_->host();
-  if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
-  if (host == "::") host = "::1";
-  if (host.find(':') != std::string::npos) host = "[" + host + "]";
-  return std::string(listener_->tls() ? "https://" : "http://") + host + ":" + std::to_string(port()) + "/v1";
+  if (!start_->admin.handler_api_url.empty()) return start_->admin.handler_api_url + "/v1";
+  return BaseOf(handler_listener_ ? *handler_listener_ : *listener_) + "/v1";
 }
 
 void AdminServer::Start() {
   thread_ = std::thread([this] {
     if (Status st = listener_->Run(); !st.ok()) log::Error("admin_listener_stopped", {{"error", st.message()}});
   });
+  if (!handler_listener_) return;
+  handler_thread_ = std::thread([this] {
+    if (Status st = handler_listener_->Run(); !st.ok()) {
+      log::Error("handler_api_listener_stopped", {{"error", st.message()}});
+    }
+  });
 }
 
 void AdminServer::Stop() {
+  // Each also when Run has not begun yet: it then returns at once.
+  if (handler_thread_.joinable()) {
+    handler_listener_->Stop();
+    handler_thread_.join();
+  }
   if (!thread_.joinable()) return;
-  listener_->Stop();  // also when Run has not begun yet: it then returns at once
+  listener_->Stop();
   thread_.join();
 }
 
-Status AdminServer::ReloadCertificate() { return listener_->ReloadCertificate(); }
+Status AdminServer::ReloadCertificate() {
+  if (Status st = listener_->ReloadCertificate(); !st.ok()) return st;
+  return handler_listener_ ? handler_listener_->ReloadCertificate() : Status::Ok();
+}
 
 std::shared_ptr<const http::CertificatePair> AdminServer::Certificate() const { return listener_->Certificate(); }
 

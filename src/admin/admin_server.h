@@ -6,6 +6,10 @@
 // answer helpers (tests/layering.sh); it never sees the worker or the
 // receive path.
 //
+// With admin.handler_api_listen, the handler API (/v1 only; every other path
+// 404) is also served on a second listener with the same settings, gate and
+// login limiter, for handlers that cannot reach admin.listen (n8n in a
+// container, on the Docker bridge) without exposing the admin UI there.
 // Owns: the admin routes on the hardened listener (http/listener.h:
 // admission with admin.max_connections(_per_address), the connection guard,
 // the framing gate), binding admin.listen (a taken port is an error naming
@@ -71,9 +75,14 @@ class AdminServer {
   int port() const;
   // "http://127.0.0.1:8081" (https with TLS) — the address as bound.
   std::string BaseUrl() const;
-  // What handlers call: BaseUrl() + "/v1", with a loopback host when the
-  // listener is bound to every address (0.0.0.0, [::]).
+  // What handlers are told to call (X-Hookinbox-Api, HOOKINBOX_API), always
+  // ending in "/v1": admin.handler_api_url + "/v1" when set, else the
+  // handler API listener's address (admin.handler_api_listen) when there is
+  // one, else the admin listener's; a listener bound to every address
+  // (0.0.0.0, [::]) is named by its loopback host.
   std::string HandlerApiBase() const;
+  // The port admin.handler_api_listen is bound to; 0 without that listener.
+  int handler_api_port() const;
 
   // What POST /admin/api/reload calls; set before Start. Unset, that route
   // answers 503 "reload is not available".
@@ -98,22 +107,30 @@ class AdminServer {
  private:
   AdminServer(const config::LiveConfig& live, std::unique_ptr<http::Listener> listener, store::AdminStore& store,
               const Clock& clock);
-  void Configure();
-  void Route();
+  // Which listener a request came in on: the admin listener serves every
+  // route; the handler API's own (admin.handler_api_listen) only /v1.
+  enum class Side { kAdmin, kHandlerApi };
+  void Configure(http::Listener& listener);
+  void Route(http::Listener& listener, Side side);
   // The pre-routing gate; true when it answered (the body is then never read).
-  bool Gate(const httplib::Request& req, httplib::Response& res) const;
+  bool Gate(const httplib::Request& req, httplib::Response& res, Side side) const;
   void Dispatch(const httplib::Request& req, httplib::Response& res) const;
 
   const config::LiveConfig& live_;
   // The config in force at Create: the listener's own settings (admin.*).
   const std::shared_ptr<const config::Config> start_;
+  // The Host names each listener answers to (HostGuardFor), from start_.
+  const config::AdminConfig admin_hosts_;
+  const config::AdminConfig handler_hosts_;
   std::unique_ptr<HandlerApi> api_;
   std::unique_ptr<LoginLimiter> limiter_;
   std::unique_ptr<AdminApi> admin_api_;
   // After what its connection threads call: destroyed (and its threads
   // joined) first.
   std::unique_ptr<http::Listener> listener_;
+  std::unique_ptr<http::Listener> handler_listener_;  // admin.handler_api_listen; null when unset
   std::thread thread_;
+  std::thread handler_thread_;
 };
 
 }  // namespace hookinbox::admin

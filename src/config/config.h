@@ -81,6 +81,14 @@ struct AdminConfig {
   // Host header (admin/browser_guard.h); IP literals, "localhost" and
   // admin.listen's own host need no entry. Case-insensitive, no port.
   std::vector<std::string> allowed_hosts;
+  // admin.handler_api_listen: a second listener serving only the handler API
+  // (/v1; everything else 404), e.g. on the Docker bridge, with the admin
+  // listener's TLS, limits and login limiter. "" = /v1 on admin.listen only.
+  std::string handler_api_listen;
+  // admin.handler_api_url: how handlers reach the handler API, without "/v1"
+  // ("http://172.17.0.1:8082"); sent with "/v1" appended as X-Hookinbox-Api
+  // and HOOKINBOX_API. "" = built from handler_api_listen, else admin.listen.
+  std::string handler_api_url;
   bool operator==(const AdminConfig&) const = default;
 };
 
@@ -271,6 +279,14 @@ struct ActionConfig {
   // action.retry_for: this endpoint's retry horizon in ms; unset =
   // worker.retry_for (Config::RetryForMs).
   std::optional<int64_t> retry_for_ms;
+  // action.auth: the credential every http forward (and probe) carries for
+  // the destination: "" (none) | "bearer" | "basic" | "header"
+  // (action/destination_auth.h).
+  std::string auth;
+  std::string auth_header;  // action.auth_header: the header name for auth = "header"
+  // Resolved from action.auth_secret_env / auth_secret_file: the token, or
+  // "user:password" for basic. Never logged or shown.
+  Secret auth_secret;
   bool operator==(const ActionConfig&) const = default;
 };
 

@@ -39,6 +39,7 @@ BusinessKeyConfig* BusinessKey(const KeyTarget& t) { return &t.endpoint->busines
 OrderingConfig* Ordering(const KeyTarget& t) { return &t.endpoint->ordering; }
 RetentionConfig* Retention(const KeyTarget& t) { return &t.endpoint->retention; }
 SecretSources* ActionForwardSecret(const KeyTarget& t) { return &t.sources->forward_secret; }
+SecretSources* ActionAuthSecret(const KeyTarget& t) { return &t.sources->auth_secret; }
 SecretSources* TenantSecrets(const KeyTarget& t) { return t.tenant_sources; }
 AlertConfig* Alert(const KeyTarget& t) { return &t.config->alert; }
 AlertThresholds* AlertLimits(const KeyTarget& t) { return &t.config->alert.thresholds; }
@@ -352,6 +353,12 @@ std::vector<KeyInfo> BuildKeys() {
                    "serve the admin listener without TLS on a non-loopback address (behind a TLS proxy only)"));
   k.push_back(Strings("admin.allowed_hosts", Admin, &AdminConfig::allowed_hosts,
                       "further host names the admin listener answers to (Host header), e.g. [\"admin.example.com\"]"));
+  k.push_back(String("admin.handler_api_listen", Admin, &AdminConfig::handler_api_listen,
+                     "host:port of a second listener serving only the handler API (/v1), e.g. the Docker bridge "
+                     "\"172.17.0.1:8082\"; same TLS and limits as admin.listen; \"\" = none"));
+  k.push_back(String("admin.handler_api_url", Admin, &AdminConfig::handler_api_url,
+                     "how handlers reach the handler API, without /v1, e.g. \"http://172.17.0.1:8082\"; sent with "
+                     "/v1 as X-Hookinbox-Api and HOOKINBOX_API; \"\" = built from handler_api_listen or listen"));
 
   k.push_back(Table("log", KeyType::kTable, "the JSON log lines on stderr"));
   k.push_back(Strings("log.redact", Log, &LogConfig::redact,
@@ -551,6 +558,19 @@ std::vector<KeyInfo> BuildKeys() {
                      "filled in): 200 = found → completed, 404 = not found → retried, else it stays unknown"));
   k.push_back(OptionalDuration("endpoint.action.retry_for", Action, &ActionConfig::retry_for_ms,
                                "this endpoint's retry horizon, as worker.retry_for; unset = worker.retry_for"));
+  k.push_back(String("endpoint.action.auth", Action, &ActionConfig::auth,
+                     "http: the credential every forward carries besides the signature: bearer (Authorization: "
+                     "Bearer), basic (Authorization: Basic, the secret is user:password) or header (auth_header: "
+                     "the secret); absent = none",
+                     {"", "bearer", "basic", "header"},
+                     "must be \"bearer\", \"basic\" or \"header\" (got {value}); leave auth out for none"));
+  k.push_back(String("endpoint.action.auth_header", Action, &ActionConfig::auth_header,
+                     "http, auth = \"header\": the header that carries the secret, e.g. \"X-N8n-Auth\""));
+  k.push_back(String("endpoint.action.auth_secret_env", ActionAuthSecret, &SecretSources::env,
+                     "http: environment variable holding the auth credential (the token, or user:password for "
+                     "basic)"));
+  k.push_back(String("endpoint.action.auth_secret_file", ActionAuthSecret, &SecretSources::file,
+                     "http: file holding the auth credential; relative to the config file"));
 
   // [endpoint.business_key] and [endpoint.ordering].
   k.push_back(Table("endpoint.business_key", KeyType::kTable,

@@ -51,6 +51,9 @@ struct EndpointSources {
   // action.forward_secret_env / action.forward_secret_file (only env and file
   // are used), read into EndpointConfig::action.forward_secret.
   SecretSources forward_secret;
+  // action.auth_secret_env / action.auth_secret_file (only env and file are
+  // used), read into EndpointConfig::action.auth_secret.
+  SecretSources auth_secret;
   std::vector<SecretSources> tenants;  // parallel to EndpointConfig::tenants
 };
 

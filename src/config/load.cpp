@@ -415,7 +415,7 @@ SecretOrigins SecretOriginsOf(const Parsed& parsed) {
     if (!file->empty()) out.files.push_back(*file);
   }
   for (const EndpointSources& e : parsed.sources) {
-    for (const SecretSources* s : {&e.secrets, &e.verify_token, &e.forward_secret}) AddSources(*s, out);
+    for (const SecretSources* s : {&e.secrets, &e.verify_token, &e.forward_secret, &e.auth_secret}) AddSources(*s, out);
     for (const SecretSources& tenant : e.tenants) AddSources(tenant, out);
     out.env_names.push_back(e.public_keys.env);
     out.env_names.insert(out.env_names.end(), e.public_keys.envs.begin(), e.public_keys.envs.end());
@@ -479,6 +479,7 @@ LoadResult LoadString(std::string_view toml, const std::string& source_name, con
   ResolvePaths(parsed.config);
   Validate(parsed, report);
   ValidateAlert(parsed, report);
+  ValidateHandlerAccess(parsed, report);
   ResolveSecrets(parsed, report, options.read_secrets, options.env, options.now_ms);
   result.secret_files = SecretFiles(parsed);
   parsed.config.secret_origins = SecretOriginsOf(parsed);

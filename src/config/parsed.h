@@ -55,6 +55,18 @@ void Validate(const Parsed& parsed, Reporter& report);
 // The rules of [alert], [[alert.channel]] and [endpoint.alert] (validate_alert.cpp).
 void ValidateAlert(const Parsed& parsed, Reporter& report);
 
+// The rules of what handlers and destinations see (validate_handlers.cpp):
+// admin.handler_api_listen / handler_api_url and [endpoint.action] auth.
+void ValidateHandlerAccess(const Parsed& parsed, Reporter& report);
+
+// Shared single-value checks of validate.cpp.
+// Why `listen` is not host:port, or "" when it is.
+std::string ListenProblem(std::string_view listen);
+// An http:// or https:// URL with a host and no spaces or control characters.
+bool IsHttpUrl(const std::string& url);
+// An RFC 9110 field name: one or more tchar.
+bool IsHeaderName(std::string_view s);
+
 // Why `url` cannot be the destination of a channel of `type` ("email": an
 // smtp:// or smtps:// URL; otherwise https://, or http:// to 127.0.0.1 or
 // localhost), or "" when it can. Never quotes the URL (it is a credential).

@@ -30,7 +30,9 @@
 //   admin.listen, tls_cert/tls_key (paths),| restart           | the admin listener is bound at start
 //     max_connections(_per_address),       |                   |
 //     allow_plain_http, allowed_hosts      |                   |
-//     (handler_api_listen, when it exists) |                   |
+//     handler_api_listen                 |                   |
+//   admin.handler_api_url                  | restart           | the worker is given the handler API's URL
+//                                          |                   | once, at start
 //   admin.token_env/token_file (the token) | live              | each request checks the token in force
 //   admin.metrics_token_env (the token)    | live              | likewise
 //   log.redact                             | restart           | set on the process-wide log sink at start
@@ -168,6 +170,8 @@ void ForEachRestartOnlySection(F&& f) {
           Key<&AdminConfig::max_connections_per_address>("admin.max_connections_per_address"),
           Key<&AdminConfig::allow_plain_http>("admin.allow_plain_http"),
           Key<&AdminConfig::allowed_hosts>("admin.allowed_hosts"),
+          Key<&AdminConfig::handler_api_listen>("admin.handler_api_listen"),
+          Key<&AdminConfig::handler_api_url>("admin.handler_api_url"),
       },
       // Each request checks the tokens in force.
       [](AdminConfig& into, const AdminConfig& from) {
@@ -331,6 +335,22 @@ std::string SecretLine(const std::vector<Secret>& a, const std::vector<Secret>& 
   return line;
 }
 
+// The destination credential of an action (compared, never shown), and the
+// rest of the action without it: a rotated credential reads "action auth
+// changed", not as if the whole action had.
+struct ActionAuth {
+  std::string auth, header;
+  Secret secret;
+  bool operator==(const ActionAuth&) const = default;
+};
+ActionAuth ActionAuthOf(const ActionConfig& a) { return {a.auth, a.auth_header, a.auth_secret}; }
+ActionConfig WithoutAuth(ActionConfig a) {
+  a.auth.clear();
+  a.auth_header.clear();
+  a.auth_secret = Secret();
+  return a;
+}
+
 // One line per group of an endpoint's settings that differs, without the
 // endpoint's name; empty when the two are equal.
 std::vector<std::string> EndpointLines(const EndpointConfig& a, const EndpointConfig& b, const Names& names) {
@@ -355,7 +375,8 @@ std::vector<std::string> EndpointLines(const EndpointConfig& a, const EndpointCo
            a.event_types != b.event_types || a.ignore_other_event_types != b.ignore_other_event_types},
           {"rotation_ends changed", a.rotation_ends != b.rotation_ends},
           {"redact changed", a.redact != b.redact},
-          {"action changed", a.action != b.action},
+          {"action changed", WithoutAuth(a.action) != WithoutAuth(b.action)},
+          {"action auth changed", ActionAuthOf(a.action) != ActionAuthOf(b.action)},
           {"business_key settings changed", a.business_key != b.business_key},
           {"ordering settings changed", a.ordering != b.ordering},
           {"retention changed", a.retention != b.retention},

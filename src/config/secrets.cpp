@@ -486,6 +486,31 @@ void ResolveForwardSecret(SecretReader& reader, EndpointConfig& e, const SecretS
   }
 }
 
+// [endpoint.action] auth_secret_env / auth_secret_file: the credential an
+// http action presents to its destination (action/destination_auth.h). Read
+// as it is written (no decoding); it goes into a header, so a control
+// character (a line break in an env var) is refused, and basic needs the
+// user:password form. Messages name the source, never the value. Where auth
+// is unset or the action is not http, validate_handlers.cpp has said so.
+void ResolveActionAuth(SecretReader& reader, EndpointConfig& e, const SecretSources& sources, const std::string& at,
+                       Reporter& report) {
+  const std::string action_at = at + ".action";
+  std::vector<Secret> read;
+  reader.GatherOne(action_at, "auth_secret", sources, read);
+  if (read.empty() || e.action.type != "http" || e.action.auth.empty()) return;
+  const std::string key = action_at + (sources.env.empty() ? ".auth_secret_file" : ".auth_secret_env");
+  const std::string_view value = read.front().bytes();
+  const bool control =
+      std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  if (control) {
+    report.Error(key, "the credential holds a control character (a line break?); a header cannot carry it");
+  } else if (e.action.auth == "basic" && value.find(':') == std::string_view::npos) {
+    report.Error(key, "auth = \"basic\" needs user:password, and the credential has no ':'");
+  } else {
+    e.action.auth_secret = read.front();
+  }
+}
+
 // A [[alert.channel]]'s destination (url for chat and webhook channels,
 // smtp_url for email) from the key itself, or its _env or _file, checked once
 // read. validate_alert.cpp has checked how the keys are written and the
@@ -556,6 +581,7 @@ void ResolveSecrets(Parsed& parsed, Reporter& report, bool read_values,
     ResolvePublicKeys(reader, e, sources.public_keys, at, report);
     ResolveVerifyToken(reader, e, sources.verify_token, at, report);
     ResolveForwardSecret(reader, e, sources.forward_secret, at, report);
+    ResolveActionAuth(reader, e, sources.auth_secret, at, report);
 
     NoteSecretSources(sources.secrets, parsed.config, e);
     if (e.tenants.empty()) {

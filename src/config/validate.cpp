@@ -53,6 +53,8 @@ bool IsName(std::string_view s) {
   return true;
 }
 
+}  // namespace
+
 // An RFC 9110 field name: one or more tchar.
 bool IsHeaderName(std::string_view s) {
   if (s.empty() || s.size() > 256) return false;
@@ -61,6 +63,8 @@ bool IsHeaderName(std::string_view s) {
   }
   return true;
 }
+
+namespace {
 
 constexpr const char* kNameRule = "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit";
 
@@ -79,6 +83,8 @@ bool IsHostname(std::string_view host) {
   }
   return true;
 }
+
+}  // namespace
 
 // Why `listen` is not host:port, or "" when it is.
 std::string ListenProblem(std::string_view listen) {
@@ -114,6 +120,8 @@ std::string ListenProblem(std::string_view listen) {
   }
   return "";
 }
+
+namespace {
 
 bool IsIpLiteral(const std::string& host) {
   in_addr v4{};
@@ -154,6 +162,8 @@ bool HasControl(std::string_view s) {
   return false;
 }
 
+}  // namespace
+
 // An http:// or https:// URL with a host and no spaces or control characters.
 bool IsHttpUrl(const std::string& url) {
   const bool https = url.rfind("https://", 0) == 0;
@@ -162,6 +172,7 @@ bool IsHttpUrl(const std::string& url) {
          url.find(' ') == std::string::npos;
 }
 
+namespace {
 
 // RFC 6838 restricted-name characters, for both halves of type/subtype.
 bool IsMediaTypeToken(std::string_view s) {
