@@ -270,6 +270,11 @@ struct ActionConfig {
   // action.retry_for: this endpoint's retry horizon in ms; unset =
   // worker.retry_for (Config::RetryForMs).
   std::optional<int64_t> retry_for_ms;
+  // action.async (http only): a 202 Accepted answer means "started" — the
+  // event stays processing under its lease and the handler ends it through
+  // /v1/events/complete|fail|unknown (admin/handler_api.h). false: 202 is a
+  // plain success.
+  bool async = false;
   bool operator==(const ActionConfig&) const = default;
 };
 

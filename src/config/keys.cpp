@@ -551,6 +551,10 @@ std::vector<KeyInfo> BuildKeys() {
                      "filled in): 200 = found → completed, 404 = not found → retried, else it stays unknown"));
   k.push_back(OptionalDuration("endpoint.action.retry_for", Action, &ActionConfig::retry_for_ms,
                                "this endpoint's retry horizon, as worker.retry_for; unset = worker.retry_for"));
+  k.push_back(Bool("endpoint.action.async", Action, &ActionConfig::async,
+                   "http: a 202 Accepted answer means started: the event stays processing (its lease renewed by "
+                   "the handler through POST /v1/events/renew) until the handler calls POST "
+                   "/v1/events/complete, fail or unknown, or the lease lapses"));
 
   // [endpoint.business_key] and [endpoint.ordering].
   k.push_back(Table("endpoint.business_key", KeyType::kTable,

@@ -48,7 +48,7 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
       "endpoint.action.forward_secret_file", "endpoint.action.concurrency", "endpoint.action.max_per_second",
       "endpoint.action.breaker_failures", "endpoint.action.breaker_probe_seconds", "endpoint.action.result_ref_header",
       "endpoint.action.result_ref_pointer", "endpoint.action.ca_file", "endpoint.action.probe_url",
-      "endpoint.action.retry_for",
+      "endpoint.action.retry_for", "endpoint.action.async",
       "endpoint.business_key", "endpoint.business_key.fields", "endpoint.business_key.operation",
       "endpoint.business_key.operations", "endpoint.ordering", "endpoint.ordering.object", "endpoint.ordering.version",
       "endpoint.retention", "endpoint.retention.payload_days", "endpoint.retention.key_days",
