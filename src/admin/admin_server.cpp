@@ -65,7 +65,7 @@ AdminServer::AdminServer(const config::LiveConfig& live, std::unique_ptr<http::L
                          store::AdminStore& store, const Clock& clock)
     : live_(live),
       start_(live.Current()),
-      api_(std::make_unique<HandlerApi>(store, clock)),
+      api_(std::make_unique<HandlerApi>(store, live, clock)),
       limiter_(std::make_unique<LoginLimiter>(clock)),
       admin_api_(std::make_unique<AdminApi>(live, store, clock)),
       listener_(std::move(listener)) {}
