@@ -43,7 +43,8 @@ Status OnlyMembers(const json& body, std::initializer_list<const char*> known) {
     if (ok) continue;
     std::string list;
     for (const char* k : known) list += std::string(list.empty() ? "" : ", ") + k;
-    return InvalidArgument("unknown member \"" + name + "\"" + (list.empty() ? "; send no body" : "; expected " + list));
+    return InvalidArgument("unknown member \"" + name + "\"" +
+                           (list.empty() ? "; send no body" : "; expected " + list));
   }
   return Status::Ok();
 }
@@ -159,7 +160,9 @@ void HandlerApi::RenewAttempt(const httplib::Request& req, httplib::Response& re
   const int64_t until_ms = now_ms + seconds * 1000;
   if (Status st = ledger_.RenewAttempt(grant, until_ms, now_ms); !st.ok()) return http::ReplyError(res, st);
   http::ReplyJson(res, 200,
-                  json{{"status", "renewed"}, {"lease_until", IsoTime(until_ms)}, {"lease_until_ms", until_ms},
+                  json{{"status", "renewed"},
+                       {"lease_until", IsoTime(until_ms)},
+                       {"lease_until_ms", until_ms},
                        {"lease_seconds", seconds}}
                       .dump());
 }

@@ -23,8 +23,9 @@ constexpr std::string_view kHandlerOwnerPrefix = "handler:";
 
 // The current lease owner of grant's attempt, when it is still live at now_ms.
 std::optional<std::string> LiveLeaseOwner(sql::Connection& db, const HandlerGrant& g, int64_t now_ms) {
-  static const std::string kSql = "SELECT lease_owner FROM webhook_inbox WHERE id = ? AND token_hash = ? AND status = " +
-                                  SqlLiteral(EventStatus::kProcessing) + " AND attempt_count = ? AND lease_until > ?";
+  static const std::string kSql =
+      "SELECT lease_owner FROM webhook_inbox WHERE id = ? AND token_hash = ? AND status = " +
+      SqlLiteral(EventStatus::kProcessing) + " AND attempt_count = ? AND lease_until > ?";
   Prepared st(db, kSql);
   st->bind(1, static_cast<int64_t>(g.inbox_id));
   st->bind(2, g.token_hash);
@@ -59,8 +60,8 @@ Status SqlStore::HandOver(int64_t id, const std::string& owner, int attempt, int
   Status st = writer_->Submit([&](sql::Connection& db) {
     static const std::string kSql =
         "UPDATE webhook_inbox SET lease_owner = ?1, lease_until = ?2, next_attempt_at = ?2"
-        " WHERE id = ?3 AND lease_owner = ?4 AND status = " + SqlLiteral(EventStatus::kProcessing) +
-        " AND attempt_count = ?5";
+        " WHERE id = ?3 AND lease_owner = ?4 AND status = " +
+        SqlLiteral(EventStatus::kProcessing) + " AND attempt_count = ?5";
     Prepared up(db, kSql);
     up->bind(1, HandlerLeaseOwner(owner));
     up->bind(2, static_cast<int64_t>(until_ms));
@@ -104,8 +105,8 @@ Status SqlStore::RenewAttempt(const HandlerGrant& grant, int64_t until_ms, int64
   Status st = writer_->Submit([&](sql::Connection& db) {
     static const std::string kSql =
         "UPDATE webhook_inbox SET lease_until = ?1, next_attempt_at = ?1"
-        " WHERE id = ?2 AND token_hash = ?3 AND status = " + SqlLiteral(EventStatus::kProcessing) +
-        " AND attempt_count = ?4 AND lease_until > ?5";
+        " WHERE id = ?2 AND token_hash = ?3 AND status = " +
+        SqlLiteral(EventStatus::kProcessing) + " AND attempt_count = ?4 AND lease_until > ?5";
     Prepared up(db, kSql);
     up->bind(1, static_cast<int64_t>(until_ms));
     up->bind(2, static_cast<int64_t>(grant.inbox_id));

@@ -8,10 +8,10 @@
 // polls with a deadline.
 #include <signal.h>
 
+#include <httplib.h>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <functional>
-#include <httplib.h>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -101,7 +101,8 @@ concurrency = 2
 
 [worker]
 threads = 2
-lease_seconds = )" + std::to_string(lease_seconds) + R"(
+lease_seconds = )" +
+         std::to_string(lease_seconds) + R"(
 max_attempts = 5
 backoff_initial_ms = 10
 backoff_max_ms = 50
@@ -244,9 +245,10 @@ TEST_CASE("async: a lease the handler does not renew lapses, and the event is at
   CHECK(f.Inbox(id, "status || '|' || attempt_count") == "completed|2");
 }
 
-TEST_CASE("async: SIGKILL while the handler has the event; after restart the lease lapses, the event is "
-          "retried, and the handler's effect happens once",
-          "[integration][async]") {
+TEST_CASE(
+    "async: SIGKILL while the handler has the event; after restart the lease lapses, the event is "
+    "retried, and the handler's effect happens once",
+    "[integration][async]") {
   AsyncRig f;
   std::atomic<int> effects{0};
   std::atomic<bool> first_done{false};
@@ -276,7 +278,7 @@ TEST_CASE("async: SIGKILL while the handler has the event; after restart the lea
   CHECK(f.Inbox(id, "attempt_count || '|' || result_ref") == "2|msg-1");
   CHECK(f.Attempts(id) == "1|lost\n2|completed");
   CHECK(f.Answers() == std::vector<std::string>{"/v1/effects/claim 201", "/v1/effects/email:evt_kill/complete 200",
-                                               "/v1/effects/claim 200", "/v1/events/complete 200"});
+                                                "/v1/effects/claim 200", "/v1/events/complete 200"});
 }
 
 }  // namespace hookinbox::testing

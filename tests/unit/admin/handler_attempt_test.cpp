@@ -83,8 +83,7 @@ struct HandlerFixture {
 
 }  // namespace
 
-TEST_CASE("handler API: complete ends the event; a second complete is 409 saying it already ended",
-          "[admin][async]") {
+TEST_CASE("handler API: complete ends the event; a second complete is 409 saying it already ended", "[admin][async]") {
   HandlerFixture f;
   auto [code, body] = f.Call("/v1/events/complete", R"({"result_ref":"crm-42"})");
   CHECK(code == 200);

@@ -38,7 +38,8 @@ struct AsyncFixture : StoreFixture {
     return r;
   }
   std::string Column(int64_t id, const std::string& column) {
-    return Text("SELECT COALESCE(CAST(" + column + " AS TEXT), '') FROM webhook_inbox WHERE id = " + std::to_string(id));
+    return Text("SELECT COALESCE(CAST(" + column +
+                " AS TEXT), '') FROM webhook_inbox WHERE id = " + std::to_string(id));
   }
   std::string AttemptRows(int64_t id) {
     return Joined("SELECT worker || ':' || COALESCE(outcome, 'open') FROM webhook_attempts WHERE inbox_id = " +
