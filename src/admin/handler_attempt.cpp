@@ -125,6 +125,17 @@ void CountEnd(const store::HandlerGrant& grant, const action::Outcome& o, const 
                         {"by", "handler"}});
 }
 
+// Conflict unless the attempt is the handler's to end or renew: handed over
+// (a 202 on async), or of an endpoint with action.async (a handler may call
+// before the worker read its 202). A synchronous attempt ends with its
+// action's answer; a handler ending it too would race the worker's record.
+// An attempt already handed over stays the handler's after a reload turned async off.
+Status MayEndAttempt(const store::HandlerGrant& grant, const config::EndpointConfig* endpoint) {
+  if (grant.handed_over || (endpoint != nullptr && endpoint->action.async)) return Status::Ok();
+  return Status(Code::kConflict, "endpoint " + grant.endpoint +
+                                     " is not async (action.async = true): its attempt ends with the action's answer");
+}
+
 }  // namespace
 
 void HandlerApi::EndAttempt(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant,
@@ -135,6 +146,7 @@ void HandlerApi::EndAttempt(const httplib::Request& req, httplib::Response& res,
   if (!outcome.ok()) return http::ReplyError(res, outcome.status());
   const std::shared_ptr<const config::Config> config = live_.Current();
   const config::EndpointConfig* endpoint = config->FindEndpoint(grant.endpoint);
+  if (Status st = MayEndAttempt(grant, endpoint); !st.ok()) return http::ReplyError(res, st);
   const worker::RetrySchedule schedule =
       endpoint != nullptr ? worker::ScheduleFor(*config, *endpoint) : worker::ScheduleFor(config->worker);
   store::LeasedEvent event;  // what the policy reads of it
@@ -155,7 +167,11 @@ void HandlerApi::RenewAttempt(const httplib::Request& req, httplib::Response& re
   if (Status st = OnlyMembers(*body, {"lease_seconds"}); !st.ok()) return http::ReplyError(res, st);
   auto asked = IntMember(*body, "lease_seconds", 1, kMaxRenewSeconds);
   if (!asked.ok()) return http::ReplyError(res, asked.status());
-  const int64_t seconds = asked->value_or(int64_t{live_.Current()->worker.lease_seconds});
+  const std::shared_ptr<const config::Config> config = live_.Current();
+  if (Status st = MayEndAttempt(grant, config->FindEndpoint(grant.endpoint)); !st.ok()) {
+    return http::ReplyError(res, st);
+  }
+  const int64_t seconds = asked->value_or(int64_t{config->worker.lease_seconds});
   const int64_t now_ms = clock_.NowMs();
   const int64_t until_ms = now_ms + seconds * 1000;
   if (Status st = ledger_.RenewAttempt(grant, until_ms, now_ms); !st.ok()) return http::ReplyError(res, st);

@@ -47,6 +47,7 @@ struct HandlerGrant {
   std::string tenant_id;
   std::string provider, endpoint, event_id;  // the event's, for the handler API's record, log and metrics
   int64_t retry_window_start_ms = 0;         // as LeasedEvent's: the retry horizon counts from here
+  bool handed_over = false;  // the worker handed the attempt to its handler (WorkQueue::HandOver, a 202 on async)
   int attempt = 0;             // the event's attempt_count: the attempt the token was issued for
   int64_t lease_until_ms = 0;  // the token stops working at this time unless the lease is renewed
   std::string token_hash;      // Sha256Hex(token), re-checked by every write

@@ -37,10 +37,7 @@ std::optional<std::string> LiveLeaseOwner(sql::Connection& db, const HandlerGran
 
 // The worker whose attempt row it is: the lease owner, or the one that handed it over.
 std::string WorkerOf(const std::string& lease_owner) {
-  if (lease_owner.compare(0, kHandlerOwnerPrefix.size(), kHandlerOwnerPrefix) == 0) {
-    return lease_owner.substr(kHandlerOwnerPrefix.size());
-  }
-  return lease_owner;
+  return IsHandlerLeaseOwner(lease_owner) ? lease_owner.substr(kHandlerOwnerPrefix.size()) : lease_owner;
 }
 
 Status NotLive(const HandlerGrant& g) {
@@ -53,6 +50,10 @@ Status NotLive(const HandlerGrant& g) {
 
 std::string HandlerLeaseOwner(const std::string& worker_owner) {
   return std::string(kHandlerOwnerPrefix) + worker_owner;
+}
+
+bool IsHandlerLeaseOwner(const std::string& lease_owner) {
+  return lease_owner.compare(0, kHandlerOwnerPrefix.size(), kHandlerOwnerPrefix) == 0;
 }
 
 Status SqlStore::HandOver(int64_t id, const std::string& owner, int attempt, int64_t until_ms) {

@@ -238,7 +238,7 @@ Result<HandlerGrant> SqlStore::Authenticate(std::string_view token, int64_t now_
   return WithReader<HandlerGrant>(*readers_, "authenticate", [&](sql::Connection& db) -> Result<HandlerGrant> {
     Prepared st(db,
                 "SELECT id, tenant_id, attempt_count, status, lease_until, provider, endpoint, event_id,"
-                " COALESCE(retry_window_start, received_at) FROM webhook_inbox WHERE token_hash = ?");
+                " COALESCE(retry_window_start, received_at), lease_owner FROM webhook_inbox WHERE token_hash = ?");
     HandlerGrant g;
     g.token_hash = Sha256Hex(token);
     st->bind(1, g.token_hash);
@@ -251,6 +251,7 @@ Result<HandlerGrant> SqlStore::Authenticate(std::string_view token, int64_t now_
     g.endpoint = st->getColumn(6).getString();
     g.event_id = st->getColumn(7).getString();
     g.retry_window_start_ms = st->getColumn(8).getInt64();
+    g.handed_over = !st->getColumn(9).isNull() && IsHandlerLeaseOwner(st->getColumn(9).getString());
     const bool processing = EventStatusFromSql(st->getColumn(3).getString()) == EventStatus::kProcessing;
     if (!processing || g.lease_until_ms <= now_ms) return Expired();
     return g;

@@ -54,6 +54,8 @@ std::string NewHandlerToken();
 // handler (WorkQueue::HandOver): "handler:" + worker_owner. What the admin
 // UI shows as the event's lease owner while the handler has it.
 std::string HandlerLeaseOwner(const std::string& worker_owner);
+// True for a lease owner HandlerLeaseOwner made.
+bool IsHandlerLeaseOwner(const std::string& lease_owner);
 
 // How an attempt ended; each names the state the event moves to.
 enum class AttemptOutcome { kCompleted, kRetryableFailed, kDeadLettered, kUnknown };

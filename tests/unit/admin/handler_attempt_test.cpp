@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include "admin/handler_api.h"
 #include "store/sql_store.h"
 #include "support/temp_dir.h"
@@ -73,6 +75,11 @@ struct HandlerFixture {
     httplib::Response res;
     if (!api->Precheck(req, res)) api->Handle(req, res);
     return {res.status, res.body.empty() ? json() : json::parse(res.body)};
+  }
+  // Writes behind the store's back, as a hand edit would.
+  void SqlExec(const std::string& sql) const {
+    SQLite::Database db(dir.File("data/hookinbox.db"), SQLite::OPEN_READWRITE);
+    db.exec(sql);
   }
   std::string State() const {
     auto d = store->GetEvent(event.id, false);
@@ -189,6 +196,24 @@ TEST_CASE("handler API: bad bodies are 400 and change nothing", "[admin][async]"
     auto [code, body] = f.Call(c.path, c.body);
     CHECK(code == 400);
     CHECK_THAT(body["error"].get<std::string>(), Catch::Contains(c.says));
+  }
+  CHECK(f.State() == "processing");
+}
+
+TEST_CASE("handler API: the attempt of an endpoint without async is not the handler's to end", "[admin][async]") {
+  HandlerFixture f;
+  config::Config sync = *f.live->Current();
+  sync.endpoints[0].action.async = false;
+  // Handed over before a reload turned async off: still the handler's.
+  f.live->Replace(std::make_shared<const config::Config>(sync));
+  CHECK(f.Call("/v1/events/renew").first == 200);
+  // Not handed over (a synchronous attempt still running): refused, nothing changed.
+  f.SqlExec("UPDATE webhook_inbox SET lease_owner = 'w1' WHERE id = " + std::to_string(f.event.id));
+  for (const char* path : {"/v1/events/complete", "/v1/events/fail", "/v1/events/unknown", "/v1/events/renew"}) {
+    INFO(path);
+    auto [code, body] = f.Call(path);
+    CHECK(code == 409);
+    CHECK_THAT(body["error"].get<std::string>(), Catch::Contains("is not async"));
   }
   CHECK(f.State() == "processing");
 }
