@@ -6,7 +6,8 @@
 # worker (the loop and its policy) joins store's WorkQueue to the actions;
 # alert (conditions, incidents, channels) reads the store and sends like an action;
 # http (the public listener) verifies and stores; admin serves the store with
-# http's listener and answers; only cli wires everything.
+# http's listener and answers, and ends a handler's async attempt with
+# worker's policy; only cli wires everything.
 set -uo pipefail
 src="$(dirname "$0")/../src"
 declare -A allowed=(
@@ -18,7 +19,7 @@ declare -A allowed=(
   [worker]="common config verify store action worker"
   [http]="common config verify store http"
   [alert]="common config verify store action alert"
-  [admin]="common config store http admin"
+  [admin]="common config store worker http admin"
   [cli]="common config verify store action worker http alert admin cli"
 )
 bad=0

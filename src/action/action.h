@@ -73,6 +73,11 @@ struct Outcome {
   // http: the answer said it repeats a saved result (Idempotent-Replayed:
   // true, as Stripe marks replays of an Idempotency-Key).
   bool replayed = false;
+  // http with action.async: the answer was 202 Accepted, meaning "started".
+  // The verdict stays kSuccess (the downstream took it), but the attempt is
+  // not over: the worker hands the event to the handler (worker_loop.h) and
+  // records nothing until the handler ends it through /v1/events/….
+  bool started = false;
   NoAnswer no_answer = NoAnswer::kNone;
   std::string error;         // "" on success; e.g. "HTTP 503", "exit status 1", "timed out after 10000 ms"
   // exec only: the last bytes (at most kExecOutputCap) of what the command

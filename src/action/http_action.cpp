@@ -131,6 +131,7 @@ Outcome HttpAction::Run(const ActionInput& in) {
   if (res->status >= 200 && res->status < 300) {
     o.verdict = Verdict::kSuccess;
     o.result_ref = ResultRefOf(config_, *res);
+    o.started = config_.async && res->status == 202;
     return o;
   }
   o.error = "HTTP " + std::to_string(res->status);

@@ -106,7 +106,7 @@ AdminServer::AdminServer(const config::LiveConfig& live, std::unique_ptr<http::L
       start_(live.Current()),
       admin_hosts_(HostGuardFor(start_->admin, start_->admin.listen)),
       handler_hosts_(HostGuardFor(start_->admin, start_->admin.handler_api_listen)),
-      api_(std::make_unique<HandlerApi>(store, clock)),
+      api_(std::make_unique<HandlerApi>(store, live, clock)),
       limiter_(std::make_unique<LoginLimiter>(clock)),
       admin_api_(std::make_unique<AdminApi>(live, store, clock)),
       listener_(std::move(listener)) {}

@@ -62,9 +62,12 @@ bool HandlerApi::Precheck(const httplib::Request& req, httplib::Response& res) c
 // The body was read by AdminServer with this route's cap (http::ReadCappedBody).
 void HandlerApi::Handle(const httplib::Request& req, httplib::Response& res) const {
   AdminRoute route = MatchAdminRoute(req.path);
-  std::optional<store::HandlerGrant> grant = Authenticate(req, res);
+  const bool attempt_route = route.id == RouteId::kAttemptEnd || route.id == RouteId::kAttemptRenew;
+  std::optional<store::HandlerGrant> grant = Authenticate(req, res, attempt_route);
   if (!grant) return;
   switch (route.id) {
+    case RouteId::kAttemptEnd: EndAttempt(req, res, *grant, route.action); break;
+    case RouteId::kAttemptRenew: RenewAttempt(req, res, *grant); break;
     case RouteId::kEffectClaim: ClaimEffect(req, res, *grant); break;
     case RouteId::kEffectEnd: EndEffect(req, res, *grant, route.param, route.action); break;
     case RouteId::kStep:
@@ -78,8 +81,8 @@ void HandlerApi::Handle(const httplib::Request& req, httplib::Response& res) con
   }
 }
 
-std::optional<store::HandlerGrant> HandlerApi::Authenticate(const httplib::Request& req,
-                                                           httplib::Response& res) const {
+std::optional<store::HandlerGrant> HandlerApi::Authenticate(const httplib::Request& req, httplib::Response& res,
+                                                           bool late_is_conflict) const {
   const std::string authorization = req.get_header_value("Authorization");
   auto grant = ledger_.Authenticate(BearerToken(authorization), clock_.NowMs());
   if (grant.ok()) return *grant;
@@ -87,6 +90,10 @@ std::optional<store::HandlerGrant> HandlerApi::Authenticate(const httplib::Reque
                        !store::IsExpiredToken(grant.status());
   if (guessed) {
     ReplyRefusal(RefuseWrongToken(limiter_, "handler", req.remote_addr), res);
+  } else if (late_is_conflict && store::IsExpiredToken(grant.status())) {
+    http::ReplyError(res, Status(Code::kConflict,
+                                 "this token's attempt is no longer running: it already ended, the event was "
+                                 "replayed, or its lease lapsed"));
   } else {
     ReplyFailure(res, grant.status());
   }

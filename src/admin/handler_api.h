@@ -1,6 +1,12 @@
 // admin/handler_api.h — the handler API (/v1, SPEC §9 "Handler API"): what
 // a running action calls, with its event's token, to claim side effects and
-// keep step results (store/ledger.h holds the rules).
+// keep step results (store/ledger.h holds the rules), and — for an async
+// action that answered 202 (action.async) — to end its attempt
+// (/v1/events/complete|fail|unknown) or renew its lease (/v1/events/renew).
+// An end is recorded exactly as the worker records one (Ledger::EndAttempt)
+// with the worker's policy (worker/policy.h) under the config in force; a
+// token whose attempt is over (ended, replayed, lease lapsed) gets 409 on
+// those routes, since the handler's call is then late, not a guess.
 //
 // Owns: request checks (route, method, size, bearer token, JSON body) and
 // the answers. Unknown or malformed tokens count as failed logins in the
@@ -20,13 +26,16 @@
 
 #include "admin/login_limiter.h"
 #include "common/clock.h"
+#include "config/live.h"
 #include "store/ledger.h"
 
 namespace hookinbox::admin {
 
 class HandlerApi {
  public:
-  HandlerApi(store::Ledger& ledger, const Clock& clock) : ledger_(ledger), clock_(clock), limiter_(clock) {}
+  // `live` (the config in force: retry schedule, lease length) must outlive it.
+  HandlerApi(store::Ledger& ledger, const config::LiveConfig& live, const Clock& clock)
+      : ledger_(ledger), live_(live), clock_(clock), limiter_(clock) {}
 
   // Answers requests the path, method or an absurd declared size already
   // rule out (404, 405, 413) before the body is read; true when it answered.
@@ -42,10 +51,20 @@ class HandlerApi {
                const std::string& name) const;
   void GetStep(httplib::Response& res, const store::HandlerGrant& grant, const std::string& name) const;
 
-  // The grant of the request's bearer token, or the refusal already written to `res`.
-  std::optional<store::HandlerGrant> Authenticate(const httplib::Request& req, httplib::Response& res) const;
+  // /v1/events/complete|fail|unknown (handler_attempt.cpp).
+  void EndAttempt(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant,
+                  const std::string& verb) const;
+  // /v1/events/renew (handler_attempt.cpp).
+  void RenewAttempt(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant) const;
+
+  // The grant of the request's bearer token, or the refusal already written
+  // to `res`. `late_is_conflict`: a token whose attempt is over gets 409
+  // (the /v1/events routes) instead of 401.
+  std::optional<store::HandlerGrant> Authenticate(const httplib::Request& req, httplib::Response& res,
+                                                  bool late_is_conflict) const;
 
   store::Ledger& ledger_;
+  const config::LiveConfig& live_;
   const Clock& clock_;
   mutable LoginLimiter limiter_;  // failed handler logins; thread-safe
 };

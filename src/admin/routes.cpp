@@ -7,6 +7,7 @@ namespace {
 
 constexpr std::string_view kEffectsPrefix = "/v1/effects/";
 constexpr std::string_view kStepsPrefix = "/v1/steps/";
+constexpr std::string_view kEventsPrefix = "/v1/events/";
 
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
@@ -22,6 +23,22 @@ AdminRoute EffectRoute(std::string_view rest) {
     r.id = RouteId::kEffectEnd;
     r.param = std::string(rest.substr(0, slash));
     r.action = std::string(action);
+  }
+  r.allow = "POST";
+  r.max_body = kMaxJsonBodyBytes;
+  return r;
+}
+
+// /v1/events/{verb}: the handler's end or renewal of its (async) attempt.
+AdminRoute AttemptRoute(std::string_view verb) {
+  AdminRoute r;
+  if (verb == "renew") {
+    r.id = RouteId::kAttemptRenew;
+  } else if (verb == "complete" || verb == "fail" || verb == "unknown") {
+    r.id = RouteId::kAttemptEnd;
+    r.action = std::string(verb);
+  } else {
+    return r;
   }
   r.allow = "POST";
   r.max_body = kMaxJsonBodyBytes;
@@ -121,6 +138,7 @@ AdminRoute MatchAdminRoute(std::string_view path) {
   constexpr std::string_view kApiPrefix = "/admin/api/";
   constexpr std::string_view kUiPrefix = "/admin/";
   if (StartsWith(path, kEffectsPrefix)) return EffectRoute(path.substr(kEffectsPrefix.size()));
+  if (StartsWith(path, kEventsPrefix)) return AttemptRoute(path.substr(kEventsPrefix.size()));
   if (StartsWith(path, kApiPrefix)) return ApiRoute(path.substr(kApiPrefix.size()));
   if (path == "/metrics") return Make(RouteId::kMetrics, "GET", Guard::kMetricsToken);
   if (path == "/admin") {

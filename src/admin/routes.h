@@ -20,6 +20,8 @@ enum class RouteId {
   kEffectClaim,  // POST /v1/effects/claim
   kEffectEnd,    // POST /v1/effects/{key}/complete|fail|unknown
   kStep,         // PUT|GET /v1/steps/{name}
+  kAttemptEnd,   // POST /v1/events/complete|fail|unknown (an async attempt's end, by its handler)
+  kAttemptRenew, // POST /v1/events/renew
   kMetrics,      // GET /metrics
   kUi,           // GET /admin, /admin/, /admin/{asset}
   kEvents,       // GET /admin/api/events
@@ -71,8 +73,8 @@ inline constexpr int64_t kAdminDrainLimit = 16 * 1024 * 1024;
 struct AdminRoute {
   RouteId id = RouteId::kNone;
   std::string param;   // the effect key, step name, event or incident id, endpoint name or UI asset, as decoded from the path
-  // kEffectEnd: "complete" | "fail" | "unknown"; kEndpointPause: "pause" | "resume";
-  // kEndpointSecret: "rotate" | "retire"
+  // kEffectEnd, kAttemptEnd: "complete" | "fail" | "unknown"; kEndpointPause:
+  // "pause" | "resume"; kEndpointSecret: "rotate" | "retire"
   std::string action;
   const char* allow = "";  // the methods the path accepts, as an Allow header
   size_t max_body = 0;     // the largest body the route reads

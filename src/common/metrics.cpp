@@ -41,6 +41,10 @@ void DeclareProductFamilies(Registry& r) {
   r.Declare(kRetriesTotal, Type::kCounter, "Attempts that ended retryable_failed, by cause.", ep_reason);
   r.Declare(kAttemptsTotal, Type::kCounter, "Processing attempts that ended, by outcome.",
             {"endpoint", "provider", "outcome"});
+  r.Declare(kAttemptsStartedTotal, Type::kCounter,
+            "Attempts an async action answered 202 (started): handed to the handler, which ends them through "
+            "/v1/events/complete, fail or unknown.",
+            ep);
   r.Declare(kConnectionsCutTotal, Type::kCounter,
             "Connections reset by the connection guard (header_timeout, header_bytes, body_timeout).",
             {"listener", "reason"});

@@ -121,6 +121,8 @@ inline constexpr const char* kRejectedTotal = "webhook_rejected_total";         
 inline constexpr const char* kProcessingSeconds = "webhook_processing_seconds";  // {endpoint,provider}
 inline constexpr const char* kRetriesTotal = "webhook_retries_total";            // {endpoint,provider,reason}
 inline constexpr const char* kAttemptsTotal = "webhook_attempts_total";          // {endpoint,provider,outcome}
+// Attempts an async action answered 202 "started": handed to the handler, which ends them through /v1/events/….
+inline constexpr const char* kAttemptsStartedTotal = "webhook_attempts_started_total";  // {endpoint,provider}
 inline constexpr const char* kConnectionsCutTotal = "webhook_connections_cut_total";  // {listener,reason}
 inline constexpr const char* kConnectionsRefusedTotal = "webhook_connections_refused_total";  // {listener,reason}
 // The handler API's effect claims answered "done": a repeat refused (SPEC §9 /v1/effects/claim).

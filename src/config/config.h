@@ -287,6 +287,11 @@ struct ActionConfig {
   // Resolved from action.auth_secret_env / auth_secret_file: the token, or
   // "user:password" for basic. Never logged or shown.
   Secret auth_secret;
+  // action.async (http only): a 202 Accepted answer means "started" — the
+  // event stays processing under its lease and the handler ends it through
+  // /v1/events/complete|fail|unknown (admin/handler_api.h). false: 202 is a
+  // plain success.
+  bool async = false;
   bool operator==(const ActionConfig&) const = default;
 };
 

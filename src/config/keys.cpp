@@ -571,6 +571,10 @@ std::vector<KeyInfo> BuildKeys() {
                      "basic)"));
   k.push_back(String("endpoint.action.auth_secret_file", ActionAuthSecret, &SecretSources::file,
                      "http: file holding the auth credential; relative to the config file"));
+  k.push_back(Bool("endpoint.action.async", Action, &ActionConfig::async,
+                   "http: a 202 Accepted answer means started: the event stays processing (its lease renewed by "
+                   "the handler through POST /v1/events/renew) until the handler calls POST "
+                   "/v1/events/complete, fail or unknown, or the lease lapses"));
 
   // [endpoint.business_key] and [endpoint.ordering].
   k.push_back(Table("endpoint.business_key", KeyType::kTable,

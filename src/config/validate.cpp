@@ -468,6 +468,10 @@ class Validator {
       }
     }
     if (!a.url.empty()) report_.Warn(at + ".url", "unused with type = \"exec\"");
+    // A command has no 202 to answer, and its token would die with it.
+    if (a.async) {
+      report_.Error(at + ".async", "async = true needs type = \"http\" (a 202 answer means started); exec actions end when the command exits");
+    }
     for (const char* unused : {"result_ref_header", "result_ref_pointer", "ca_file"}) {
       if (p_.Has(at + "." + unused)) {
         report_.Warn(at + "." + unused, "unused with type = \"exec\" (its result_ref comes from a JSON last stdout line)");

@@ -28,6 +28,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "store/work_queue.h"
 
 namespace hookinbox::store {
 
@@ -44,6 +45,9 @@ Status CheckLedgerName(std::string_view what, std::string_view value);
 struct HandlerGrant {
   int64_t inbox_id = 0;
   std::string tenant_id;
+  std::string provider, endpoint, event_id;  // the event's, for the handler API's record, log and metrics
+  int64_t retry_window_start_ms = 0;         // as LeasedEvent's: the retry horizon counts from here
+  bool handed_over = false;  // the worker handed the attempt to its handler (WorkQueue::HandOver, a 202 on async)
   int attempt = 0;             // the event's attempt_count: the attempt the token was issued for
   int64_t lease_until_ms = 0;  // the token stops working at this time unless the lease is renewed
   std::string token_hash;      // Sha256Hex(token), re-checked by every write
@@ -88,6 +92,23 @@ class Ledger {
   // that is malformed, unknown, replaced by a later claim, or whose attempt
   // ended or lease expired; Unavailable when the database is.
   virtual Result<HandlerGrant> Authenticate(std::string_view token, int64_t now_ms) = 0;
+
+  // Ends grant's attempt as the worker's Finish would, with the same writes
+  // (store/attempt_record.h): the event's state, its attempt row, the audit
+  // chain, what waits on it. `result` says how (outcome, finished_at,
+  // next_attempt_at, result_ref, error); its id, attempt and owner are set
+  // here from the grant and the event's lease. Decided in one transaction
+  // with the token re-checked. Errors: Conflict when the event is no longer
+  // 'processing' under grant's attempt with a lease running past
+  // result.finished_at_ms (ended — by this handler before —, replayed,
+  // reclaimed, or its lease lapsed); InvalidArgument as Finish. Nothing
+  // changed on error.
+  virtual Status EndAttempt(const HandlerGrant& grant, AttemptResult result) = 0;
+
+  // Extends grant's lease (and so its token's life) to `until_ms`, decided
+  // like EndAttempt at `now_ms`; the lease's owner does not change. Errors:
+  // Conflict as EndAttempt; InvalidArgument when until_ms <= now_ms.
+  virtual Status RenewAttempt(const HandlerGrant& grant, int64_t until_ms, int64_t now_ms) = 0;
 
   // Claims (grant.tenant_id, key) for grant's event, deciding in one
   // transaction. Claimed when the key is new, already held by this event

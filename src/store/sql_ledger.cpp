@@ -237,8 +237,8 @@ Result<HandlerGrant> SqlStore::Authenticate(std::string_view token, int64_t now_
   if (!WellFormedToken(token)) return Unauthenticated("malformed token");
   return WithReader<HandlerGrant>(*readers_, "authenticate", [&](sql::Connection& db) -> Result<HandlerGrant> {
     Prepared st(db,
-                "SELECT id, tenant_id, attempt_count, status, lease_until FROM webhook_inbox"
-                " WHERE token_hash = ?");
+                "SELECT id, tenant_id, attempt_count, status, lease_until, provider, endpoint, event_id,"
+                " COALESCE(retry_window_start, received_at), lease_owner FROM webhook_inbox WHERE token_hash = ?");
     HandlerGrant g;
     g.token_hash = Sha256Hex(token);
     st->bind(1, g.token_hash);
@@ -247,6 +247,11 @@ Result<HandlerGrant> SqlStore::Authenticate(std::string_view token, int64_t now_
     g.tenant_id = st->getColumn(1).getString();
     g.attempt = st->getColumn(2).getInt();
     g.lease_until_ms = st->getColumn(4).isNull() ? 0 : st->getColumn(4).getInt64();
+    g.provider = st->getColumn(5).getString();
+    g.endpoint = st->getColumn(6).getString();
+    g.event_id = st->getColumn(7).getString();
+    g.retry_window_start_ms = st->getColumn(8).getInt64();
+    g.handed_over = !st->getColumn(9).isNull() && IsHandlerLeaseOwner(st->getColumn(9).getString());
     const bool processing = EventStatusFromSql(st->getColumn(3).getString()) == EventStatus::kProcessing;
     if (!processing || g.lease_until_ms <= now_ms) return Expired();
     return g;

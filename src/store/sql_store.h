@@ -67,6 +67,7 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore, publi
                                                const std::vector<int64_t>& running_ids) override;
   Result<std::optional<LeasedEvent>> LeaseDue(const LeaseRequest& request) override;
   Status RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) override;
+  Status HandOver(int64_t id, const std::string& owner, int attempt, int64_t until_ms) override;  // sql_handler_attempt.cpp
   Status Finish(const AttemptResult& result) override;
   Status FinishAndLease(const AttemptResult& result, const LeaseRequest& next,
                         std::optional<LeasedEvent>* claimed) override;
@@ -85,6 +86,9 @@ class SqlStore final : public Ingest, public WorkQueue, public AdminStore, publi
                  const std::string& body, int64_t now_ms) override;
   Result<std::optional<StepResult>> GetStep(const HandlerGrant& grant, const std::string& name,
                                             int64_t now_ms) override;
+  // The handler's end of an asynchronous attempt (sql_handler_attempt.cpp, beside HandOver).
+  Status EndAttempt(const HandlerGrant& grant, AttemptResult result) override;
+  Status RenewAttempt(const HandlerGrant& grant, int64_t until_ms, int64_t now_ms) override;
 
   // AdminQueries (sql_event_queries.cpp; Replay and ReplayMatching in sql_replay.cpp; Resolve in
   // sql_work_queue.cpp beside the other transitions; ResolveEffect in sql_ledger.cpp beside the other

@@ -14,6 +14,7 @@
 
 #include "common/digest.h"
 #include "common/secret.h"
+#include "store/attempt_record.h"
 #include "store/claim_gate.h"
 #include "store/due_search.h"
 #include "store/event_actions.h"
@@ -184,8 +185,9 @@ std::optional<LeasedEvent> LeaseOldestDueInTransaction(sql::Connection& db, cons
   return std::nullopt;
 }
 
-// The event's part of Finish, conditional on the lease. True when it applied.
-bool MoveEvent(sql::Connection& db, const AttemptResult& r) {
+// The event's part of Finish, conditional on the lease (held by
+// `lease_owner`: the worker, or the handler it handed the event to). True when it applied.
+bool MoveEvent(sql::Connection& db, const AttemptResult& r, const std::string& lease_owner) {
   static const std::string kSql =
       "UPDATE webhook_inbox SET status = ?1, lease_owner = NULL, lease_until = NULL,"
       " next_attempt_at = ?2, completed_at = ?3,"
@@ -209,7 +211,7 @@ bool MoveEvent(sql::Connection& db, const AttemptResult& r) {
   BindText(*st, 4, r.result_ref);
   BindText(*st, 5, ShortError(r.error));
   st->bind(6, static_cast<int64_t>(r.id));
-  st->bind(7, r.owner);
+  st->bind(7, lease_owner);
   st->bind(8, r.attempt);
   return st->exec() == 1;
 }
@@ -343,8 +345,6 @@ Status SqlStore::RenewLease(int64_t id, const std::string& owner, int attempt, i
   return Status::Ok();
 }
 
-namespace {
-
 Status CheckResult(const AttemptResult& r) {
   if (r.owner.empty() || (r.outcome == AttemptOutcome::kRetryableFailed && r.next_attempt_at_ms <= 0)) {
     return InvalidArgument("finish: an owner, and for retryable_failed a next attempt time, are required");
@@ -352,9 +352,8 @@ Status CheckResult(const AttemptResult& r) {
   return Status::Ok();
 }
 
-// Finish's writes; returns false (and records the attempt as lost) when the lease was lost.
-bool FinishInTransaction(sql::Connection& db, const AttemptResult& r) {
-  if (MoveEvent(db, r)) {
+bool FinishInTransaction(sql::Connection& db, const AttemptResult& r, const std::string* lease_owner) {
+  if (MoveEvent(db, r, lease_owner != nullptr ? *lease_owner : r.owner)) {
     CloseAttempt(db, r, r.probe ? AttemptOutcomeName(AttemptOutcome::kUnknown) : AttemptOutcomeName(r.outcome),
                  r.error);
     if (r.probe) InsertProbe(db, r);
@@ -366,6 +365,8 @@ bool FinishInTransaction(sql::Connection& db, const AttemptResult& r) {
   CloseAttempt(db, r, "lost", std::string("lease lost before finish; would have been ") + AttemptOutcomeName(r.outcome));
   return false;
 }
+
+namespace {
 
 Status FinishStatus(const AttemptResult& r, bool moved) {
   if (!moved) return Status(Code::kConflict, "finish: lease lost for event " + std::to_string(r.id));

@@ -50,6 +50,13 @@ struct LeasedEvent {
 // handler API, scoped to one event's current attempt.
 std::string NewHandlerToken();
 
+// The lease owner of an event whose attempt `worker_owner` handed to its
+// handler (WorkQueue::HandOver): "handler:" + worker_owner. What the admin
+// UI shows as the event's lease owner while the handler has it.
+std::string HandlerLeaseOwner(const std::string& worker_owner);
+// True for a lease owner HandlerLeaseOwner made.
+bool IsHandlerLeaseOwner(const std::string& lease_owner);
+
 // How an attempt ended; each names the state the event moves to.
 enum class AttemptOutcome { kCompleted, kRetryableFailed, kDeadLettered, kUnknown };
 EventStatus StatusAfter(AttemptOutcome o);
@@ -135,6 +142,17 @@ class WorkQueue {
   // reclaimed. Errors: Conflict when the lease was lost (expired and
   // re-claimed, released, or finished) — the caller must abandon the attempt.
   virtual Status RenewLease(int64_t id, const std::string& owner, int attempt, int64_t until_ms) = 0;
+
+  // The attempt's action answered "started" (action.async): the lease passes
+  // to its handler. The event stays 'processing' and its attempt row open;
+  // lease_owner becomes HandlerLeaseOwner(owner) and lease_until `until_ms`,
+  // fenced like RenewLease, so the worker's renewals and its shutdown
+  // release (ReleaseLeases(owner)) no longer touch it. From then on only the
+  // handler renews or ends it (Ledger::RenewAttempt, EndAttempt); a lease it
+  // lets lapse is reclaimed like any other (the attempt row closed 'lost').
+  // Errors: Conflict when the lease was lost or the attempt already ended
+  // (a handler that ended it before the worker read its 202); nothing changed.
+  virtual Status HandOver(int64_t id, const std::string& owner, int attempt, int64_t until_ms) = 0;
 
   // Records the attempt and moves the event out of 'processing', clearing the
   // lease. Fenced by (owner, attempt), not by the lease's expiry: an attempt

@@ -772,6 +772,8 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
     --in_flight_;
     finished_change = NumberLocked(event.endpoint, gate_.Abandoned(event.endpoint, event.id, clock_.NowMs()));
     running_events_.Remove(event.id);
+  } else if (attempt.outcome.started) {
+    finished_change = HandOver(attempt);
   } else {
     {
       // The breaker learns the outcome before anything else of its endpoint runs.
@@ -790,6 +792,37 @@ std::optional<store::LeasedEvent> WorkerLoop::RunOne(const std::string& owner, s
   wake_.notify_all();
   idle_.notify_all();
   return next;
+}
+
+std::optional<WorkerLoop::BreakerReport> WorkerLoop::HandOver(const Attempted& a) {
+  const store::LeasedEvent& event = a.event;
+  // A fresh lease from now: the handler's time to renew or end it starts
+  // when it said "started". Its renewal is the handler's from here on
+  // (RunOne dropped ours), and Stop's release leaves the event alone.
+  const int64_t until_ms = clock_.NowMs() + int64_t{a.config->worker.lease_seconds} * 1000;
+  Status st = queue_.HandOver(event.id, a.result.owner, event.attempt, until_ms);
+  if (st.ok()) {
+    metrics::Registry::Default().Add(metrics::kAttemptsStartedTotal, {event.endpoint, event.provider});
+    log::Info("attempt_started", {{"endpoint", event.endpoint},
+                                  {"provider", event.provider},
+                                  {"id", event.id},
+                                  {"event_id", event.event_id},
+                                  {"attempt", event.attempt},
+                                  {"duration_ms", a.seconds * 1000.0}});
+  } else if (st.code() == Code::kConflict) {
+    // The handler ended the attempt before its 202 reached us, or the lease was lost.
+    log::Info("worker_handover_skipped", {{"endpoint", event.endpoint}, {"id", std::to_string(event.id)}});
+  } else {
+    // The event stays leased to this worker, unrenewed: when the lease
+    // lapses it is claimed again (another attempt), as after a crash.
+    log::Error("worker_handover_failed",
+               {{"endpoint", event.endpoint}, {"id", std::to_string(event.id)}, {"error", st.message()}});
+  }
+  // Either way the slot is free: the worker's part of the attempt is over.
+  // The downstream took the event, so the breaker counts a success.
+  std::lock_guard<std::mutex> lock(mu_);
+  RecordedLocked(a);
+  return NumberLocked(event.endpoint, gate_.Finished(event.endpoint, event.id, false, "", clock_.NowMs()));
 }
 
 void WorkerLoop::HoldLease(const store::LeasedEvent& event, const std::string& owner, int64_t lease_ms) {

@@ -7,7 +7,10 @@
 // names only the endpoints with an action and a free slot, so the events of
 // the others wait — and endpoints no longer in the config keep theirs as
 // they are) and the dispatch gate (worker/dispatch_gate.h: pause, circuit
-// breaker, rate limit), which leaves endpoints out the same way; lease renewal while an action runs (one thread renews every
+// breaker, rate limit), which leaves endpoints out the same way; an async
+// action's 202 (action.async), after which the event is its handler's:
+// leased to it, renewed and ended by it through the handler API, while the
+// slot runs other events; lease renewal while an action runs (one thread renews every
 // running lease each lease/3, and soon again after a failed renewal; a lost
 // lease abandons the attempt quietly); the events it is running, which its
 // own requests never take back even when their lease lapsed; and shutdown
@@ -173,6 +176,11 @@ class WorkerLoop {
   // Records the finished attempts at once, claiming the next event with them
   // (FinishAndLease); that event takes `endpoint`'s slot.
   std::optional<store::LeasedEvent> RecordAndClaim(const std::string& owner, const std::string& endpoint, Ahead* ahead);
+  // The attempt's action answered 202 "started" (action.async): its lease
+  // passes to the handler (WorkQueue::HandOver) and nothing of it is
+  // recorded here; its slot and running-set entry are freed. Not under mu_;
+  // returns the breaker's change.
+  std::optional<BreakerReport> HandOver(const Attempted& a);
   // Under mu_: a recorded (or given up) attempt no longer counts in flight.
   void RecordedLocked(const Attempted& a);
   // Logs and counts a recorded attempt, as `st` says the record went.

@@ -274,6 +274,28 @@ TEST_CASE("http action: other 4xx and 3xx are permanent; redirects are not follo
   CHECK(down.calls() == before + 1);  // /ok was not called
 }
 
+TEST_CASE("http action: with async, a 202 means started; other 2xx, or 202 without async, are done", "[action][http]") {
+  Downstream down;
+  FakeClock clock(kNow);
+  config::ActionConfig async = HttpConfig(down.Url("/status/202"));
+  async.async = true;
+  Outcome o = HttpAction(async, clock).Run(Input());
+  CHECK(o.verdict == Verdict::kSuccess);
+  CHECK(o.http_status == 202);
+  CHECK(o.started);
+  o = HttpAction(HttpConfig(down.Url("/status/202")), clock).Run(Input());
+  CHECK(o.verdict == Verdict::kSuccess);
+  CHECK_FALSE(o.started);
+  async.url = down.Url("/status/200");
+  o = HttpAction(async, clock).Run(Input());
+  CHECK(o.verdict == Verdict::kSuccess);
+  CHECK_FALSE(o.started);
+  async.url = down.Url("/status/503");
+  o = HttpAction(async, clock).Run(Input());
+  CHECK(o.verdict == Verdict::kTransient);
+  CHECK_FALSE(o.started);
+}
+
 TEST_CASE("http action: 408, 425, 429 and 5xx are transient, honouring Retry-After", "[action][http]") {
   Downstream down;
   FakeClock clock(kNow);

@@ -95,6 +95,17 @@ TEST_CASE("action config: default concurrency is half the worker threads, at lea
   CHECK(c.ActionConcurrency(c.endpoints[0]) == 8);
 }
 
+TEST_CASE("action config: async is off by default and read for http", "[config][action]") {
+  LoadResult r = LoadAction(kHttp);
+  REQUIRE(r.ok());
+  CHECK_FALSE(r.config.endpoints[0].action.async);
+  r = LoadAction(kHttp + "async = true\n");
+  INFO(Dump(r.errors) << Dump(r.warnings));
+  REQUIRE(r.ok());
+  CHECK(r.warnings.empty());
+  CHECK(r.config.endpoints[0].action.async);
+}
+
 TEST_CASE("action config: exec resolves a relative program against the config file", "[config][action]") {
   LoadResult r = Load(kEndpoint + "[endpoint.action]\ntype = \"exec\"\ncommand = [\"bin/handle\", \"--flag\"]\n");
   INFO(Dump(r.errors));
@@ -132,6 +143,9 @@ TEST_CASE("action config: errors name the key and line", "[config][action]") {
        "type = \"exec\" needs command"},
       {"timeout out of bounds", kHttp + "timeout_ms = 0 #<\n", "endpoint[0].action.timeout_ms",
        "must be between 1 and 3600000"},
+      {"async on exec", "type = \"exec\"\ncommand = [\"/bin/true\"]\nasync = true #<\n", "endpoint[0].action.async",
+       "async = true needs type = \"http\""},
+      {"async not a boolean", kHttp + "async = \"yes\" #<\n", "endpoint[0].action.async", "must be"},
   };
   for (const auto& c : cases) {
     const std::string toml = kEndpoint + "[endpoint.action]\n" + c.action;

@@ -49,7 +49,7 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
       "endpoint.action.breaker_failures", "endpoint.action.breaker_probe_seconds", "endpoint.action.result_ref_header",
       "endpoint.action.result_ref_pointer", "endpoint.action.ca_file", "endpoint.action.probe_url",
       "endpoint.action.retry_for", "endpoint.action.auth", "endpoint.action.auth_header",
-      "endpoint.action.auth_secret_env", "endpoint.action.auth_secret_file",
+      "endpoint.action.auth_secret_env", "endpoint.action.auth_secret_file", "endpoint.action.async",
       "endpoint.business_key", "endpoint.business_key.fields", "endpoint.business_key.operation",
       "endpoint.business_key.operations", "endpoint.ordering", "endpoint.ordering.object", "endpoint.ordering.version",
       "endpoint.retention", "endpoint.retention.payload_days", "endpoint.retention.key_days",

@@ -70,10 +70,11 @@ class FakeQueue final : public store::WorkQueue {
     }
     return std::optional<store::LeasedEvent>();
   }
-  Status RenewLease(int64_t, const std::string&, int, int64_t) override {
+  Status RenewLease(int64_t id, const std::string&, int, int64_t) override {
     {
       std::lock_guard<std::mutex> lock(mu);
       renewed_at.push_back(std::chrono::steady_clock::now());
+      renewed_ids.push_back(id);
     }
     ++renewals;
     if (renew_failures.load() > 0) {
@@ -81,6 +82,12 @@ class FakeQueue final : public store::WorkQueue {
       return Status{Code::kUnavailable, "database is locked"};
     }
     return lose_lease.load() ? Status{Code::kConflict, "lease lost"} : Status::Ok();
+  }
+  Status HandOver(int64_t id, const std::string& owner, int attempt, int64_t until_ms) override {
+    std::lock_guard<std::mutex> lock(mu);
+    handed_over.push_back({id, owner, attempt, until_ms});
+    held.erase(id);  // the store's release leaves a handed-over event alone
+    return handover_conflict ? Status{Code::kConflict, "ended already"} : Status::Ok();
   }
   Status Finish(const store::AttemptResult& r) override {
     std::lock_guard<std::mutex> lock(mu);
@@ -174,6 +181,15 @@ class FakeQueue final : public store::WorkQueue {
   int claims = 0;
   std::atomic<int> renew_failures{0};  // the next renewals that fail with Unavailable
   std::vector<std::chrono::steady_clock::time_point> renewed_at;
+  std::vector<int64_t> renewed_ids;  // RenewLease's ids, in order
+  struct HandedOver {
+    int64_t id;
+    std::string owner;
+    int attempt;
+    int64_t until_ms;
+  };
+  std::vector<HandedOver> handed_over;  // HandOver's calls
+  bool handover_conflict = false;       // HandOver answers Conflict (the handler ended it first)
 };
 
 // An action that blocks until released, counting how many run at once.
