@@ -1,4 +1,5 @@
-// tests/support/temp_dir.h — a fresh directory per test, removed afterwards.
+// tests/support/temp_dir.h — a fresh directory per test, removed afterwards,
+// and the small file and port questions tests ask about what they made.
 #pragma once
 
 #include <string>
@@ -20,5 +21,15 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// The whole file ("" when it cannot be read).
+std::string ReadWholeFile(const std::string& path);
+// Whether `path` exists (a link counts, whatever it points at).
+bool PathExists(const std::string& path);
+// The permission bits of `path` (st_mode & 07777); 0 when it does not exist.
+unsigned FileMode(const std::string& path);
+// A loopback TCP port that was free a moment ago and has nothing listening:
+// for "the service is not running" cases.
+int ClosedLoopbackPort();
 
 }  // namespace hookinbox::testing

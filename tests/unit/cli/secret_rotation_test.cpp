@@ -25,29 +25,15 @@ namespace {
 
 constexpr int64_t kDay = 86400000;
 
-std::string Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+constexpr auto Read = &hookinbox::testing::ReadWholeFile;
+constexpr auto Exists = &hookinbox::testing::PathExists;
+constexpr auto ModeOf = &hookinbox::testing::FileMode;
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream in(text);
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
-}
-
-bool Exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-unsigned ModeOf(const std::string& path) {
-  struct stat st {};
-  REQUIRE(::stat(path.c_str(), &st) == 0);
-  return st.st_mode & 07777;
 }
 
 std::string WriteSecret(const TempDir& dir, const std::string& name, const std::string& bytes, mode_t mode = 0600) {

@@ -27,31 +27,9 @@ namespace {
 
 const std::string kToken = "admin-token-0123456789abcdef0123456789abcdef";
 
-std::string Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-bool Exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-// A loopback port that was free a moment ago and has nothing listening.
-int ClosedPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
+constexpr auto Read = &hookinbox::testing::ReadWholeFile;
+constexpr auto Exists = &hookinbox::testing::PathExists;
+constexpr auto ClosedPort = &hookinbox::testing::ClosedLoopbackPort;
 
 // Answers POST /admin/api/reload with 200 (or, `refusing`, 422 as a
 // refused reload does) and counts the calls.

@@ -21,23 +21,9 @@ namespace {
 
 constexpr int64_t kUntil = 1796860800000;  // 2026-12-10T00:00:00Z
 
-bool Exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-unsigned ModeOf(const std::string& path) {
-  struct stat st {};
-  REQUIRE(::stat(path.c_str(), &st) == 0);
-  return st.st_mode & 07777;
-}
-
-std::string Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+constexpr auto Read = &hookinbox::testing::ReadWholeFile;
+constexpr auto Exists = &hookinbox::testing::PathExists;
+constexpr auto ModeOf = &hookinbox::testing::FileMode;
 
 // F = dir/demo.secret with `bytes` and `mode`.
 std::string DemoSecret(const TempDir& dir, const std::string& bytes, mode_t mode = 0600) {
