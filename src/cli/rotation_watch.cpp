@@ -91,8 +91,8 @@ void RotationWatch::Run() {
       wake_.wait(lock);
       continue;
     }
-    int64_t next = std::min_element(ends_.begin(), ends_.end(), [](auto& a, auto& b) { return a.second < b.second; })
-                       ->second;
+    int64_t next =
+        std::min_element(ends_.begin(), ends_.end(), [](auto& a, auto& b) { return a.second < b.second; })->second;
     int64_t sleep_ms = std::clamp<int64_t>(next - clock_.NowMs(), 1, kMaxSleepMs);
     // An end already passed and still here: its row could not be written.
     if (next <= clock_.NowMs() && ends_.size() == before) sleep_ms = kRetryMs;

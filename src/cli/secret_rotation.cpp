@@ -51,8 +51,8 @@ SecretRotateAnswer Finish(const config::EndpointConfig& e, const PutInForce& put
     return Refused(put.status.code(), why);
   }
   if (Status recorded = record(); !recorded.ok()) {
-    return Refused(Code::kUnavailable, "the change is made, but its audit row could not be written: " +
-                                           recorded.message());
+    return Refused(Code::kUnavailable,
+                   "the change is made, but its audit row could not be written: " + recorded.message());
   }
   SecretRotateAnswer answer;
   answer.secret_file = e.secret_file;
@@ -70,17 +70,19 @@ SecretRotateAnswer Rotate(const config::Config& in_force, const config::Endpoint
   // The state file keeps whole seconds: round down, so what is kept is what was said.
   const int64_t until = ask.keep_old_until_ms / 1000 * 1000;
   if (until <= now_ms) {
-    return Refused(Code::kInvalidArgument, "the time to keep the old secret until (" + FormatUtc(until) +
-                                               ") is not in the future");
+    return Refused(Code::kInvalidArgument,
+                   "the time to keep the old secret until (" + FormatUtc(until) + ") is not in the future");
   }
   auto rotation = config::ReadRotation(e.secret_file);
   if (!rotation.ok()) {
-    return Refused(Code::kConflict, rotation.status().message() + "; `hookinbox secrets retire " + e.name +
-                                        "` removes it");
+    return Refused(Code::kConflict,
+                   rotation.status().message() + "; `hookinbox secrets retire " + e.name + "` removes it");
   }
   if (rotation->has_value() && (*rotation)->previous_until_ms > now_ms) {
-    return Refused(Code::kConflict, "a rotation of endpoint \"" + e.name + "\" is still in its window: the previous "
-                                        "secret is accepted until " + FormatUtc((*rotation)->previous_until_ms) +
+    return Refused(Code::kConflict, "a rotation of endpoint \"" + e.name +
+                                        "\" is still in its window: the previous "
+                                        "secret is accepted until " +
+                                        FormatUtc((*rotation)->previous_until_ms) +
                                         ". Retire it first (hookinbox secrets retire " + e.name + ") or wait");
   }
   Result<Secret> before = config::WriteRotation(e.secret_file, ask.next.bytes(), until);
@@ -91,9 +93,9 @@ SecretRotateAnswer Rotate(const config::Config& in_force, const config::Endpoint
     return Refused(Code::kInvalidArgument, why);
   }
   auto record = [&] {
-    return audit.RecordSecretRotated(e.name, ask.actor, "new secret in " + e.secret_file +
-                                                            "; the previous one accepted until " + FormatUtc(until),
-                                     now_ms);
+    return audit.RecordSecretRotated(
+        e.name, ask.actor, "new secret in " + e.secret_file + "; the previous one accepted until " + FormatUtc(until),
+        now_ms);
   };
   SecretRotateAnswer answer = Finish(e, put_in_force, undo, record);
   if (answer.status.ok()) answer.previous_until_ms = until;

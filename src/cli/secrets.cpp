@@ -72,11 +72,12 @@ void PrintStep(const config::SecretRotateAsk& ask, const config::SecretRotateAns
 // `reply`: the reload asked after the change; null when nothing changed (none asked).
 ordered_json StepJson(const config::SecretRotateAsk& ask, const config::SecretRotateAnswer& answer,
                       const ReloadReply* reply) {
-  ordered_json j{{"endpoint", ask.endpoint},
-                 {"action", ask.retire ? "retire" : "rotate"},
-                 {"changed", answer.changed},
-                 {"secret_file", answer.secret_file},
-                 {"previous_until", ask.retire ? ordered_json(nullptr) : ordered_json(FormatUtc(answer.previous_until_ms))}};
+  ordered_json j{
+      {"endpoint", ask.endpoint},
+      {"action", ask.retire ? "retire" : "rotate"},
+      {"changed", answer.changed},
+      {"secret_file", answer.secret_file},
+      {"previous_until", ask.retire ? ordered_json(nullptr) : ordered_json(FormatUtc(answer.previous_until_ms))}};
   ordered_json reload = reply ? ordered_json::parse(reply->body, nullptr, /*allow_exceptions=*/false) : nullptr;
   j["reloaded"] = reply != nullptr && reply->status == 200;
   j["reload"] = reload.is_discarded() ? ordered_json(nullptr) : reload;
@@ -128,8 +129,7 @@ int Step(config::SecretRotateAsk ask, const CommonOptions& common, std::ostream&
 
 }  // namespace
 
-int RunSecretsRotate(const SecretsOptions& options, const CommonOptions& common, std::ostream& out,
-                     std::ostream& err) {
+int RunSecretsRotate(const SecretsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err) {
   const int64_t now_ms = SystemClock().NowMs();
   auto until = ParseFutureTime(options.keep_old_until, now_ms);
   if (!until.ok()) {
@@ -146,8 +146,7 @@ int RunSecretsRotate(const SecretsOptions& options, const CommonOptions& common,
   return Step(std::move(ask), common, out, err);
 }
 
-int RunSecretsRetire(const SecretsOptions& options, const CommonOptions& common, std::ostream& out,
-                     std::ostream& err) {
+int RunSecretsRetire(const SecretsOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err) {
   config::SecretRotateAsk ask;
   ask.endpoint = options.endpoint;
   ask.retire = true;

@@ -35,8 +35,9 @@ std::optional<int64_t> ParseState(const std::string& text) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
     int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, used = 0;
-    if (found || std::sscanf(line.c_str(), "previous_until = \"%4d-%2d-%2dT%2d:%2d:%2dZ\"%n", &y, &mo, &d, &h, &mi, &s,
-                             &used) != 6 ||
+    if (found ||
+        std::sscanf(line.c_str(), "previous_until = \"%4d-%2d-%2dT%2d:%2d:%2dZ\"%n", &y, &mo, &d, &h, &mi, &s, &used) !=
+            6 ||
         static_cast<size_t>(used) != line.size()) {
       return std::nullopt;
     }
@@ -58,8 +59,9 @@ std::optional<int64_t> ParseState(const std::string& text) {
 Status CannotWrite(const std::string& path, int error) {
   std::string message = "cannot write " + path + ": " + std::strerror(error);
   if (error == EACCES || error == EPERM || error == EROFS) {
-    message += " — the service's user cannot write there; run `hookinbox secrets rotate` on the host as the "
-               "file's owner instead";
+    message +=
+        " — the service's user cannot write there; run `hookinbox secrets rotate` on the host as the "
+        "file's owner instead";
   }
   return Status(Code::kConflict, message);
 }
@@ -141,7 +143,8 @@ std::string NotRotatableReason(const EndpointConfig& e) {
            "reload";
   }
   if (!e.tenants.empty()) {
-    return "endpoint \"" + e.name + "\" has a secret per tenant: list the new file first in that tenant's "
+    return "endpoint \"" + e.name +
+           "\" has a secret per tenant: list the new file first in that tenant's "
            "secrets_file = [new, old] and reload";
   }
   if (!e.secret_file.empty() && e.other_secret_keys.empty()) return "";
@@ -152,7 +155,8 @@ std::string NotRotatableReason(const EndpointConfig& e) {
              "that, or list both variables with secrets_env = [\"NEW\", \"OLD\"] and restart";
     }
   }
-  return "endpoint \"" + e.name + "\" lists its secrets in secrets_file: put the new file first, reload, and remove "
+  return "endpoint \"" + e.name +
+         "\" lists its secrets in secrets_file: put the new file first, reload, and remove "
          "the old one later (or use a single secret_file to rotate with this command)";
 }
 
@@ -246,8 +250,8 @@ Status RestoreRotation(const std::string& secret_file, const SavedRotation& save
   if (!st.ok()) return st.status();
   const mode_t mode = st->st_mode & 07777;
   if (!saved.previous.empty()) {
-    Status done = WriteFileAtomically(PreviousSecretFile(secret_file), saved.previous.bytes(), mode, st->st_uid,
-                                      st->st_gid);
+    Status done =
+        WriteFileAtomically(PreviousSecretFile(secret_file), saved.previous.bytes(), mode, st->st_uid, st->st_gid);
     if (!done.ok()) return done;
   }
   return WriteFileAtomically(RotationStateFile(secret_file), saved.state, 0644, st->st_uid, st->st_gid);

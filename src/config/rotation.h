@@ -98,10 +98,10 @@ Status RestoreRotation(const std::string& secret_file, const SavedRotation& save
 
 struct SecretRotateAsk {
   std::string endpoint;
-  bool retire = false;           // true: drop the previous secret now (no new secret)
-  Secret next;                   // the new secret's bytes as the provider gave them (rotate only)
-  int64_t keep_old_until_ms = 0; // when the previous stops being accepted (rotate only)
-  std::string actor;             // "cli:<user>", "admin:<address>"
+  bool retire = false;            // true: drop the previous secret now (no new secret)
+  Secret next;                    // the new secret's bytes as the provider gave them (rotate only)
+  int64_t keep_old_until_ms = 0;  // when the previous stops being accepted (rotate only)
+  std::string actor;              // "cli:<user>", "admin:<address>"
 };
 
 struct SecretRotateAnswer {
@@ -111,7 +111,7 @@ struct SecretRotateAnswer {
   // list, public keys, a rotation still in its window, a file the service
   // cannot write). The message says what to do instead.
   Status status;
-  bool changed = true;            // false: a retire with no previous secret to retire (ok, nothing written)
+  bool changed = true;  // false: a retire with no previous secret to retire (ok, nothing written)
   // ok, or — status ok, the change made and recorded — why it is not in
   // force yet (the CLI could not reach the service: its next start uses it).
   Status in_force;

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 
 #include <atomic>
-#include <mutex>
 #include <catch2/catch.hpp>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -82,7 +82,8 @@ TEST_CASE("agent example: a retry and a replay call the model once in total and 
   inst.WriteTestConfig(R"(
 [endpoint.action]
 type = "exec"
-command = ["/usr/bin/python3", ")" + agent + R"(", "--model-url", ")" + model.Url("/v1/chat/completions") +
+command = ["/usr/bin/python3", ")" +
+                       agent + R"(", "--model-url", ")" + model.Url("/v1/chat/completions") +
                        R"(", "--model", "test-model", "--reply-url", ")" + mail.Url("/send") + R"(", "--timeout", "20"]
 timeout_ms = 60000
 
@@ -123,9 +124,12 @@ shutdown_grace_seconds = 1
   auto replay = RunCommand(BinaryPath() + " events replay " + id + " -c " + inst.config_path() + " 2>&1");
   INFO(replay.out);
   REQUIRE(replay.exit_code == 0);
-  REQUIRE(PollUntil([&] { return inst.Sql("SELECT count(*) FROM webhook_attempts WHERE inbox_id = " + id +
-                                          " AND outcome = 'completed'") == "2"; },
-                    60s));
+  REQUIRE(PollUntil(
+      [&] {
+        return inst.Sql("SELECT count(*) FROM webhook_attempts WHERE inbox_id = " + id +
+                        " AND outcome = 'completed'") == "2";
+      },
+      60s));
   CHECK(status() == "completed");
   CHECK(model_calls == 1);
   CHECK(mail_requests == 2);

@@ -33,8 +33,8 @@ struct RotationFixture : ReloadFixture {
     server.Start();
   }
   CommandResult Secrets(const std::string& args) const {
-    return RunCommand("ROT_ENV_SECRET=" + kOld + " " + BinaryPath() + " secrets " + args + " -c " +
-                      inst.config_path() + " 2>&1");
+    return RunCommand("ROT_ENV_SECRET=" + kOld + " " + BinaryPath() + " secrets " + args + " -c " + inst.config_path() +
+                      " 2>&1");
   }
   std::string Actions(const std::string& endpoint = "rot") const {
     return inst.Sql("SELECT action || ' ' || actor FROM endpoint_actions WHERE endpoint = '" + endpoint +
@@ -96,8 +96,8 @@ TEST_CASE(
   CHECK(Answer(sender, "new-2", kNew) == 200);
   // The service records the window's end once.
   REQUIRE(PollUntil([&] { return Contains(f.Actions(), "secret_retired serve:"); }, 30s));
-  CHECK(f.inst.Sql("SELECT reason FROM endpoint_actions WHERE action = 'secret_retired'").find(
-            "the previous secret's window ended at") == 0);
+  CHECK(f.inst.Sql("SELECT reason FROM endpoint_actions WHERE action = 'secret_retired'")
+            .find("the previous secret's window ended at") == 0);
 
   // check-config says the previous file is left over, and how to remove it.
   CommandResult check =
@@ -251,8 +251,10 @@ TEST_CASE("secrets rotate: through the admin API, a rotation whose reload is ref
   // An edit waiting in the file: rot's idempotency key read elsewhere, not confirmed.
   std::string tables = kDemoSignatureTables;
   tables.replace(tables.find("id_pointer = \"/id\""), 18, "id_pointer = \"/data/id\"");
-  f.inst.WriteConfig(f.ConfigText("\n[[endpoint]]\nname = \"rot\"\nprovider = \"generic\"\nsecret_file = "
-                                  "\"secrets/rot.secret\"\n" + tables));
+  f.inst.WriteConfig(
+      f.ConfigText("\n[[endpoint]]\nname = \"rot\"\nprovider = \"generic\"\nsecret_file = "
+                   "\"secrets/rot.secret\"\n" +
+                   tables));
   HttpResult r = f.AdminPost("/admin/api/endpoints/rot/secret/rotate", json{{"secret", kNew}}.dump());
   INFO(r.body);
   CHECK(r.status == 409);

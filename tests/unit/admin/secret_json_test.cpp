@@ -77,8 +77,8 @@ TEST_CASE("secret json: every bad body is refused with its reason, never quoting
     CHECK_THAT(ask.status().message(), !Catch::Contains("hunter2") && !Catch::Contains("kkkk"));
   }
   // Exactly the limit is fine.
-  auto at_limit =
-      admin::ParseSecretAsk(R"({"secret":")" + std::string(config::kMaxSecretBytes, 'k') + R"("})", "shop", false, kNow);
+  auto at_limit = admin::ParseSecretAsk(R"({"secret":")" + std::string(config::kMaxSecretBytes, 'k') + R"("})", "shop",
+                                        false, kNow);
   CHECK(at_limit.ok());
 }
 

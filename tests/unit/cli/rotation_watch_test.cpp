@@ -21,7 +21,9 @@ constexpr int64_t kHour = 3600000;
 // Records every RecordSecretRetired call; the others are not used by the watch.
 class FakeStates final : public store::EndpointStates {
  public:
-  Result<std::vector<store::EndpointState>> ListEndpointStates() override { return std::vector<store::EndpointState>{}; }
+  Result<std::vector<store::EndpointState>> ListEndpointStates() override {
+    return std::vector<store::EndpointState>{};
+  }
   Result<std::vector<std::string>> PausedEndpoints() override { return std::vector<std::string>{}; }
   Result<bool> SetPaused(const std::string&, bool, const std::string&, const std::string&, int64_t) override {
     return false;

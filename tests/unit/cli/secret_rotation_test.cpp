@@ -64,16 +64,17 @@ struct Rig {
     WriteSecret(dir, "list.secret", "listed-secret\n");
     WriteSecret(dir, "tenant.secret", "tenant-secret\n");
     ::setenv("HOOKINBOX_UT_ROTATION_ENV", "env-secret", 1);
-    path = dir.Write("hookinbox.toml",
-                     "[server]\nlisten = \"127.0.0.1:8443\"\nplain_http = true\n"
-                     "[storage]\npath = \"hookinbox.db\"\n" +
-                         Endpoint("demo", "secret_file = \"demo.secret\"\n") +
-                         Endpoint("b64", "secret_file = \"b64.secret\"\n", "secret_encoding = \"base64\"\n") +
-                         Endpoint("envy", "secret_env = \"HOOKINBOX_UT_ROTATION_ENV\"\n") +
-                         Endpoint("both", "secret_file = \"demo.secret\"\nsecrets_env = [\"HOOKINBOX_UT_ROTATION_ENV\"]\n") +
-                         Endpoint("listed", "secrets_file = [\"list.secret\"]\n") +
-                         "[[endpoint]]\nname = \"shops\"\n[endpoint.key]\nid_header = \"X-Event-Id\"\n"
-                         "[[endpoint.tenants]]\nid = \"a\"\nsecret_file = \"tenant.secret\"\n");
+    path = dir.Write(
+        "hookinbox.toml",
+        "[server]\nlisten = \"127.0.0.1:8443\"\nplain_http = true\n"
+        "[storage]\npath = \"hookinbox.db\"\n" +
+            Endpoint("demo", "secret_file = \"demo.secret\"\n") +
+            Endpoint("b64", "secret_file = \"b64.secret\"\n", "secret_encoding = \"base64\"\n") +
+            Endpoint("envy", "secret_env = \"HOOKINBOX_UT_ROTATION_ENV\"\n") +
+            Endpoint("both", "secret_file = \"demo.secret\"\nsecrets_env = [\"HOOKINBOX_UT_ROTATION_ENV\"]\n") +
+            Endpoint("listed", "secrets_file = [\"list.secret\"]\n") +
+            "[[endpoint]]\nname = \"shops\"\n[endpoint.key]\nid_header = \"X-Event-Id\"\n"
+            "[[endpoint.tenants]]\nid = \"a\"\nsecret_file = \"tenant.secret\"\n");
     in_force = LoadNow();
     INFO(Problems(in_force));
     REQUIRE(in_force.ok());
@@ -103,8 +104,9 @@ struct Rig {
     ask.next = Secret(next);
     ask.keep_old_until_ms = until;
     ask.actor = "cli:alice";
-    return cli::ApplySecretStep(config ? *config : in_force.loaded.config, ask, [this] { return LoadNow(); },
-                                [this] { return Put(); }, *store, now, /*wait_for_lock=*/true);
+    return cli::ApplySecretStep(
+        config ? *config : in_force.loaded.config, ask, [this] { return LoadNow(); }, [this] { return Put(); }, *store,
+        now, /*wait_for_lock=*/true);
   }
 
   config::SecretRotateAnswer Retire(const std::string& endpoint) {
@@ -112,8 +114,9 @@ struct Rig {
     ask.endpoint = endpoint;
     ask.retire = true;
     ask.actor = "cli:bob";
-    return cli::ApplySecretStep(in_force.loaded.config, ask, [this] { return LoadNow(); }, [this] { return Put(); },
-                                *store, now, /*wait_for_lock=*/true);
+    return cli::ApplySecretStep(
+        in_force.loaded.config, ask, [this] { return LoadNow(); }, [this] { return Put(); }, *store, now,
+        /*wait_for_lock=*/true);
   }
 
   // The audit rows, oldest first, as "endpoint|actor|action|reason".
@@ -333,9 +336,8 @@ TEST_CASE("secret step: retire removes the previous secret and records it; with 
     CHECK(Read(rig.dir.File("demo.secret")) == "new-secret\n");
     CHECK_FALSE(Exists(rig.dir.File("demo.secret.previous")));
     CHECK_FALSE(Exists(rig.dir.File("demo.secret.rotation")));
-    CHECK_THAT(rig.Actions(),
-               Catch::EndsWith("demo|cli:bob|secret_retired|previous secret of " + rig.dir.File("demo.secret") +
-                               " retired;"));
+    CHECK_THAT(rig.Actions(), Catch::EndsWith("demo|cli:bob|secret_retired|previous secret of " +
+                                              rig.dir.File("demo.secret") + " retired;"));
     // And a rotation can start at once.
     CHECK(rig.Rotate("demo", "newer-secret\n", rig.now + kDay).status.ok());
   }

@@ -85,7 +85,8 @@ struct Rig {
     ::chmod(dir.Write("demo.secret", "old-secret\n").c_str(), 0600);
     config = dir.Write("hookinbox.toml",
                        "[server]\nlisten = \"127.0.0.1:8443\"\nplain_http = true\n"
-                       "[admin]\nlisten = \"127.0.0.1:" + std::to_string(port) +
+                       "[admin]\nlisten = \"127.0.0.1:" +
+                           std::to_string(port) +
                            "\"\ntoken_file = \"admin.token\"\nallow_plain_http = true\n"
                            "[storage]\npath = \"hookinbox.db\"\n"
                            "[[endpoint]]\nname = \"demo\"\nsecret_file = \"demo.secret\"\n"

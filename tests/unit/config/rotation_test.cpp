@@ -73,16 +73,16 @@ TEST_CASE("rotation: a malformed state file is an error naming it", "[config][ro
   TempDir dir;
   const std::string f = DemoSecret(dir, "s\n");
   for (const std::string text : {
-           "",                                                                       // no line
-           "until = \"2026-12-10T00:00:00Z\"\n",                                     // wrong key
+           "",                                                                                        // no line
+           "until = \"2026-12-10T00:00:00Z\"\n",                                                      // wrong key
            "previous_until = \"2026-12-10T00:00:00Z\"\nprevious_until = \"2026-12-11T00:00:00Z\"\n",  // two
-           "previous_until = \"2026-02-31T00:00:00Z\"\n",                            // no such day
-           "previous_until = \"2026-12-10T24:00:00Z\"\n",                            // no such hour
-           "previous_until = \"2026-12-10T00:00:61Z\"\n",                            // no such second
-           "previous_until = \"2026-12-10T00:00:00Z\" junk\n",                       // trailing junk
-           "previous_until = \"2026-12-10T00:00:00+01:00\"\n",                       // not UTC
-           "previous_until = \"2026-12-10\"\n",                                      // a date only
-           "previous_until = \"1970-01-01T00:00:00Z\"\n",                            // the epoch: no time
+           "previous_until = \"2026-02-31T00:00:00Z\"\n",                                             // no such day
+           "previous_until = \"2026-12-10T24:00:00Z\"\n",                                             // no such hour
+           "previous_until = \"2026-12-10T00:00:61Z\"\n",                                             // no such second
+           "previous_until = \"2026-12-10T00:00:00Z\" junk\n",                                        // trailing junk
+           "previous_until = \"2026-12-10T00:00:00+01:00\"\n",                                        // not UTC
+           "previous_until = \"2026-12-10\"\n",                                                       // a date only
+           "previous_until = \"1970-01-01T00:00:00Z\"\n",  // the epoch: no time
        }) {
     INFO(text);
     dir.Write("demo.secret.rotation", text);
@@ -201,7 +201,7 @@ TEST_CASE("rotation: RemoveRotation removes both files; absent ones are fine", "
   CHECK(Read(f) == "new-secret\n");
   CHECK_FALSE(Exists(PreviousSecretFile(f)));
   CHECK_FALSE(Exists(RotationStateFile(f)));
-  CHECK(RemoveRotation(f).ok());  // nothing left: still fine
+  CHECK(RemoveRotation(f).ok());                 // nothing left: still fine
   dir.Write("demo.secret.previous", "older\n");  // a previous file alone
   CHECK(RemoveRotation(f).ok());
   CHECK_FALSE(Exists(PreviousSecretFile(f)));
@@ -240,7 +240,8 @@ TEST_CASE("rotation: RemoveRotation returns what it removed; RestoreRotation put
   CHECK_FALSE(none->has_value());  // no state file: nothing to retire
 }
 
-TEST_CASE("rotation: a secret_file that is a link is refused, the link and its target untouched", "[config][rotation]") {
+TEST_CASE("rotation: a secret_file that is a link is refused, the link and its target untouched",
+          "[config][rotation]") {
   TempDir dir;
   const std::string target = DemoSecret(dir, "old-secret\n");
   const std::string link = dir.File("linked.secret");

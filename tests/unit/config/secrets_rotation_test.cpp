@@ -107,9 +107,10 @@ TEST_CASE("secrets rotation: the HMAC secret_encoding applies to the previous se
   }
 }
 
-TEST_CASE("secrets rotation: a malformed state or a missing previous file is a warning naming the files; the "
-          "previous secret is not accepted, the config still loads",
-          "[config][rotation]") {
+TEST_CASE(
+    "secrets rotation: a malformed state or a missing previous file is a warning naming the files; the "
+    "previous secret is not accepted, the config still loads",
+    "[config][rotation]") {
   TempDir dir;
   Rotated(dir);
   auto check_warned = [&](const LoadResult& r, const std::string& names) {
@@ -119,8 +120,8 @@ TEST_CASE("secrets rotation: a malformed state or a missing previous file is a w
     CHECK(r.warnings[0].key == "endpoint[0].secret_file");
     CHECK(r.warnings[0].line == 3);
     CHECK_THAT(r.warnings[0].message, Catch::Contains(names));
-    CHECK_THAT(r.warnings[0].message, Catch::Contains("`hookinbox secrets retire demo` removes " +
-                                                      dir.File("demo.secret.rotation")));
+    CHECK_THAT(r.warnings[0].message,
+               Catch::Contains("`hookinbox secrets retire demo` removes " + dir.File("demo.secret.rotation")));
     REQUIRE(r.config.endpoints[0].secrets.size() == 1);  // the new one only
     CHECK(r.config.endpoints[0].secrets[0].valid_until_ms() == 0);
   };

@@ -22,9 +22,10 @@ struct RotationFixture : StoreFixture {
   store::EndpointStates& states() { return *store; }
   // The audit rows, oldest first, as "endpoint|actor|action|reason|at".
   std::string Actions() const {
-    return Joined("SELECT endpoint || '|' || actor || '|' || action || '|' || coalesce(reason, '') || '|' || at"
-                  " FROM endpoint_actions ORDER BY id",
-                  ";");
+    return Joined(
+        "SELECT endpoint || '|' || actor || '|' || action || '|' || coalesce(reason, '') || '|' || at"
+        " FROM endpoint_actions ORDER BY id",
+        ";");
   }
   bool Retired(const std::string& endpoint, bool only_after_rotation, int64_t at) {
     auto wrote = states().RecordSecretRetired(endpoint, "serve", "window ended", at, only_after_rotation);
@@ -89,9 +90,9 @@ TEST_CASE_METHOD(RotationFixture, "secret steps: bad arguments are refused and w
   struct Case {
     std::string endpoint, actor, reason;
   };
-  for (const Case& c : {Case{"", "cli:alice", "r"}, Case{std::string(201, 'e'), "cli:alice", "r"},
-                        Case{"payments", "", "r"}, Case{"payments", "cli:alice", long_reason},
-                        Case{"payments", "cli:alice", "bad \xff utf-8"}}) {
+  for (const Case& c :
+       {Case{"", "cli:alice", "r"}, Case{std::string(201, 'e'), "cli:alice", "r"}, Case{"payments", "", "r"},
+        Case{"payments", "cli:alice", long_reason}, Case{"payments", "cli:alice", "bad \xff utf-8"}}) {
     INFO(c.endpoint.substr(0, 10) << " / " << c.actor << " / " << c.reason.size());
     Status rotated = states().RecordSecretRotated(c.endpoint, c.actor, c.reason, kT0);
     CHECK(rotated.code() == Code::kInvalidArgument);
@@ -105,8 +106,8 @@ TEST_CASE("secret steps: migration 11 keeps every endpoint_actions row and its i
           "[store][rotation]") {
   TempDir dir;
   TestDatabase database(dir.File("hookinbox.db"));
-  auto all = store::ParseMigrations(store::EmbeddedSchema(database.postgres() ? store::sql::Backend::kPostgres
-                                                                              : store::sql::Backend::kSqlite));
+  auto all = store::ParseMigrations(
+      store::EmbeddedSchema(database.postgres() ? store::sql::Backend::kPostgres : store::sql::Backend::kSqlite));
   REQUIRE(all.ok());
   std::vector<store::Migration> up_to_10;
   bool has_11 = false;
@@ -119,12 +120,14 @@ TEST_CASE("secret steps: migration 11 keeps every endpoint_actions row and its i
   {
     auto db = database.Connect();
     REQUIRE(store::Migrate(*db, up_to_10).ok());
-    db->Exec("INSERT INTO endpoint_actions (endpoint, at, actor, action, reason) VALUES"
-             " ('payments', 1, 'cli:alice', 'pause', 'maintenance'), ('payments', 2, 'cli:alice', 'resume', NULL),"
-             " ('payments', 3, 'serve', 'key_spec_changed', 'key setting')");
+    db->Exec(
+        "INSERT INTO endpoint_actions (endpoint, at, actor, action, reason) VALUES"
+        " ('payments', 1, 'cli:alice', 'pause', 'maintenance'), ('payments', 2, 'cli:alice', 'resume', NULL),"
+        " ('payments', 3, 'serve', 'key_spec_changed', 'key setting')");
     // Before 11, the rotation steps are not admitted.
-    CHECK_THROWS(db->Exec("INSERT INTO endpoint_actions (endpoint, at, actor, action) VALUES"
-                          " ('payments', 4, 'cli:alice', 'secret_rotated')"));
+    CHECK_THROWS(
+        db->Exec("INSERT INTO endpoint_actions (endpoint, at, actor, action) VALUES"
+                 " ('payments', 4, 'cli:alice', 'secret_rotated')"));
   }
   auto store = database.OpenStore(2000, 64);
   REQUIRE(store->RecordSecretRotated("payments", "cli:alice", "until then", 5).ok());
@@ -146,6 +149,7 @@ TEST_CASE("secret steps: migration 11 keeps every endpoint_actions row and its i
   CHECK_THAT(seen, Catch::EndsWith(":secret_rotated:until then," + std::string(postgres ? "6" : "5") +
                                    ":secret_retired:ended,"));
   // Still only the known actions.
-  CHECK_THROWS(db->Exec("INSERT INTO endpoint_actions (endpoint, at, actor, action) VALUES"
-                        " ('payments', 7, 'cli:alice', 'secret_leaked')"));
+  CHECK_THROWS(
+      db->Exec("INSERT INTO endpoint_actions (endpoint, at, actor, action) VALUES"
+               " ('payments', 7, 'cli:alice', 'secret_leaked')"));
 }
