@@ -30,6 +30,7 @@ or the message.
 """
 
 import argparse
+import http.client
 import json
 import os
 import sys
@@ -66,8 +67,8 @@ def request(method, url, body=None, headers=None, timeout=30):
             status, raw = res.status, res.read()
     except urllib.error.HTTPError as e:
         status, raw = e.code, e.read()
-    except (urllib.error.URLError, OSError):
-        return 0, None
+    except (urllib.error.URLError, http.client.HTTPException, OSError):
+        return 0, None  # no (complete) answer
     try:
         return status, json.loads(raw) if raw else None
     except ValueError:
@@ -141,9 +142,13 @@ def send_once(args, api, to, text):
                            timeout=args.timeout)
     if 200 <= sent < 300:
         ref = str((answer or {}).get("id", ""))
-        if api.effect(key, "complete", {"external_ref": ref}) != 200:
-            raise Stop("the reply was sent but the ledger did not record it")
-        return ref
+        # A sent reply must be recorded: a claim this event still holds would
+        # answer "claimed" again on a replay, and send twice.
+        for _ in range(3):
+            if api.effect(key, "complete", {"external_ref": ref}) == 200:
+                return ref
+        api.effect(key, "unknown", {"error": "sent, but not recorded"})
+        raise Stop("the reply was sent but the ledger did not record it: marked unknown for a person")
     if sent == 0:
         # No answer: it may have been sent. Never send it again automatically.
         api.effect(key, "unknown", {"error": "no answer from the mail provider"})

@@ -1,14 +1,31 @@
 #include "action/http_client.h"
 
+#include <cctype>
+
 #include <time.h>
 
 #include <nlohmann/json.hpp>
 
 namespace hookinbox::action {
 
-OutgoingClient ClientFor(const config::ActionConfig& action, const std::string& url) {
+namespace {
+
+// Where the path of `url` starts (npos when it has none).
+size_t PathStart(const std::string& url) {
   const size_t scheme_end = url.find("://");
-  const size_t path_at = scheme_end == std::string::npos ? std::string::npos : url.find('/', scheme_end + 3);
+  return scheme_end == std::string::npos ? std::string::npos : url.find('/', scheme_end + 3);
+}
+
+}  // namespace
+
+std::string OriginOf(const std::string& url) {
+  std::string origin = url.substr(0, PathStart(url));
+  for (char& c : origin) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return origin;
+}
+
+OutgoingClient ClientFor(const config::ActionConfig& action, const std::string& url) {
+  const size_t path_at = PathStart(url);
   const std::string origin = path_at == std::string::npos ? url : url.substr(0, path_at);
   OutgoingClient out{std::make_unique<httplib::Client>(origin),
                      path_at == std::string::npos ? "/" : url.substr(path_at)};

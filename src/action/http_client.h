@@ -21,6 +21,10 @@ struct OutgoingClient {
   std::string path;  // "/path?query" of the URL
 };
 
+// "https://api.example.com:8443" of a URL: its scheme and authority,
+// lower-cased. Two URLs with the same origin reach the same server.
+std::string OriginOf(const std::string& url);
+
 // A client for `url` (an http:// or https:// URL) configured from `action`.
 OutgoingClient ClientFor(const config::ActionConfig& action, const std::string& url);
 

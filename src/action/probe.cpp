@@ -35,11 +35,14 @@ std::string ExpandProbeUrl(const std::string& template_url, const ActionInput& i
 
 ProbeResult Probe(const config::ActionConfig& action, const ActionInput& input) {
   SigpipeGuard sigpipe_guard;
-  OutgoingClient out = ClientFor(action, ExpandProbeUrl(action.probe_url, input));
+  const std::string url = ExpandProbeUrl(action.probe_url, input);
+  OutgoingClient out = ClientFor(action, url);
   httplib::Headers headers = {{"Idempotency-Key", input.idempotency_key},
                               {"X-Hookinbox-Event-Id", input.event_id},
                               {"X-Hookinbox-Probe", "reconcile"}};
-  AddDestinationAuth(action, headers);  // the probe URL is usually the destination's own API
+  // The destination's credential goes only to the destination's own server:
+  // a probe_url elsewhere (a provider's API, a status page) never gets it.
+  if (OriginOf(url) == OriginOf(action.url)) AddDestinationAuth(action, headers);
   httplib::Result res = out.client->Get(out.path.c_str(), headers);
   ProbeResult r;
   if (!res) {

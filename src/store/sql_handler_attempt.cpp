@@ -60,7 +60,11 @@ Status SqlStore::HandOver(int64_t id, const std::string& owner, int attempt, int
   bool moved = false;
   Status st = writer_->Submit([&](sql::Connection& db) {
     static const std::string kSql =
-        "UPDATE webhook_inbox SET lease_owner = ?1, lease_until = ?2, next_attempt_at = ?2"
+        // Never shortens the lease: the handler may have renewed it (for
+        // longer) between its 202 and this write.
+        "UPDATE webhook_inbox SET lease_owner = ?1,"
+        " lease_until = CASE WHEN lease_until > ?2 THEN lease_until ELSE ?2 END,"
+        " next_attempt_at = CASE WHEN lease_until > ?2 THEN lease_until ELSE ?2 END"
         " WHERE id = ?3 AND lease_owner = ?4 AND status = " +
         SqlLiteral(EventStatus::kProcessing) + " AND attempt_count = ?5";
     Prepared up(db, kSql);

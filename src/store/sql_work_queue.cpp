@@ -219,11 +219,15 @@ bool MoveEvent(sql::Connection& db, const AttemptResult& r, const std::string& l
 // Closes this owner's attempt row with `outcome`. A row already closed and
 // sealed into the audit chain (closed 'lost' when another worker reclaimed
 // the event) is left as it is: sealed audit rows never change.
-void CloseAttempt(sql::Connection& db, const AttemptResult& r, const char* outcome, const std::string& error) {
-  Prepared st(db,
-              "UPDATE webhook_attempts SET outcome = ?, finished_at = ?, http_status = ?, exit_code = ?,"
-              " error = ? WHERE inbox_id = ? AND attempt = ? AND worker = ? AND chain_seq IS NULL"
-              " AND id = (SELECT max(id) FROM webhook_attempts WHERE inbox_id = ? AND attempt = ? AND worker = ?)");
+// `only_unended`: nor a row an async handler already ended (its outcome
+// stands; a worker that finds its lease gone only adds detail to 'lost').
+void CloseAttempt(sql::Connection& db, const AttemptResult& r, const char* outcome, const std::string& error,
+                  bool only_unended = false) {
+  static const std::string kSql =
+      "UPDATE webhook_attempts SET outcome = ?, finished_at = ?, http_status = ?, exit_code = ?,"
+      " error = ? WHERE inbox_id = ? AND attempt = ? AND worker = ? AND chain_seq IS NULL"
+      " AND id = (SELECT max(id) FROM webhook_attempts WHERE inbox_id = ? AND attempt = ? AND worker = ?)";
+  Prepared st(db, only_unended ? kSql + " AND (outcome IS NULL OR outcome = 'lost')" : kSql);
   st->bind(1, outcome);
   st->bind(2, static_cast<int64_t>(r.finished_at_ms));
   BindOptional(*st, 3, r.http_status);
@@ -330,7 +334,10 @@ Status SqlStore::RenewLease(int64_t id, const std::string& owner, int attempt, i
   bool renewed = false;
   Status st = writer_->Submit([&](sql::Connection& db) {
     static const std::string kSql =
-        "UPDATE webhook_inbox SET lease_until = ?1, next_attempt_at = ?1"
+        // Never shortens it: on an async endpoint the handler may renew for
+        // longer while the worker still waits for its 202.
+        "UPDATE webhook_inbox SET lease_until = CASE WHEN lease_until > ?1 THEN lease_until ELSE ?1 END,"
+        " next_attempt_at = CASE WHEN lease_until > ?1 THEN lease_until ELSE ?1 END"
         " WHERE id = ?2 AND lease_owner = ?3 AND status = " + SqlLiteral(EventStatus::kProcessing) +
         " AND attempt_count = ?4";
     Prepared up(db, kSql);
@@ -362,7 +369,8 @@ bool FinishInTransaction(sql::Connection& db, const AttemptResult& r, const std:
   }
   // Someone else owns the event now (or it was released): record what we
   // would have done, change nothing else.
-  CloseAttempt(db, r, "lost", std::string("lease lost before finish; would have been ") + AttemptOutcomeName(r.outcome));
+  CloseAttempt(db, r, "lost", std::string("lease lost before finish; would have been ") + AttemptOutcomeName(r.outcome),
+               /*only_unended=*/true);
   return false;
 }
 

@@ -799,8 +799,14 @@ std::optional<WorkerLoop::BreakerReport> WorkerLoop::HandOver(const Attempted& a
   // A fresh lease from now: the handler's time to renew or end it starts
   // when it said "started". Its renewal is the handler's from here on
   // (RunOne dropped ours), and Stop's release leaves the event alone.
-  const int64_t until_ms = clock_.NowMs() + int64_t{a.config->worker.lease_seconds} * 1000;
-  Status st = queue_.HandOver(event.id, a.result.owner, event.attempt, until_ms);
+  const int64_t lease_ms = int64_t{a.config->worker.lease_seconds} * 1000;
+  Status st = queue_.HandOver(event.id, a.result.owner, event.attempt, clock_.NowMs() + lease_ms);
+  // A busy database is not the end of it: left leased to us, unrenewed, the
+  // handler's event would lapse (and run again) although it is running.
+  for (int retry = 1; retry <= 3 && !st.ok() && st.code() != Code::kConflict; ++retry) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 << retry));
+    st = queue_.HandOver(event.id, a.result.owner, event.attempt, clock_.NowMs() + lease_ms);
+  }
   if (st.ok()) {
     metrics::Registry::Default().Add(metrics::kAttemptsStartedTotal, {event.endpoint, event.provider});
     log::Info("attempt_started", {{"endpoint", event.endpoint},

@@ -146,6 +146,17 @@ TEST_CASE("destination auth: the reconciliation probe carries it too", "[action]
   CHECK(r.error.find("t0ken") == std::string::npos);
 }
 
+TEST_CASE("destination auth: a probe_url on another server does not get the credential", "[action][auth]") {
+  Guarded down("X-N8n-Auth", kToken);
+  config::ActionConfig c = Config(down.Url("/hook"), "header", kToken, "X-N8n-Auth");
+  std::string elsewhere = down.Url("/probe");  // the same listener, named as another origin
+  elsewhere.replace(elsewhere.find("127.0.0.1"), 9, "localhost");
+  c.probe_url = elsewhere;
+  const ProbeResult r = Probe(c, Input());
+  CHECK(r.verdict != ProbeVerdict::kFound);
+  CHECK_FALSE(down.last().has_header("X-N8n-Auth"));
+}
+
 TEST_CASE("http action: X-Hookinbox-Api carries the handler API's base when there is one", "[action][http]") {
   Guarded down("Authorization", "");  // no credential expected
   FakeClock clock(1700000000000);

@@ -183,3 +183,37 @@ TEST_CASE("handler attempt: a retryable end without a next attempt time is refus
   CHECK(f.store->EndAttempt(f.Grant(e), r).code() == Code::kInvalidArgument);
   CHECK(f.Column(e.id, "status") == "processing");
 }
+
+TEST_CASE("handler attempt: a renewal before the hand-over is never cut back by it, nor by the worker's renewer",
+          "[store][async]") {
+  AsyncFixture f;
+  REQUIRE(f.store->RecordEvent(SampleEvent("evt_early", "h-early"), SampleDelivery()).ok());
+  auto c = f.store->LeaseDue("w1", kT0, kLease, {});
+  REQUIRE(c.ok());
+  REQUIRE(c->has_value());
+  // The handler (n8n) renews for 10 minutes while the worker still waits for its 202.
+  HandlerGrant g = f.Grant(**c, kT0 + 100);
+  REQUIRE(f.store->RenewAttempt(g, kT0 + 600000, kT0 + 100).ok());
+  REQUIRE(f.store->RenewLease((*c)->id, "w1", (*c)->attempt, kT0 + 150 + kLease).ok());
+  REQUIRE(f.store->HandOver((*c)->id, "w1", (*c)->attempt, kT0 + 200 + kLease).ok());
+  CHECK(f.Column((*c)->id, "lease_until") == std::to_string(kT0 + 600000));
+  CHECK(f.Column((*c)->id, "lease_owner") == "handler:w1");
+}
+
+TEST_CASE("handler attempt: a worker finishing after the handler ended the attempt leaves the handler's row",
+          "[store][async]") {
+  AsyncFixture f;
+  REQUIRE(f.store->RecordEvent(SampleEvent("evt_race", "h-race"), SampleDelivery()).ok());
+  auto c = f.store->LeaseDue("w1", kT0, kLease, {});
+  REQUIRE(c.ok());
+  REQUIRE(c->has_value());
+  // The handler completes before the worker has its (lost) answer.
+  REQUIRE(f.store->EndAttempt(f.Grant(**c, kT0 + 100), f.Ended(AttemptOutcome::kCompleted, kT0 + 150)).ok());
+  store::AttemptResult late = f.Ended(AttemptOutcome::kUnknown, kT0 + 200);
+  late.id = (*c)->id;
+  late.attempt = (*c)->attempt;
+  late.owner = "w1";
+  CHECK(f.store->Finish(late).code() == Code::kConflict);
+  CHECK(f.AttemptRows((*c)->id) == "w1:completed");
+  CHECK(f.Column((*c)->id, "status") == "completed");
+}
