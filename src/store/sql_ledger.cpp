@@ -196,6 +196,14 @@ constexpr const char* kExpiredMessage = "token expired: its attempt ended or was
 
 Status Expired() { return Unauthenticated(kExpiredMessage); }
 
+// True when `token_hash` was issued for one of the stored attempts: a token
+// the event no longer holds (a later claim or a replay replaced it) is then
+// a late handler's, not a guess.
+bool IssuedBefore(sql::Connection& db, const std::string& token_hash) {
+  Prepared st(db, "SELECT 1 FROM webhook_attempts WHERE token_hash = ? LIMIT 1");
+  st->bind(1, token_hash);
+  return st->executeStep();
+}
 
 }  // namespace
 
@@ -242,7 +250,7 @@ Result<HandlerGrant> SqlStore::Authenticate(std::string_view token, int64_t now_
     HandlerGrant g;
     g.token_hash = Sha256Hex(token);
     st->bind(1, g.token_hash);
-    if (!st->executeStep()) return Unauthenticated("unknown token");
+    if (!st->executeStep()) return IssuedBefore(db, g.token_hash) ? Expired() : Unauthenticated("unknown token");
     g.inbox_id = st->getColumn(0).getInt64();
     g.tenant_id = st->getColumn(1).getString();
     g.attempt = st->getColumn(2).getInt();

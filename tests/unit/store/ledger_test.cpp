@@ -197,6 +197,47 @@ TEST_CASE("ledger: a token stops working when its attempt completes or the event
   }
 }
 
+// The handler API tells a late handler (409, not counted) from a guess (401,
+// counted as a failed login) by IsExpiredToken.
+TEST_CASE("ledger: a token of an ended attempt is known as expired, also once a later attempt replaced it; a token "
+          "never issued is not",
+          "[store][ledger]") {
+  LedgerFixture f;
+  auto a = f.Running("evt_a");
+  auto expired = [&](const std::string& token, int64_t now) {
+    return store::IsExpiredToken(f.ledger().Authenticate(token, now).status());
+  };
+  SECTION("completed") {
+    f.Complete(a, "w-evt_a");
+    CHECK(expired(a.token, kT0 + 1));
+  }
+  SECTION("lease lapsed, then replaced by a later attempt's token") {
+    CHECK(expired(a.token, kT0 + kLease));
+    auto again = f.store->LeaseDue("w2", kT0 + kLease + 1, kLease, {});
+    REQUIRE(again.ok());
+    REQUIRE(again->has_value());
+    CHECK(expired(a.token, kT0 + kLease + 2));
+    CHECK(f.ledger().Authenticate((*again)->token, kT0 + kLease + 2).ok());
+    CHECK(f.Count("SELECT count(DISTINCT token_hash) FROM webhook_attempts WHERE inbox_id = " +
+                  std::to_string(a.id)) == 2);
+  }
+  SECTION("completed, replayed and claimed again: the replay's attempt holds another token") {
+    f.Complete(a, "w-evt_a");
+    REQUIRE(f.store->Replay(a.id, "cli:test", "", kT0 + 2000).ok());
+    CHECK(expired(a.token, kT0 + 2001));
+    auto again = f.store->LeaseDue("w2", kT0 + 2001, kLease, {});
+    REQUIRE(again.ok());
+    REQUIRE(again->has_value());
+    CHECK(expired(a.token, kT0 + 2002));
+  }
+  SECTION("never issued") {
+    auto unknown = f.ledger().Authenticate(store::NewHandlerToken(), kT0);
+    CHECK(unknown.status().code() == Code::kUnauthenticated);
+    CHECK_FALSE(store::IsExpiredToken(unknown.status()));
+    CHECK_FALSE(store::IsExpiredToken(f.ledger().Authenticate("hkt_xyz", kT0).status()));
+  }
+}
+
 TEST_CASE("ledger: effect keys are scoped to the tenant", "[store][ledger]") {
   LedgerFixture f;
   auto ga = f.Grant(f.Running("evt_a", "acme"));
