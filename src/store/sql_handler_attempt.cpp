@@ -81,23 +81,26 @@ Status SqlStore::HandOver(int64_t id, const std::string& owner, int attempt, int
 }
 
 Status SqlStore::EndAttempt(const HandlerGrant& grant, AttemptResult result) {
-  if (result.outcome == AttemptOutcome::kRetryableFailed && result.next_attempt_at_ms <= 0) {
-    return InvalidArgument("end attempt: retryable_failed needs a next attempt time");
-  }
   result.id = grant.inbox_id;
   result.attempt = grant.attempt;
   bool live = false;
   bool moved = false;
+  Status invalid;
   Status st = writer_->Submit([&](sql::Connection& db) {
     live = moved = false;  // a rerun starts over
+    invalid = Status::Ok();
     std::optional<std::string> lease_owner = LiveLeaseOwner(db, grant, result.finished_at_ms);
     if (!lease_owner) return;
     live = true;
     AttemptResult r = result;
+    // Checked as the worker's Finish checks, here where the owner is known:
+    // the worker whose attempt row it is comes from the lease.
     r.owner = WorkerOf(*lease_owner);
-    moved = FinishInTransaction(db, r, &*lease_owner);
+    invalid = CheckResult(r);
+    if (invalid.ok()) moved = FinishInTransaction(db, r, &*lease_owner);
   });
   if (!st.ok()) return Prefixed("end attempt", st);
+  if (!invalid.ok()) return invalid;
   // Checked live in the same transaction, the fence cannot fail; if it did,
   // the attempt row says 'lost' and the handler hears the same as a late one.
   if (!live || !moved) return NotLive(grant);
