@@ -282,3 +282,36 @@ TEST_CASE("ledger: names are checked: empty, too long, control characters", "[st
   CHECK(store::CheckLedgerName("key", "tab\there").code() == Code::kInvalidArgument);
   CHECK(store::CheckLedgerName("key", "del\x7f").code() == Code::kInvalidArgument);
 }
+
+// One test of liveness (store/live_attempt.h) behind every handler-API
+// operation: a grant is refused by all of them as soon as any part of it no
+// longer holds — the attempt included, even with the token unchanged.
+TEST_CASE("ledger: every operation refuses a grant whose attempt moved on, lapsed or ended, even with its token "
+          "still the event's",
+          "[store][ledger]") {
+  LedgerFixture f;
+  auto a = f.Running("evt_a");
+  const HandlerGrant g = f.Grant(a);
+  REQUIRE(f.Claim(g, "held") == EffectClaimState::kClaimed);
+  int64_t now = kT0 + 1;
+  SECTION("the attempt moved without a new token (a hand edit)") {
+    f.Exec("UPDATE webhook_inbox SET attempt_count = attempt_count + 1 WHERE id = " + std::to_string(a.id));
+  }
+  SECTION("the lease ran out") { now = kT0 + kLease; }
+  SECTION("the event left processing") {
+    f.Exec("UPDATE webhook_inbox SET status = 'retryable_failed' WHERE id = " + std::to_string(a.id));
+  }
+  const std::string before = f.Text("SELECT attempt_count || '|' || status || '|' || lease_until FROM webhook_inbox");
+  CHECK(f.ledger().ClaimEffect(g, "k", now).status().code() == Code::kUnauthenticated);
+  CHECK(f.ledger().EndEffect(g, "held", EffectEnd::kDone, "ref", now).code() == Code::kUnauthenticated);
+  CHECK(f.ledger().PutStep(g, "s", "text/plain", "x", now).code() == Code::kUnauthenticated);
+  CHECK(f.ledger().GetStep(g, "s", now).status().code() == Code::kUnauthenticated);
+  store::AttemptResult done;
+  done.outcome = store::AttemptOutcome::kCompleted;
+  done.finished_at_ms = now;
+  CHECK(f.ledger().EndAttempt(g, done).code() == Code::kConflict);
+  CHECK(f.ledger().RenewAttempt(g, now + kLease, now).code() == Code::kConflict);
+  CHECK(f.Text("SELECT attempt_count || '|' || status || '|' || lease_until FROM webhook_inbox") == before);
+  CHECK(f.Text("SELECT effect_key || ':' || status FROM effects") == "held:claimed");
+  CHECK(f.Count("SELECT count(*) FROM step_results") == 0);
+}
