@@ -90,8 +90,7 @@ void HandlerApi::Handle(const httplib::Request& req, httplib::Response& res) con
   }
 }
 
-std::optional<store::HandlerGrant> HandlerApi::Authenticate(const httplib::Request& req,
-                                                           httplib::Response& res) const {
+std::optional<store::HandlerGrant> HandlerApi::Authenticate(const httplib::Request& req, httplib::Response& res) const {
   const std::string authorization = req.get_header_value("Authorization");
   auto grant = ledger_.Authenticate(BearerToken(authorization), clock_.NowMs());
   if (grant.ok()) return *grant;

@@ -43,7 +43,6 @@ enum class EndedBy {
 // webhook_retries_total by reason when it is retried) and writes its
 // "attempt" log line. `seconds`: how long the action ran (kWorker only).
 void ReportAttemptEnd(EndedBy by, const store::LeasedEvent& event, const action::Outcome& outcome,
-                      const std::optional<ProbeAnswer>& probe, const store::AttemptResult& result,
-                      double seconds = 0);
+                      const std::optional<ProbeAnswer>& probe, const store::AttemptResult& result, double seconds = 0);
 
 }  // namespace hookinbox::worker
