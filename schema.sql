@@ -635,3 +635,14 @@ INSERT INTO endpoint_actions_v11 (id, endpoint, at, actor, action, reason)
 DROP TABLE endpoint_actions;
 ALTER TABLE endpoint_actions_v11 RENAME TO endpoint_actions;
 CREATE INDEX endpoint_actions_endpoint ON endpoint_actions (endpoint, id);
+
+-- migration: 12
+
+-- token_hash on the attempt row: the SHA-256 of the handler-API token issued
+-- for that attempt (webhook_inbox.token_hash holds only the current one, and
+-- the next claim or a replay overwrites it). A handler calling after its
+-- attempt ended — completed, lapsed, replaced by a later attempt, replayed —
+-- is then told so (409) instead of being counted as a guessed token. NULL on
+-- rows written before this migration, on probes and on skipped events.
+ALTER TABLE webhook_attempts ADD COLUMN token_hash TEXT;
+CREATE INDEX webhook_attempts_token ON webhook_attempts (token_hash) WHERE token_hash IS NOT NULL;

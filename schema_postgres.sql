@@ -514,3 +514,10 @@ SELECT id, endpoint, provider, fingerprint, spec,
 ALTER TABLE endpoint_actions DROP CONSTRAINT endpoint_actions_action_check;
 ALTER TABLE endpoint_actions ADD CONSTRAINT endpoint_actions_action_check
   CHECK (action IN ('pause', 'resume', 'key_spec_changed', 'secret_rotated', 'secret_retired'));
+
+-- migration: 12
+
+-- The token of each attempt, for telling a late handler from a guess: see
+-- schema.sql migration 12.
+ALTER TABLE webhook_attempts ADD COLUMN token_hash TEXT;
+CREATE INDEX webhook_attempts_token ON webhook_attempts (token_hash) WHERE token_hash IS NOT NULL;

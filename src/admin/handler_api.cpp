@@ -17,8 +17,18 @@ using nlohmann::json;
 
 constexpr size_t kMaxContentTypeBytes = 255;
 constexpr const char* kDefaultStepType = "application/octet-stream";
+// The refusal of a token hookinbox issued for an attempt that is over: the
+// handler is late, not guessing, so it hears why (and stops retrying) and is
+// never counted as a failed login.
+Status AttemptEnded() {
+  return Status(Code::kConflict,
+                "attempt ended: this token's attempt is no longer running: it already ended, a later attempt "
+                "replaced it, the event was replayed, or its lease lapsed");
+}
+
 // The answer to a refusal; a 401 also says which scheme would be accepted.
 void ReplyFailure(httplib::Response& res, const Status& st) {
+  if (store::IsExpiredToken(st)) return http::ReplyError(res, AttemptEnded());
   http::ReplyError(res, st);
   if (st.code() == Code::kUnauthenticated) res.set_header("WWW-Authenticate", "Bearer");
 }
@@ -62,8 +72,7 @@ bool HandlerApi::Precheck(const httplib::Request& req, httplib::Response& res) c
 // The body was read by AdminServer with this route's cap (http::ReadCappedBody).
 void HandlerApi::Handle(const httplib::Request& req, httplib::Response& res) const {
   AdminRoute route = MatchAdminRoute(req.path);
-  const bool attempt_route = route.id == RouteId::kAttemptEnd || route.id == RouteId::kAttemptRenew;
-  std::optional<store::HandlerGrant> grant = Authenticate(req, res, attempt_route);
+  std::optional<store::HandlerGrant> grant = Authenticate(req, res);
   if (!grant) return;
   switch (route.id) {
     case RouteId::kAttemptEnd: EndAttempt(req, res, *grant, route.action); break;
@@ -81,8 +90,7 @@ void HandlerApi::Handle(const httplib::Request& req, httplib::Response& res) con
   }
 }
 
-std::optional<store::HandlerGrant> HandlerApi::Authenticate(const httplib::Request& req, httplib::Response& res,
-                                                           bool late_is_conflict) const {
+std::optional<store::HandlerGrant> HandlerApi::Authenticate(const httplib::Request& req, httplib::Response& res) const {
   const std::string authorization = req.get_header_value("Authorization");
   auto grant = ledger_.Authenticate(BearerToken(authorization), clock_.NowMs());
   if (grant.ok()) return *grant;
@@ -90,10 +98,6 @@ std::optional<store::HandlerGrant> HandlerApi::Authenticate(const httplib::Reque
                        !store::IsExpiredToken(grant.status());
   if (guessed) {
     ReplyRefusal(RefuseWrongToken(limiter_, "handler", req.remote_addr), res);
-  } else if (late_is_conflict && store::IsExpiredToken(grant.status())) {
-    http::ReplyError(res, Status(Code::kConflict,
-                                 "this token's attempt is no longer running: it already ended, the event was "
-                                 "replayed, or its lease lapsed"));
   } else {
     ReplyFailure(res, grant.status());
   }

@@ -4,16 +4,17 @@
 // action that answered 202 (action.async) — to end its attempt
 // (/v1/events/complete|fail|unknown) or renew its lease (/v1/events/renew).
 // An end is recorded exactly as the worker records one (Ledger::EndAttempt)
-// with the worker's policy (worker/policy.h) under the config in force; a
-// token whose attempt is over (ended, replayed, lease lapsed) gets 409 on
-// those routes, since the handler's call is then late, not a guess.
+// with the worker's policy (worker/policy.h) under the config in force. A
+// token whose attempt is over (ended, replaced by a later attempt, replayed,
+// lease lapsed) gets 409 on every /v1 route: the handler is late, not guessing.
 //
 // Owns: request checks (route, method, size, bearer token, JSON body) and
 // the answers. Unknown or malformed tokens count as failed logins in the
 // "handler" scope of its own login limiter (auth.h): 10 a minute from one
 // address and further wrong tokens get 429, while a live token is always
-// accepted — every handler on the host shares 127.0.0.1. A token that merely
-// expired is a late handler, not a guess, and is not counted. Every refusal
+// accepted — every handler on the host shares 127.0.0.1. A token hookinbox
+// issued for an attempt that is over is a late handler, not a guess, and is
+// not counted (the attempt rows keep each token's hash). Every refusal
 // is a 4xx {"error": …} written before anything is stored. Never logs
 // tokens, effect keys, step names or bodies: a key like
 // "notify:<event>:<email>" may carry personal data.
@@ -58,10 +59,9 @@ class HandlerApi {
   void RenewAttempt(const httplib::Request& req, httplib::Response& res, const store::HandlerGrant& grant) const;
 
   // The grant of the request's bearer token, or the refusal already written
-  // to `res`. `late_is_conflict`: a token whose attempt is over gets 409
-  // (the /v1/events routes) instead of 401.
-  std::optional<store::HandlerGrant> Authenticate(const httplib::Request& req, httplib::Response& res,
-                                                  bool late_is_conflict) const;
+  // to `res`: 409 for a token issued for an attempt that is over, 401 (and
+  // a failed login counted) for one hookinbox never issued.
+  std::optional<store::HandlerGrant> Authenticate(const httplib::Request& req, httplib::Response& res) const;
 
   store::Ledger& ledger_;
   const config::LiveConfig& live_;

@@ -4,20 +4,17 @@
 // An end is what the worker would have recorded had the action answered so
 // at once: complete as a 2xx, fail as a transient failure (backoff, or
 // dead_lettered at max_attempts or the retry horizon, worker/policy.h),
-// unknown as an answer lost after sending. The policy runs here under the
-// config in force, the record in the store (Ledger::EndAttempt) by the
-// worker's own path. The handler's texts (result_ref, error) are stored,
-// never logged: they may carry anything.
+// unknown as an answer lost after sending. The worker's own mapping,
+// metrics and log line (worker/attempt_end.h) run here under the config in
+// force, the record in the store (Ledger::EndAttempt) by the worker's own
+// path. The handler's texts (result_ref, error) are stored, never logged:
+// they may carry anything.
 #include <nlohmann/json.hpp>
-
-#include <random>
 
 #include "admin/api_json.h"
 #include "admin/handler_api.h"
-#include "common/log.h"
-#include "common/metrics.h"
 #include "http/respond.h"
-#include "worker/policy.h"
+#include "worker/attempt_end.h"
 
 namespace hookinbox::admin {
 namespace {
@@ -28,11 +25,6 @@ using nlohmann::json;
 constexpr int64_t kMaxRenewSeconds = 86400;
 // The longest retry_after_seconds a fail may ask for (the backoff cap still applies).
 constexpr int64_t kMaxRetryAfterSeconds = 86400 * 30;
-
-double Uniform01() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-}
 
 // InvalidArgument naming the first member of `body` not in `known`: a typo
 // ("retry_after") would otherwise be ignored without a word.
@@ -109,20 +101,18 @@ json EndAnswer(const store::HandlerGrant& grant, const store::AttemptResult& r) 
   return answer;
 }
 
-void CountEnd(const store::HandlerGrant& grant, const action::Outcome& o, const store::AttemptResult& r) {
-  auto& registry = metrics::Registry::Default();
-  registry.Add(metrics::kAttemptsTotal, {grant.endpoint, grant.provider, store::AttemptOutcomeName(r.outcome)});
-  if (r.outcome == store::AttemptOutcome::kRetryableFailed) {
-    registry.Add(metrics::kRetriesTotal,
-                 {grant.endpoint, grant.provider, worker::RetryReasonLabel(worker::RetryReasonOf(o, false))});
-  }
-  log::Info("attempt", {{"endpoint", grant.endpoint},
-                        {"provider", grant.provider},
-                        {"id", grant.inbox_id},
-                        {"event_id", grant.event_id},
-                        {"attempt", grant.attempt},
-                        {"outcome", store::AttemptOutcomeName(r.outcome)},
-                        {"by", "handler"}});
+// The grant's event as the worker's record of an attempt sees it: what
+// worker::MapAttemptEnd and worker::ReportAttemptEnd read.
+store::LeasedEvent EventOf(const store::HandlerGrant& grant) {
+  store::LeasedEvent event;
+  event.id = grant.inbox_id;
+  event.provider = grant.provider;
+  event.endpoint = grant.endpoint;
+  event.tenant_id = grant.tenant_id;
+  event.event_id = grant.event_id;
+  event.attempt = grant.attempt;
+  event.retry_window_start_ms = grant.retry_window_start_ms;
+  return event;
 }
 
 // Conflict unless the attempt is the handler's to end or renew: handed over
@@ -147,16 +137,11 @@ void HandlerApi::EndAttempt(const httplib::Request& req, httplib::Response& res,
   const std::shared_ptr<const config::Config> config = live_.Current();
   const config::EndpointConfig* endpoint = config->FindEndpoint(grant.endpoint);
   if (Status st = MayEndAttempt(grant, endpoint); !st.ok()) return http::ReplyError(res, st);
-  const worker::RetrySchedule schedule =
-      endpoint != nullptr ? worker::ScheduleFor(*config, *endpoint) : worker::ScheduleFor(config->worker);
-  store::LeasedEvent event;  // what the policy reads of it
-  event.id = grant.inbox_id;
-  event.attempt = grant.attempt;
-  event.retry_window_start_ms = grant.retry_window_start_ms;
-  store::AttemptResult r = worker::MapOutcome(schedule, event, "", *outcome, clock_.NowMs(), Uniform01());
+  const store::LeasedEvent event = EventOf(grant);
+  store::AttemptResult r = worker::MapAttemptEnd(*config, event, *outcome, std::nullopt, clock_.NowMs());
   r.http_status.reset();  // no HTTP answer decided it: the handler did
   if (Status st = ledger_.EndAttempt(grant, r); !st.ok()) return http::ReplyError(res, st);
-  CountEnd(grant, *outcome, r);
+  worker::ReportAttemptEnd(worker::EndedBy::kHandler, event, *outcome, std::nullopt, r);
   http::ReplyJson(res, 200, EndAnswer(grant, r).dump());
 }
 

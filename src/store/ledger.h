@@ -79,9 +79,11 @@ struct StepResult {
   int64_t stored_at_ms = 0;
 };
 
-// True for Authenticate's refusal of a token that was real but no longer
-// works (its attempt ended, its lease expired, a later claim replaced it),
-// as opposed to one that is malformed or unknown: a late handler, not a guess.
+// True for a refusal of a token that was real but no longer works (its
+// attempt ended, its lease expired, a later claim or a replay replaced it),
+// as opposed to one that is malformed or was never issued: a late handler,
+// not a guess. Each attempt row keeps its token's hash, so a replaced token
+// is still recognised while its event's attempt rows are kept (until purge).
 bool IsExpiredToken(const Status& status);
 
 class Ledger {
@@ -89,8 +91,9 @@ class Ledger {
   virtual ~Ledger() = default;
 
   // The grant of `token` at `now_ms`. Errors: Unauthenticated for a token
-  // that is malformed, unknown, replaced by a later claim, or whose attempt
-  // ended or lease expired; Unavailable when the database is.
+  // that is malformed or unknown, and the same code with IsExpiredToken for
+  // one whose attempt ended, lease expired, or that a later claim or a
+  // replay replaced; Unavailable when the database is.
   virtual Result<HandlerGrant> Authenticate(std::string_view token, int64_t now_ms) = 0;
 
   // Ends grant's attempt as the worker's Finish would, with the same writes

@@ -33,7 +33,8 @@ const std::vector<ReadmeEntry>& ReadmeEntries() {
        "One row per processing attempt of an inbox event (kind 'action') or per check of an 'unknown' outcome "
        "(kind 'probe'): which worker, when it started and finished, and the outcome (completed, "
        "retryable_failed, dead_lettered, unknown, released at shutdown, lost when the lease expired, skipped). "
-       "outcome is NULL while the attempt is in flight."},
+       "outcome is NULL while the attempt is in flight. token_hash is the SHA-256 of the handler token issued "
+       "for the attempt (never the token)."},
       {"webhook_event_actions",
        "What a person or script did to an event: replay (put back to received) or resolve (close an unknown "
        "event), with who (actor), when, the state before and after, the reference and the note given."},

@@ -4,14 +4,15 @@
 //
 // The end goes through FinishInTransaction, the worker's own record, so an
 // attempt a handler ends leaves exactly what one the worker ends leaves.
-// Every write is fenced by the token's attempt (id, token_hash, status,
-// attempt_count) and a lease still running, decided under the write lock:
-// a handler whose lease lapsed and was reclaimed, or that already ended the
-// attempt, changes nothing.
+// Every write is fenced by the token's attempt being live (live_attempt.h:
+// id, token_hash, status, attempt_count, lease running), decided under the
+// write lock: a handler whose lease lapsed and was reclaimed, or that
+// already ended the attempt, changes nothing.
 #include <string>
 #include <string_view>
 
 #include "store/attempt_record.h"
+#include "store/live_attempt.h"
 #include "store/sql_bind.h"
 #include "store/sql_store.h"
 #include "store/statement_cache.h"
@@ -20,20 +21,6 @@ namespace hookinbox::store {
 namespace {
 
 constexpr std::string_view kHandlerOwnerPrefix = "handler:";
-
-// The current lease owner of grant's attempt, when it is still live at now_ms.
-std::optional<std::string> LiveLeaseOwner(sql::Connection& db, const HandlerGrant& g, int64_t now_ms) {
-  static const std::string kSql =
-      "SELECT lease_owner FROM webhook_inbox WHERE id = ? AND token_hash = ? AND status = " +
-      SqlLiteral(EventStatus::kProcessing) + " AND attempt_count = ? AND lease_until > ?";
-  Prepared st(db, kSql);
-  st->bind(1, static_cast<int64_t>(g.inbox_id));
-  st->bind(2, g.token_hash);
-  st->bind(3, g.attempt);
-  st->bind(4, static_cast<int64_t>(now_ms));
-  if (!st->executeStep() || st->getColumn(0).isNull()) return std::nullopt;
-  return st->getColumn(0).getString();
-}
 
 // The worker whose attempt row it is: the lease owner, or the one that handed it over.
 std::string WorkerOf(const std::string& lease_owner) {
@@ -81,23 +68,26 @@ Status SqlStore::HandOver(int64_t id, const std::string& owner, int attempt, int
 }
 
 Status SqlStore::EndAttempt(const HandlerGrant& grant, AttemptResult result) {
-  if (result.outcome == AttemptOutcome::kRetryableFailed && result.next_attempt_at_ms <= 0) {
-    return InvalidArgument("end attempt: retryable_failed needs a next attempt time");
-  }
   result.id = grant.inbox_id;
   result.attempt = grant.attempt;
   bool live = false;
   bool moved = false;
+  Status invalid;
   Status st = writer_->Submit([&](sql::Connection& db) {
     live = moved = false;  // a rerun starts over
-    std::optional<std::string> lease_owner = LiveLeaseOwner(db, grant, result.finished_at_ms);
+    invalid = Status::Ok();
+    std::optional<std::string> lease_owner = LiveAttemptOwner(db, grant, result.finished_at_ms);
     if (!lease_owner) return;
     live = true;
     AttemptResult r = result;
+    // Checked as the worker's Finish checks, here where the owner is known:
+    // the worker whose attempt row it is comes from the lease.
     r.owner = WorkerOf(*lease_owner);
-    moved = FinishInTransaction(db, r, &*lease_owner);
+    invalid = CheckResult(r);
+    if (invalid.ok()) moved = FinishInTransaction(db, r, &*lease_owner);
   });
   if (!st.ok()) return Prefixed("end attempt", st);
+  if (!invalid.ok()) return invalid;
   // Checked live in the same transaction, the fence cannot fail; if it did,
   // the attempt row says 'lost' and the handler hears the same as a late one.
   if (!live || !moved) return NotLive(grant);
@@ -109,15 +99,10 @@ Status SqlStore::RenewAttempt(const HandlerGrant& grant, int64_t until_ms, int64
   bool renewed = false;
   Status st = writer_->Submit([&](sql::Connection& db) {
     static const std::string kSql =
-        "UPDATE webhook_inbox SET lease_until = ?1, next_attempt_at = ?1"
-        " WHERE id = ?2 AND token_hash = ?3 AND status = " +
-        SqlLiteral(EventStatus::kProcessing) + " AND attempt_count = ?4 AND lease_until > ?5";
+        "UPDATE webhook_inbox SET lease_until = ?1, next_attempt_at = ?1 WHERE " + LiveAttemptWhere(2);
     Prepared up(db, kSql);
     up->bind(1, static_cast<int64_t>(until_ms));
-    up->bind(2, static_cast<int64_t>(grant.inbox_id));
-    up->bind(3, grant.token_hash);
-    up->bind(4, grant.attempt);
-    up->bind(5, static_cast<int64_t>(now_ms));
+    BindLiveAttempt(*up, 2, grant, now_ms);
     renewed = up->exec() == 1;
   });
   if (!st.ok()) return Prefixed("renew", st);

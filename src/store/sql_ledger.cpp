@@ -12,6 +12,7 @@
 
 #include "common/digest.h"
 #include "store/database.h"
+#include "store/live_attempt.h"
 #include "store/sql_bind.h"
 #include "store/sql_reader.h"
 #include "store/sql_store.h"
@@ -32,18 +33,6 @@ bool WellFormedToken(std::string_view token) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   }
   return true;
-}
-
-// True while the grant's attempt is live: its token is still the event's
-// current one, the event is processing and the lease runs past now.
-bool GrantLive(sql::Connection& db, const HandlerGrant& g, int64_t now_ms) {
-  static const std::string kSql = "SELECT 1 FROM webhook_inbox WHERE id = ? AND token_hash = ? AND status = " +
-                                  SqlLiteral(EventStatus::kProcessing) + " AND lease_until > ?";
-  Prepared st(db, kSql);
-  st->bind(1, static_cast<int64_t>(g.inbox_id));
-  st->bind(2, g.token_hash);
-  st->bind(3, static_cast<int64_t>(now_ms));
-  return st->executeStep();
 }
 
 // The claim: insert, or take the row over when it is ours, failed, or held
@@ -196,6 +185,14 @@ constexpr const char* kExpiredMessage = "token expired: its attempt ended or was
 
 Status Expired() { return Unauthenticated(kExpiredMessage); }
 
+// True when `token_hash` was issued for one of the stored attempts: a token
+// the event no longer holds (a later claim or a replay replaced it) is then
+// a late handler's, not a guess.
+bool IssuedBefore(sql::Connection& db, const std::string& token_hash) {
+  Prepared st(db, "SELECT 1 FROM webhook_attempts WHERE token_hash = ? LIMIT 1");
+  st->bind(1, token_hash);
+  return st->executeStep();
+}
 
 }  // namespace
 
@@ -242,7 +239,7 @@ Result<HandlerGrant> SqlStore::Authenticate(std::string_view token, int64_t now_
     HandlerGrant g;
     g.token_hash = Sha256Hex(token);
     st->bind(1, g.token_hash);
-    if (!st->executeStep()) return Unauthenticated("unknown token");
+    if (!st->executeStep()) return IssuedBefore(db, g.token_hash) ? Expired() : Unauthenticated("unknown token");
     g.inbox_id = st->getColumn(0).getInt64();
     g.tenant_id = st->getColumn(1).getString();
     g.attempt = st->getColumn(2).getInt();
@@ -264,7 +261,7 @@ Result<EffectClaim> SqlStore::ClaimEffect(const HandlerGrant& grant, const std::
   EffectClaim claim;
   Status st = writer_->Submit([&](sql::Connection& db) {
     claim = EffectClaim{};
-    live = GrantLive(db, grant, now_ms);
+    live = AttemptLive(db, grant, now_ms);
     if (!live || TakeEffect(db, grant, key, now_ms)) return;
     EffectRow row = ReadEffect(db, grant.tenant_id, key);
     if (row.status == "done") {
@@ -292,7 +289,7 @@ Status SqlStore::EndEffect(const HandlerGrant& grant, const std::string& key, Ef
   Status verdict;
   Status st = writer_->Submit([&](sql::Connection& db) {
     verdict = Status::Ok();
-    live = GrantLive(db, grant, now_ms);
+    live = AttemptLive(db, grant, now_ms);
     if (!live) return;
     bool write = false;
     verdict = MayEnd(ReadEffect(db, grant.tenant_id, key), grant, end, detail, &write);
@@ -309,7 +306,7 @@ Status SqlStore::PutStep(const HandlerGrant& grant, const std::string& name, con
   if (body.size() > kMaxStepBytes) return TooLarge("step body is over " + std::to_string(kMaxStepBytes) + " bytes");
   bool live = false;
   Status st = writer_->Submit([&](sql::Connection& db) {
-    live = GrantLive(db, grant, now_ms);
+    live = AttemptLive(db, grant, now_ms);
     if (live) WriteStep(db, grant, name, content_type, body, now_ms);
   });
   if (!st.ok()) return Prefixed("put step", st);
@@ -346,7 +343,7 @@ Result<std::optional<StepResult>> SqlStore::GetStep(const HandlerGrant& grant, c
   // One snapshot: the token check and the read see the same database.
   return WithReader<std::optional<StepResult>>(*readers_, "get step",
                                                [&](sql::Connection& db) -> Result<std::optional<StepResult>> {
-                                                 if (!GrantLive(db, grant, now_ms)) return Expired();
+                                                 if (!AttemptLive(db, grant, now_ms)) return Expired();
                                                  return ReadStep(db, grant.inbox_id, name);
                                                });
 }

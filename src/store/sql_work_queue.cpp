@@ -85,12 +85,17 @@ void CloseOpenAttempts(sql::Connection& db, int64_t inbox_id, const char* outcom
   st->exec();
 }
 
-void OpenAttempt(sql::Connection& db, const LeasedEvent& e, const std::string& owner, int64_t now_ms) {
-  Prepared st(db, "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at) VALUES (?,?,?,?)");
+// The attempt row keeps its token's hash, so the token is still recognised
+// once a later claim or a replay replaced the event's (Ledger::Authenticate).
+void OpenAttempt(sql::Connection& db, const LeasedEvent& e, const std::string& owner, const std::string& token_hash,
+                 int64_t now_ms) {
+  Prepared st(db,
+              "INSERT INTO webhook_attempts (inbox_id, attempt, worker, started_at, token_hash) VALUES (?,?,?,?,?)");
   st->bind(1, static_cast<int64_t>(e.id));
   st->bind(2, e.attempt);
   st->bind(3, owner);
   st->bind(4, static_cast<int64_t>(now_ms));
+  st->bind(5, token_hash);
   st->exec();
 }
 
@@ -111,7 +116,8 @@ std::optional<LeasedEvent> LeaseEvent(sql::Connection& db, const DueEvent& due, 
   st->bind(3, static_cast<int64_t>(now_ms));
   // A new handler token per claim: the previous attempt's stops working.
   std::string token = NewHandlerToken();
-  st->bind(4, Sha256Hex(token));
+  const std::string token_hash = Sha256Hex(token);
+  st->bind(4, token_hash);
   st->bind(5, static_cast<int64_t>(due.id));
   if (!st->executeStep()) return std::nullopt;
   LeasedEvent e;
@@ -130,7 +136,7 @@ std::optional<LeasedEvent> LeaseEvent(sql::Connection& db, const DueEvent& due, 
   st->reset();
   CloseOpenAttempts(db, e.id, "lost", now_ms, "lease expired; event reclaimed");
   HoldBusinessKey(db, due, now_ms);
-  OpenAttempt(db, e, owner, now_ms);
+  OpenAttempt(db, e, owner, token_hash, now_ms);
   ReadOriginalPayload(db, e);
   return e;
 }

@@ -4,20 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <random>
 
 #include "action/probe.h"
 #include "common/log.h"
 #include "common/metrics.h"
-#include "worker/policy.h"
 
 namespace hookinbox::worker {
 namespace {
-
-double Uniform01() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-}
 
 std::string DefaultOwnerPrefix() {
   char host[256] = {};
@@ -42,17 +35,6 @@ action::ActionInput InputOf(const store::LeasedEvent& e, const std::string& api_
     in.api_base = api_base;
   }
   return in;
-}
-
-// Counts a recorded attempt: by outcome, and a retry by its cause.
-void CountAttempt(const store::LeasedEvent& event, const action::Outcome& outcome,
-                  const std::optional<action::ProbeResult>& probe, const store::AttemptResult& result) {
-  auto& registry = metrics::Registry::Default();
-  registry.Add(metrics::kAttemptsTotal, {event.endpoint, event.provider, store::AttemptOutcomeName(result.outcome)});
-  if (result.outcome != store::AttemptOutcome::kRetryableFailed) return;
-  const bool probe_not_found = probe && probe->verdict == action::ProbeVerdict::kNotFound;
-  const RetryReason reason = RetryReasonOf(outcome, probe_not_found);
-  registry.Add(metrics::kRetriesTotal, {event.endpoint, event.provider, RetryReasonLabel(reason)});
 }
 
 // How soon a failed lease renewal is tried again.
@@ -456,7 +438,6 @@ WorkerLoop::Attempted WorkerLoop::RunAction(const store::LeasedEvent& event,
   a.event = event;
   a.event.body.clear();  // kept for the log line, which never has it
   a.config = std::move(config);
-  int64_t probe_started_ms = 0;
   const auto attempt_started = std::chrono::steady_clock::now();
   bool released;
   {
@@ -472,17 +453,13 @@ WorkerLoop::Attempted WorkerLoop::RunAction(const store::LeasedEvent& event,
     // Reconcile before anyone retries: still under the lease, so no other
     // worker runs the event while the probe is out.
     if (a.outcome.verdict == action::Verdict::kUnknown && endpoint != nullptr && !endpoint->action.probe_url.empty()) {
-      probe_started_ms = clock_.NowMs();
-      a.probe = action::Probe(endpoint->action, input);
+      const int64_t probe_started_ms = clock_.NowMs();
+      a.probe = ProbeAnswer{action::Probe(endpoint->action, input), probe_started_ms};
     }
   }
   a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt_started).count();
   metrics::Registry::Default().Observe(metrics::kProcessingSeconds, {event.endpoint, event.provider}, a.seconds);
-  const RetrySchedule schedule = endpoint ? ScheduleFor(*a.config, *endpoint) : ScheduleFor(a.config->worker);
-  a.result = MapOutcome(schedule, event, std::string(), a.outcome, clock_.NowMs(), Uniform01());
-  if (a.probe && a.result.outcome == store::AttemptOutcome::kUnknown) {
-    ApplyProbe(schedule, event, *a.probe, probe_started_ms, Uniform01(), &a.result);
-  }
+  a.result = MapAttemptEnd(*a.config, event, a.outcome, a.probe, clock_.NowMs());
   a.counts_against_breaker = !released && CountsAgainstBreaker(a.outcome);
   return a;
 }
@@ -495,16 +472,7 @@ void WorkerLoop::LogRecorded(const Attempted& a, const Status& st) {
     log::Error("worker_finish_failed",
                {{"endpoint", event.endpoint}, {"id", std::to_string(event.id)}, {"error", st.message()}});
   } else {
-    CountAttempt(event, a.outcome, a.probe, a.result);
-    log::Info("attempt", {{"endpoint", event.endpoint},
-                          {"provider", event.provider},
-                          {"id", event.id},
-                          {"event_id", event.event_id},
-                          {"attempt", event.attempt},
-                          {"outcome", store::AttemptOutcomeName(a.result.outcome)},
-                          {"status", a.outcome.http_status},
-                          {"duration_ms", a.seconds * 1000.0},
-                          {"error", a.result.error}});
+    ReportAttemptEnd(EndedBy::kWorker, event, a.outcome, a.probe, a.result, a.seconds);
   }
 }
 

@@ -43,6 +43,7 @@
 #include "config/config.h"
 #include "store/endpoint_states.h"
 #include "store/work_queue.h"
+#include "worker/attempt_end.h"
 #include "worker/dispatch_gate.h"
 
 namespace hookinbox::worker {
@@ -110,7 +111,7 @@ class WorkerLoop {
     // schedule decide the record, whatever a reload put in force since.
     std::shared_ptr<const config::Config> config;
     action::Outcome outcome;
-    std::optional<action::ProbeResult> probe;
+    std::optional<ProbeAnswer> probe;
     store::AttemptResult result;
     double seconds = 0;
     bool counts_against_breaker = false;  // CountsAgainstBreaker, for an attempt that had an action

@@ -262,7 +262,7 @@ exit 0
   // Both of evt_draft's tokens are dead: the first was replaced, the second's event completed.
   for (const char* n : {"1", "2"}) {
     auto r = f.Api("GET", "/v1/steps/draft", "", ReadFile(f.out + "/token." + n));
-    CHECK(r.status == 401);
+    CHECK(r.status == 409);
   }
   CHECK(f.inst.Sql("SELECT inbox_id || '|' || name || '|' || attempt FROM step_results") ==
         std::to_string(id) + "|draft|1");
@@ -328,7 +328,7 @@ shutdown_grace_seconds = 1
   f.Release();
   REQUIRE(f.Becomes(id, "completed"));
   auto late = f.Api("POST", claim, R"({"key":"k2"})", token);
-  CHECK(late.status == 401);
+  CHECK(late.status == 409);
   CHECK(f.LedgerRows() == "1/1");
   // Neither the token nor the keys reach the log.
   CHECK(f.server.log().find(token) == std::string::npos);
@@ -352,7 +352,7 @@ shutdown_grace_seconds = 1
   const std::string step = "/v1/steps/s";
   for (int i = 0; i < 20; ++i) {
     CHECK(f.Api("GET", step, "", "").status == 401);       // no token: nothing to count
-    CHECK(f.Api("GET", step, "", expired).status == 401);  // a late handler, not a guess
+    CHECK(f.Api("GET", step, "", expired).status == 409);  // a late handler, not a guess
   }
   for (int i = 0; i < 10; ++i) CHECK(f.Api("GET", step, "", "hkt_" + std::string(64, 'a' + i % 6)).status == 401);
   auto blocked = f.Api("GET", step, "", "not-a-token");

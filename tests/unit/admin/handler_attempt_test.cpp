@@ -1,11 +1,14 @@
 // The handler's end of an async attempt through the handler API
 // (admin/handler_attempt.cpp): POST /v1/events/complete|fail|unknown and
 // /v1/events/renew — 200 with the state the event moved to, 400 for a bad
-// body, 401 for a wrong token, 409 once the attempt is over; refusals change
+// body, 401 for a wrong token, 409 once the attempt is over (also on the
+// effect and step routes, never counted as a failed login); refusals change
 // nothing. Drives HandlerApi directly over a real SQLite file; the clock is injected.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+
+#include <vector>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
@@ -66,8 +69,12 @@ struct HandlerFixture {
     return **c;
   }
   std::pair<int, json> Call(const std::string& path, const std::string& body = "", std::string token = "") const {
+    return Send("POST", path, body, std::move(token));
+  }
+  std::pair<int, json> Send(const std::string& method, const std::string& path, const std::string& body = "",
+                            std::string token = "") const {
     httplib::Request req;
-    req.method = "POST";
+    req.method = method;
     req.path = path;
     req.body = body;
     req.remote_addr = "127.0.0.1";
@@ -170,6 +177,41 @@ TEST_CASE("handler API: a wrong token is 401 and changes nothing", "[admin][asyn
     CHECK(f.Call(path, "", wrong).first == 401);
   }
   CHECK(f.State() == "processing");
+}
+
+TEST_CASE("handler API: a token whose attempt ended is 409 on every route and never counts as a failed login; "
+          "a token never issued is 401 and counts",
+          "[admin][async]") {
+  HandlerFixture f;
+  const std::string first = f.event.token;
+  SECTION("replaced by a later attempt after its lease lapsed") {
+    f.clock.Advance(31 * 1000);
+    auto again = f.store->LeaseDue("w2", f.clock.NowMs(), 30000, {});
+    REQUIRE(again.ok());
+    REQUIRE(again->has_value());
+    f.event = **again;
+  }
+  SECTION("ended by its handler") { REQUIRE(f.Call("/v1/events/complete").first == 200); }
+  const std::string state = f.State();
+  const std::vector<std::pair<std::string, std::string>> routes = {
+      {"POST", "/v1/events/complete"}, {"POST", "/v1/events/fail"}, {"POST", "/v1/events/renew"},
+      {"POST", "/v1/effects/claim"},   {"POST", "/v1/effects/k/complete"}, {"PUT", "/v1/steps/s"},
+      {"GET", "/v1/steps/s"}};
+  // Far more late calls than the limiter allows wrong tokens (LoginLimiter::kMaxFailures).
+  for (int round = 0; round < 3; ++round) {
+    for (const auto& [method, path] : routes) {
+      INFO(method << " " << path);
+      auto [code, body] = f.Send(method, path, path == "/v1/effects/claim" ? R"({"key":"k"})" : "", first);
+      CHECK(code == 409);
+      CHECK_THAT(body["error"].get<std::string>(), Catch::StartsWith("attempt ended: ") && Catch::Contains("replaced"));
+    }
+  }
+  CHECK(f.State() == state);
+  // Tokens hookinbox never issued still count: ten are 401, the next is 429.
+  for (int i = 0; i < LoginLimiter::kMaxFailures; ++i) {
+    CHECK(f.Call("/v1/events/renew", "", "hkt_" + std::string(64, 'a' + i % 6)).first == 401);
+  }
+  CHECK(f.Call("/v1/events/renew", "", "hkt_" + std::string(64, 'f')).first == 429);
 }
 
 TEST_CASE("handler API: bad bodies are 400 and change nothing", "[admin][async]") {

@@ -182,6 +182,20 @@ TEST_CASE("handler attempt: a retryable end without a next attempt time is refus
   r.next_attempt_at_ms = 0;
   CHECK(f.store->EndAttempt(f.Grant(e), r).code() == Code::kInvalidArgument);
   CHECK(f.Column(e.id, "status") == "processing");
+  CHECK(f.AttemptRows(e.id) == "w1:open");
+}
+
+TEST_CASE("handler attempt: an end whose lease names no worker is refused as the worker's finish would be",
+          "[store][async]") {
+  AsyncFixture f;
+  store::LeasedEvent e = f.Started();
+  const HandlerGrant g = f.Grant(e);
+  // A hand edit (or a bug) left the handler's lease without its worker.
+  REQUIRE(f.Count("SELECT count(*) FROM webhook_inbox WHERE lease_owner = 'handler:w1'") == 1);
+  f.Exec("UPDATE webhook_inbox SET lease_owner = 'handler:' WHERE id = " + std::to_string(e.id));
+  CHECK(f.store->EndAttempt(g, f.Ended(AttemptOutcome::kCompleted)).code() == Code::kInvalidArgument);
+  CHECK(f.Column(e.id, "status") == "processing");
+  CHECK(f.AttemptRows(e.id) == "w1:open");
 }
 
 TEST_CASE("handler attempt: a renewal before the hand-over is never cut back by it, nor by the worker's renewer",

@@ -197,6 +197,47 @@ TEST_CASE("ledger: a token stops working when its attempt completes or the event
   }
 }
 
+// The handler API tells a late handler (409, not counted) from a guess (401,
+// counted as a failed login) by IsExpiredToken.
+TEST_CASE("ledger: a token of an ended attempt is known as expired, also once a later attempt replaced it; a token "
+          "never issued is not",
+          "[store][ledger]") {
+  LedgerFixture f;
+  auto a = f.Running("evt_a");
+  auto expired = [&](const std::string& token, int64_t now) {
+    return store::IsExpiredToken(f.ledger().Authenticate(token, now).status());
+  };
+  SECTION("completed") {
+    f.Complete(a, "w-evt_a");
+    CHECK(expired(a.token, kT0 + 1));
+  }
+  SECTION("lease lapsed, then replaced by a later attempt's token") {
+    CHECK(expired(a.token, kT0 + kLease));
+    auto again = f.store->LeaseDue("w2", kT0 + kLease + 1, kLease, {});
+    REQUIRE(again.ok());
+    REQUIRE(again->has_value());
+    CHECK(expired(a.token, kT0 + kLease + 2));
+    CHECK(f.ledger().Authenticate((*again)->token, kT0 + kLease + 2).ok());
+    CHECK(f.Count("SELECT count(DISTINCT token_hash) FROM webhook_attempts WHERE inbox_id = " +
+                  std::to_string(a.id)) == 2);
+  }
+  SECTION("completed, replayed and claimed again: the replay's attempt holds another token") {
+    f.Complete(a, "w-evt_a");
+    REQUIRE(f.store->Replay(a.id, "cli:test", "", kT0 + 2000).ok());
+    CHECK(expired(a.token, kT0 + 2001));
+    auto again = f.store->LeaseDue("w2", kT0 + 2001, kLease, {});
+    REQUIRE(again.ok());
+    REQUIRE(again->has_value());
+    CHECK(expired(a.token, kT0 + 2002));
+  }
+  SECTION("never issued") {
+    auto unknown = f.ledger().Authenticate(store::NewHandlerToken(), kT0);
+    CHECK(unknown.status().code() == Code::kUnauthenticated);
+    CHECK_FALSE(store::IsExpiredToken(unknown.status()));
+    CHECK_FALSE(store::IsExpiredToken(f.ledger().Authenticate("hkt_xyz", kT0).status()));
+  }
+}
+
 TEST_CASE("ledger: effect keys are scoped to the tenant", "[store][ledger]") {
   LedgerFixture f;
   auto ga = f.Grant(f.Running("evt_a", "acme"));
@@ -240,4 +281,37 @@ TEST_CASE("ledger: names are checked: empty, too long, control characters", "[st
   CHECK(store::CheckLedgerName("key", std::string("a\0b", 3)).code() == Code::kInvalidArgument);
   CHECK(store::CheckLedgerName("key", "tab\there").code() == Code::kInvalidArgument);
   CHECK(store::CheckLedgerName("key", "del\x7f").code() == Code::kInvalidArgument);
+}
+
+// One test of liveness (store/live_attempt.h) behind every handler-API
+// operation: a grant is refused by all of them as soon as any part of it no
+// longer holds — the attempt included, even with the token unchanged.
+TEST_CASE("ledger: every operation refuses a grant whose attempt moved on, lapsed or ended, even with its token "
+          "still the event's",
+          "[store][ledger]") {
+  LedgerFixture f;
+  auto a = f.Running("evt_a");
+  const HandlerGrant g = f.Grant(a);
+  REQUIRE(f.Claim(g, "held") == EffectClaimState::kClaimed);
+  int64_t now = kT0 + 1;
+  SECTION("the attempt moved without a new token (a hand edit)") {
+    f.Exec("UPDATE webhook_inbox SET attempt_count = attempt_count + 1 WHERE id = " + std::to_string(a.id));
+  }
+  SECTION("the lease ran out") { now = kT0 + kLease; }
+  SECTION("the event left processing") {
+    f.Exec("UPDATE webhook_inbox SET status = 'retryable_failed' WHERE id = " + std::to_string(a.id));
+  }
+  const std::string before = f.Text("SELECT attempt_count || '|' || status || '|' || lease_until FROM webhook_inbox");
+  CHECK(f.ledger().ClaimEffect(g, "k", now).status().code() == Code::kUnauthenticated);
+  CHECK(f.ledger().EndEffect(g, "held", EffectEnd::kDone, "ref", now).code() == Code::kUnauthenticated);
+  CHECK(f.ledger().PutStep(g, "s", "text/plain", "x", now).code() == Code::kUnauthenticated);
+  CHECK(f.ledger().GetStep(g, "s", now).status().code() == Code::kUnauthenticated);
+  store::AttemptResult done;
+  done.outcome = store::AttemptOutcome::kCompleted;
+  done.finished_at_ms = now;
+  CHECK(f.ledger().EndAttempt(g, done).code() == Code::kConflict);
+  CHECK(f.ledger().RenewAttempt(g, now + kLease, now).code() == Code::kConflict);
+  CHECK(f.Text("SELECT attempt_count || '|' || status || '|' || lease_until FROM webhook_inbox") == before);
+  CHECK(f.Text("SELECT effect_key || ':' || status FROM effects") == "held:claimed");
+  CHECK(f.Count("SELECT count(*) FROM step_results") == 0);
 }
