@@ -24,6 +24,8 @@
 #   200 done         → sent before: report its message id, send nothing
 #   409 in_progress  → another attempt is sending it right now: retry later
 #   409 unknown      → an earlier send may have happened: stop for a person
+#   409 attempt ended → this run's attempt is over (lease lapsed, replayed): stop;
+#                      the event's next attempt runs this script again
 #
 # The key is notify:<event>:<template>. <event> is HOOKINBOX_IDEMPOTENCY_KEY,
 # which stays the same for every attempt and replay of the event, has a fixed
@@ -97,6 +99,10 @@ case $code in
     if [[ $answer == *'"unknown"'* ]]; then
       echo "notification '$template' may or may not have been sent: check the provider, then resolve the event" >&2
       exit 1
+    fi
+    if [[ $answer == *'"attempt ended'* ]]; then
+      echo "this attempt is over (its lease lapsed or the event was replayed): not sending; the next attempt will" >&2
+      exit $EX_TEMPFAIL
     fi
     echo "another attempt is sending notification '$template': retry later" >&2
     exit $EX_TEMPFAIL ;;

@@ -28,7 +28,9 @@ std::string WorkerOf(const std::string& lease_owner) {
 }
 
 Status NotLive(const HandlerGrant& g) {
-  return Status(Code::kConflict, "event " + std::to_string(g.inbox_id) +
+  // The same "attempt ended:" opening as a late token's refusal (admin/handler_api.cpp):
+  // the attempt can end between the token check and this write.
+  return Status(Code::kConflict, "attempt ended: event " + std::to_string(g.inbox_id) +
                                      " is no longer processing under this attempt: it already ended, was replayed "
                                      "or reclaimed, or its lease lapsed");
 }

@@ -5,11 +5,11 @@
 # xlsx overridden to the registry's 0.18.5 (n8n-nodes-base fetches it from a
 # CDN that is often unreachable; only the spreadsheet nodes use it).
 #
-#   bash tests/n8n/install.sh          # then: N8N_DIR=tests/n8n bash tests/n8n/run.sh
+#   bash tests/n8n/install.sh          # then: bash tests/n8n/run.sh
 #
-# About 8 minutes and 1.7 GB on 2 cores (sqlite3 and a few other native modules
-# are compiled when their prebuilt binaries cannot be fetched). Skipped when
-# node_modules is newer than the lock file.
+# 3–8 minutes (about 8 with an empty npm cache) and 1.7 GB on 2 cores (sqlite3
+# and a few other native modules are compiled when their prebuilt binaries
+# cannot be fetched). Skipped when node_modules is newer than the lock file.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 command -v node >/dev/null && command -v npm >/dev/null ||

@@ -61,8 +61,17 @@ mount -t tmpfs tmpfs "$top"; mkdir -p "$top/u" "$top/w" "$top/root"
 mount -t overlay overlay -o "lowerdir=/,upperdir=$top/u,workdir=$top/w" "$top/root" || { echo "deb overlay root: FAIL cannot mount overlayfs"; exit 0; }
 for d in proc sys dev; do mount --rbind "/$d" "$top/root/$d"; done
 mount -t tmpfs tmpfs "$top/root/tmp"
+# That tmpfs hides whatever lives under the host's /tmp — a checkout or build
+# tree there too (a clone in /tmp is where a new user tries the test command):
+# the sources and the tree come back at their own paths, bound over it.
+src="$(cd "$here/../.." && pwd)"
+for p in "$src" "$tree"; do
+  case "$p" in
+    /tmp/*) mkdir -p "$top/root$p" && mount --bind "$p" "$top/root$p" ;;
+  esac
+done
 cp "$deb" "$top/root/tmp/hookinbox.deb"
 [ -n "$fixture" ] && cp "$fixture" "$top/root/tmp/v5.sql"
 cp "$here/deb_inside.sh" "$top/root/tmp/deb_inside.sh"
 # The root is an overlay of /, so the build tree and the sources keep their paths inside.
-chroot "$top/root" bash /tmp/deb_inside.sh "$tree" "$(cd "$here/../.." && pwd)" </dev/null
+chroot "$top/root" bash /tmp/deb_inside.sh "$tree" "$src" </dev/null
