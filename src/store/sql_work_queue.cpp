@@ -72,9 +72,10 @@ const std::string& LeaseSql() {
 // for now (each such step is progress: the event leaves the due range).
 constexpr int kMaxGateSteps = 64;
 
-// Closes the open attempt rows of `inbox_id` (a previous owner's, whose lease expired).
-void CloseOpenAttempts(sql::Connection& db, int64_t inbox_id, const char* outcome, int64_t now_ms,
-                       const std::string& error) {
+// Closes the open attempt rows of `inbox_id` (a previous owner's, whose
+// lease expired); how many there were.
+int CloseOpenAttempts(sql::Connection& db, int64_t inbox_id, const char* outcome, int64_t now_ms,
+                      const std::string& error) {
   Prepared st(db,
               "UPDATE webhook_attempts SET outcome = ?, finished_at = ?, error = ?"
               " WHERE inbox_id = ? AND outcome IS NULL");
@@ -82,7 +83,7 @@ void CloseOpenAttempts(sql::Connection& db, int64_t inbox_id, const char* outcom
   st->bind(2, static_cast<int64_t>(now_ms));
   st->bind(3, error);
   st->bind(4, static_cast<int64_t>(inbox_id));
-  st->exec();
+  return st->exec();
 }
 
 // The attempt row keeps its token's hash, so the token is still recognised
@@ -134,7 +135,7 @@ std::optional<LeasedEvent> LeaseEvent(sql::Connection& db, const DueEvent& due, 
   e.retry_window_start_ms = st->getColumn(9).getInt64();
   e.lease_until_ms = now_ms + lease_ms;
   st->reset();
-  CloseOpenAttempts(db, e.id, "lost", now_ms, "lease expired; event reclaimed");
+  e.reclaimed = CloseOpenAttempts(db, e.id, "lost", now_ms, "lease expired; event reclaimed") > 0;
   HoldBusinessKey(db, due, now_ms);
   OpenAttempt(db, e, owner, token_hash, now_ms);
   ReadOriginalPayload(db, e);

@@ -39,6 +39,10 @@ struct LeasedEvent {
   // (worker.retry_for) counts from here.
   int64_t retry_window_start_ms = 0;
   int64_t lease_until_ms = 0;
+  // The previous attempt was cut: the event was still processing under a
+  // lease that lapsed (its process died, or stopped past the grace period),
+  // so that attempt may have reached the downstream. Its row says `lost`.
+  bool reclaimed = false;
   std::string content_type;   // of the original delivery; may be empty
   std::string body;           // the original payload, byte for byte
   // The handler-API token of this attempt (NewHandlerToken); only its

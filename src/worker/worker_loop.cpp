@@ -12,6 +12,25 @@
 namespace hookinbox::worker {
 namespace {
 
+// An attempt cut by a crash is a lost answer too: with a probe_url, the
+// probe in RunAction decides before anything is sent again (found →
+// completed, not found → retried, cannot tell → unknown). A target that
+// deduplicates by the key (idempotent_target) is simply sent the event again.
+bool ReconcileFirst(const store::LeasedEvent& event, const config::EndpointConfig* endpoint) {
+  return event.reclaimed && endpoint != nullptr && !endpoint->action.probe_url.empty() &&
+         !endpoint->action.idempotent_target;
+}
+
+// Nothing is sent in such an attempt: not the downstream's failure, so it
+// never counts against the circuit breaker (CountsAgainstBreaker).
+action::Outcome CutAttemptOutcome() {
+  action::Outcome o;
+  o.verdict = action::Verdict::kUnknown;
+  o.error = "the previous attempt was cut (its lease lapsed) and may have reached the downstream: "
+            "the probe decides before anything is sent again";
+  return o;
+}
+
 std::string DefaultOwnerPrefix() {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
@@ -449,7 +468,7 @@ WorkerLoop::Attempted WorkerLoop::RunAction(const store::LeasedEvent& event,
   const config::EndpointConfig* endpoint = a.config->FindEndpoint(event.endpoint);
   if (!released) {
     const action::ActionInput input = InputOf(event, handler_api_base_);
-    a.outcome = action->Run(input);
+    a.outcome = ReconcileFirst(event, endpoint) ? CutAttemptOutcome() : action->Run(input);
     // Reconcile before anyone retries: still under the lease, so no other
     // worker runs the event while the probe is out.
     if (a.outcome.verdict == action::Verdict::kUnknown && endpoint != nullptr && !endpoint->action.probe_url.empty()) {

@@ -30,6 +30,21 @@ backoff_max_ms = 50
 )");
 }
 
+// The same, with a timeout long enough for a test to SIGKILL the server while
+// its request is held (the lease allows the doubled timeout: 2 × 1.4 s ≤ 9 s / 3).
+void ConfigureForKill(const Installation& inst, const std::string& url, const std::string& probe_url) {
+  inst.WriteTestConfig(ForwardingAction(inst, url) + R"(idempotent_target = false
+timeout_ms = 1400
+probe_url = ")" + probe_url + R"("
+
+[worker]
+threads = 2
+lease_seconds = 9
+backoff_initial_ms = 10
+backoff_max_ms = 50
+)");
+}
+
 std::string Attempts(const Installation& inst, int64_t id) {
   return inst.Sql("SELECT group_concat(kind || ':' || outcome, ',') FROM (SELECT kind, outcome FROM webhook_attempts"
                   " WHERE inbox_id = " + std::to_string(id) + " ORDER BY id) AS sub");
@@ -39,6 +54,21 @@ int64_t Deliver(const ServerProcess& server, const std::string& id) {
   auto r = server.PostSigned("/hooks/demo", R"({"id":")" + id + R"(","type":"order.created"})");
   REQUIRE(r.status == 200);
   return json::parse(r.body).at("id").get<int64_t>();
+}
+
+std::string StatusOf(const Installation& inst, int64_t id) {
+  return inst.Sql("SELECT status FROM webhook_inbox WHERE id = " + std::to_string(id));
+}
+
+// Delivers one event, waits until `target` holds its request, SIGKILLs the
+// server there and starts it again: the attempt was cut mid-request.
+int64_t CutByKill(ServerProcess& server, const DownstreamProcess& target, const std::string& event_id) {
+  server.Start();
+  const int64_t id = Deliver(server, event_id);
+  REQUIRE(PollUntil([&] { return target.Stats()["holding"] == 1; }, 20s));
+  server.Kill(SIGKILL);
+  server.WaitExit();
+  return id;
 }
 
 }  // namespace
@@ -89,6 +119,59 @@ TEST_CASE("probe: not found → retried once and completed; cannot tell → stay
     CHECK(inst.Sql("SELECT CASE WHEN error LIKE 'probe: no answer%' THEN 1 ELSE 0 END"
                    " FROM webhook_attempts WHERE kind = 'probe' AND inbox_id = " +
                    std::to_string(unclear)) == "1");
+  }
+  target.Release();
+}
+
+TEST_CASE("probe: an attempt cut by a SIGKILL is probed before anything is sent again — found → completed, one call",
+          "[worker][probe]") {
+  Installation inst;
+  ServerProcess server{inst};
+  DownstreamProcess target;
+  target.Script(json::array({json{{"hold", true}}}));
+  ConfigureForKill(inst, target.url(), target.url("/lookup?key={idempotency_key}"));
+  const int64_t id = CutByKill(server, target, "evt_cut_found");
+  target.Release();  // the effect happens, though nobody hears the answer any more
+  REQUIRE(PollUntil([&] { return target.Stats()["effects"] == 1; }, 20s));
+  server.Start();
+  REQUIRE(PollUntil([&] { return StatusOf(inst, id) == "completed"; }, 40s));
+  CHECK(Attempts(inst, id) == "action:lost,action:unknown,probe:completed");
+  CHECK(inst.Sql("SELECT result_ref FROM webhook_inbox WHERE id = " + std::to_string(id)) == "eff_1");
+  const json stats = target.Stats();
+  CHECK(stats["calls"] == 1);  // never sent twice
+  CHECK(stats["lookups"] == 1);
+  // Nothing was the downstream's fault: the breaker saw no failure.
+  CHECK(inst.Sql("SELECT count(*) FROM webhook_attempts WHERE inbox_id = " + std::to_string(id) +
+                 " AND kind = 'action' AND outcome = 'unknown' AND http_status IS NULL"
+                 " AND error LIKE 'the previous attempt was cut%'") == "1");
+}
+
+TEST_CASE("probe: an attempt cut by a SIGKILL — not found → sent again once; cannot tell → unknown, not sent",
+          "[worker][probe]") {
+  Installation inst;
+  ServerProcess server{inst};
+  DownstreamProcess target(/*dedup=*/false);
+  target.Script(json::array({json{{"hold", true}}}));  // held until the end: it never took effect
+
+  SECTION("not found") {
+    DownstreamProcess records;  // where the probe looks: it never saw the event
+    ConfigureForKill(inst, target.url(), records.url("/lookup?key={idempotency_key}"));
+    const int64_t id = CutByKill(server, target, "evt_cut_missing");
+    server.Start();
+    REQUIRE(PollUntil([&] { return StatusOf(inst, id) == "completed"; }, 40s));
+    CHECK(Attempts(inst, id) == "action:lost,action:unknown,probe:retryable_failed,action:completed");
+    CHECK(records.Stats()["lookups"] == 1);
+    CHECK(target.Stats()["calls"] == 2);
+  }
+  SECTION("cannot tell: the probe gets no answer") {
+    DownstreamProcess records;
+    ConfigureForKill(inst, target.url(), records.url("/lookup?key={idempotency_key}"));
+    const int64_t id = CutByKill(server, target, "evt_cut_unclear");
+    records.Kill();
+    server.Start();
+    REQUIRE(PollUntil([&] { return StatusOf(inst, id) == "unknown"; }, 40s));
+    CHECK(Attempts(inst, id) == "action:lost,action:unknown,probe:unknown");
+    CHECK(target.Stats()["calls"] == 1);
   }
   target.Release();
 }

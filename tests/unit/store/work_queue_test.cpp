@@ -108,6 +108,9 @@ TEST_CASE("work queue: a valid lease is never reclaimed; an expired one is, clos
   CHECK(f.Text("SELECT outcome FROM webhook_attempts WHERE worker = 'dead-worker'") == "lost");
   CHECK(f.Count("SELECT count(*) FROM webhook_attempts WHERE worker = 'w2' AND outcome IS NULL") == 1);
   CHECK(first.attempt == 1);
+  // The worker is told the previous attempt was cut (a probe_url then decides before it sends).
+  CHECK_FALSE(first.reclaimed);
+  CHECK(second.reclaimed);
 }
 
 TEST_CASE("work queue: concurrent claims never hand one event to two workers", "[store][queue]") {
