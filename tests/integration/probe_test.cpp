@@ -16,33 +16,19 @@ using namespace std::chrono_literals;
 using json = nlohmann::json;
 
 // The demo endpoint forwarding to a non-idempotent `url` (a lost answer is
-// `unknown`), reconciling through `probe_url`.
-void Configure(const Installation& inst, const std::string& url, const std::string& probe_url) {
-  inst.WriteTestConfig(ForwardingAction(inst, url) + R"(idempotent_target = false
-timeout_ms = 500
-probe_url = ")" + probe_url + R"("
-
-[worker]
-threads = 2
-lease_seconds = 5
-backoff_initial_ms = 10
-backoff_max_ms = 50
-)");
+// `unknown`), reconciling through `probe_url`. The lease allows the doubled
+// timeout (2 × timeout ≤ lease / 3).
+void Configure(const Installation& inst, const std::string& url, const std::string& probe_url,
+               int timeout_ms = 500, int lease_seconds = 5) {
+  inst.WriteTestConfig(ForwardingAction(inst, url) + "idempotent_target = false\ntimeout_ms = " +
+                       std::to_string(timeout_ms) + "\nprobe_url = \"" + probe_url +
+                       "\"\n\n[worker]\nthreads = 2\nlease_seconds = " + std::to_string(lease_seconds) +
+                       "\nbackoff_initial_ms = 10\nbackoff_max_ms = 50\n");
 }
 
-// The same, with a timeout long enough for a test to SIGKILL the server while
-// its request is held (the lease allows the doubled timeout: 2 × 1.4 s ≤ 9 s / 3).
+// A timeout long enough for a test to SIGKILL the server while its request is held.
 void ConfigureForKill(const Installation& inst, const std::string& url, const std::string& probe_url) {
-  inst.WriteTestConfig(ForwardingAction(inst, url) + R"(idempotent_target = false
-timeout_ms = 1400
-probe_url = ")" + probe_url + R"("
-
-[worker]
-threads = 2
-lease_seconds = 9
-backoff_initial_ms = 10
-backoff_max_ms = 50
-)");
+  Configure(inst, url, probe_url, /*timeout_ms=*/1400, /*lease_seconds=*/9);
 }
 
 std::string Attempts(const Installation& inst, int64_t id) {
