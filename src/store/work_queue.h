@@ -40,8 +40,9 @@ struct LeasedEvent {
   int64_t retry_window_start_ms = 0;
   int64_t lease_until_ms = 0;
   // The previous attempt was cut: the event was still processing under a
-  // lease that lapsed (its process died, or stopped past the grace period),
-  // so that attempt may have reached the downstream. Its row says `lost`.
+  // lease that lapsed (its process died mid-attempt), so that attempt may
+  // have reached the downstream. Its row says `lost`. (An attempt a SIGTERM
+  // released past the grace period says `released` and does not count here.)
   bool reclaimed = false;
   std::string content_type;   // of the original delivery; may be empty
   std::string body;           // the original payload, byte for byte
