@@ -6,8 +6,11 @@
 // /work/shared/providers.md; where it marks one unverified, the comment on
 // the row says which documented or SDK behaviour was chosen. Each row is
 // expressed with the generic knobs of config::SignatureConfig and KeyConfig
-// (plus the handshake name); helpers' rows are grouped in marked blocks.
+// (plus the handshake name); helpers' rows are grouped in marked blocks, and
+// the second wave's groups are files of their own (presets_*.cpp).
 #include "verify/registry.h"
+
+#include "verify/preset_rows.h"
 
 // Rows are designated initializers that name only what a provider sets; every
 // other field keeps the default config.h gives it, which is the point. GCC
@@ -22,37 +25,12 @@ namespace {
 using config::EndpointConfig;
 using config::KeyConfig;
 using config::SignatureConfig;
-
-struct Preset {
-  std::vector<std::string> names;  // the first is the name, the rest are aliases
-  EndpointConfig endpoint;
-};
-
-EndpointConfig Endpoint(SignatureConfig signature, KeyConfig key, std::vector<std::string> volatile_fields = {}) {
-  EndpointConfig e;
-  e.signature = std::move(signature);
-  e.key = std::move(key);
-  e.volatile_fields = std::move(volatile_fields);
-  return e;  // content_types stays {"application/json"}: every provider here sends JSON
-}
-
-// Standard Webhooks and Svix differ only in the header prefix ("webhook-" / "svix-").
-EndpointConfig StandardWebhooks(const std::string& prefix) {
-  return Endpoint({.header = prefix + "signature",
-                   .format = "v1,{signature}",  // space-separated "v1,<base64>" entries; v1a (Ed25519) is ignored
-                   .encoding = "base64",
-                   .secret_encoding = "base64",
-                   .secret_prefix = "whsec_",
-                   .signed_payload = "{id}.{timestamp}.{body}",
-                   .timestamp_header = prefix + "timestamp"},
-                  {.id_header = prefix + "id", .event_type_pointer = "/type"});
-}
+using presets::Endpoint;
+using presets::Preset;
+using presets::StandardWebhooks;
+using presets::WithTypes;
 
 // --- Form bodies, unsigned and Basic presets (helper "form"; docs/providers.md) ---
-EndpointConfig WithTypes(EndpointConfig e, std::vector<std::string> content_types) {
-  e.content_types = std::move(content_types);
-  return e;
-}
 
 void AddFormPresets(std::vector<Preset>& t) {
   // Twilio: HMAC-SHA1 (base64) of the configured URL followed by the form
@@ -365,9 +343,11 @@ std::vector<Preset> BuildTable() {
   AddFormPresets(t);
   AddKnobPresets(t);
   AddAsymmetricPresets(t);
+  // Wave 2: one file of rows per group of providers (presets_*.cpp, declared in preset_rows.h).
   for (Preset& p : t) {
     p.endpoint.provider = p.names.front();
-    p.endpoint.redelivery_window_hours = RedeliveryWindowHours(p.names.front());
+    // A row of the wave-2 files sets its own window; the table above holds the first wave's.
+    if (const int hours = RedeliveryWindowHours(p.names.front()); hours > 0) p.endpoint.redelivery_window_hours = hours;
   }
   return t;
 }
@@ -391,6 +371,15 @@ const config::EndpointConfig* FindPreset(std::string_view name) {
 std::string_view RefusedPresetReason(std::string_view name) {
   for (const Refused& r : kRefused) {
     if (r.name == name) return r.reason;
+  }
+  return {};
+}
+
+std::string_view PresetSecretHint(std::string_view name) {
+  for (const Preset& p : Table()) {
+    for (const std::string& n : p.names) {
+      if (n == name) return p.secret_hint;
+    }
   }
   return {};
 }

@@ -25,6 +25,10 @@ const config::EndpointConfig* FindPreset(std::string_view name);
 // config loading to report; empty for every other name. Thread-safe.
 std::string_view RefusedPresetReason(std::string_view name);
 
+// Where the provider shows the secret of preset `name` (a name or an alias),
+// for `init --provider`; empty when unknown. Thread-safe.
+std::string_view PresetSecretHint(std::string_view name);
+
 // Every preset name and alias, in table order ("generic" is not a preset).
 std::vector<std::string> PresetNames();
 
