@@ -15,11 +15,12 @@
 #
 # A fresh installation (`hookinbox init`, then a config of its own) with two
 # endpoints: "orders" forwards to examples/n8n/forward-header-auth.json with
-# header auth; "replies" (async = true) to examples/n8n/async-effect.json, whose
+# header auth, and probes a forward a crash cut with forward-probe.json (the
+# two share an n8n Data table, created here through n8n's REST API); "replies" (async = true) to examples/n8n/async-effect.json, whose
 # "Send e-mail" node posts to a counting server written here. n8n runs on
 # loopback with its own user folder; the workflows are imported with its CLI,
 # changed only where examples/n8n/README.md says (the credential's value, the
-# send_url), and activated. Each endpoint gets DELIVERIES signed deliveries
+# send_url, the data table's id), and activated. Each endpoint gets DELIVERIES signed deliveries
 # over HTTPS with curl, DUPLICATE_PERCENT of them re-sends of an earlier event;
 # hookinbox is SIGKILLed once KILL_AFTER were answered, restarted, and every
 # delivery without an answer is sent again; then BURST concurrent copies of
@@ -29,10 +30,13 @@
 #   every delivery answered 200 in the end, no conflict; one inbox row per
 #   event; BURST copies: one accepted, the rest duplicate;
 #   every event completed (polled with a deadline);
-#   n8n: every execution belongs to one event; each event has one execution
-#   per forward that reached n8n and exactly one when hookinbox forwarded it
-#   once — a second forward only follows an attempt the SIGKILL cut (`lost`)
-#   or the workflow's own retry request, and each is counted and printed;
+#   n8n: every execution belongs to one event; the forward workflow ran
+#   exactly once per event: "orders" has probe_url = forward-probe.json, which
+#   answers from the Data table the forward writes, so a forward the SIGKILL
+#   cut is probed (checked: each cut forward was, and each probe ran the probe
+#   workflow once), not sent again blindly; the async workflow has one
+#   execution per forward that reached n8n, exactly one when hookinbox
+#   forwarded it once (repeats are counted and printed);
 #   async: exactly one e-mail per event at the counting server, also for an
 #   event the SIGKILL cut between its send and /v1 recording it (the
 #   workflow's /v1 nodes retry for 20 s, beyond the restart; its send node never
@@ -164,7 +168,10 @@ backoff_initial_ms = 200
 backoff_max_ms = 2000
 shutdown_grace_seconds = 5
 EOF
-  endpoint orders hookinbox-orders
+  # A forward the SIGKILL cuts is not sent again blindly: its probe asks n8n
+  # (examples/n8n/forward-probe.json) whether the workflow ran.
+  endpoint orders hookinbox-orders \
+    "probe_url = \"http://127.0.0.1:$n8n_port/webhook/hookinbox-orders-probe?event={event_id}\""
   # n8n runs the async workflows it accepted side by side; handing them over
   # at a pace it keeps up with keeps each within its lease.
   endpoint replies hookinbox-async 'async = true' 'max_per_second = 4'
@@ -208,19 +215,59 @@ export N8N_HOST=127.0.0.1 N8N_PROTOCOL=http WEBHOOK_URL="http://127.0.0.1:$n8n_p
 export N8N_DIAGNOSTICS_ENABLED=false N8N_PERSONALIZATION_ENABLED=false
 export N8N_VERSION_NOTIFICATIONS_ENABLED=false N8N_TEMPLATES_ENABLED=false N8N_HIRING_BANNER_ENABLED=false
 export N8N_RUNNERS_ENABLED=false N8N_SECURE_COOKIE=false N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS=true
-export DB_TYPE=sqlite EXECUTIONS_DATA_SAVE_ON_SUCCESS=all SCARF_ANALYTICS=false N8N_LOG_LEVEL=info
+# DB_SQLITE_POOL_SIZE: n8n's pooled SQLite (WAL). Without it (n8n 1.123 still defaults to one
+# shared connection) concurrent executions' Data table writes interleave their
+# transactions and fail ("cannot start a transaction within a transaction").
+export DB_TYPE=sqlite DB_SQLITE_POOL_SIZE=4 EXECUTIONS_DATA_SAVE_ON_SUCCESS=all SCARF_ANALYTICS=false N8N_LOG_LEVEL=info
 mkdir -p "$work/n8n" "$work/workflows"
+n8n_rest() {  # n8n_rest METHOD PATH [JSON]: n8n's REST API as the owner (cookie jar in $work)
+  curl -sS --fail-with-body -X "$1" -b "$work/n8n.cookies" -c "$work/n8n.cookies" -H 'browser-id: hookinbox-n8n-test' \
+    -H 'Content-Type: application/json' ${3:+--data-binary "$3"} "http://127.0.0.1:$n8n_port/rest$2"
+}
+start_n8n() {
+  setsid "$n8n" start >>"$work/n8n.log" 2>&1 &
+  n8n_pid=$!
+}
+# /healthz answers before the REST routes are mounted, and until then every
+# /rest path answers 200 "n8n is starting up"; /rest/settings (no login
+# needed) answers its JSON once they are.
+n8n_rest_ready() {
+  kill -0 "$n8n_pid" 2>/dev/null || die "n8n exited; see $work/n8n.log"
+  curl -sf "http://127.0.0.1:$n8n_port/rest/settings" 2>/dev/null | grep -q '^{"data"'
+}
+# The forward workflow records each Idempotency-Key in an n8n Data table, which
+# a user creates in n8n's UI; here n8n's REST API does it, as the owner a
+# fresh n8n asks for, before the workflows are imported (they name the table by id).
+say "n8n: creating the data table the forward and probe workflows share"
+start_n8n
+poll_until 180 "n8n's REST API" n8n_rest_ready
+n8n_rest POST /owner/setup '{"email":"owner@hookinbox.test","firstName":"Hook","lastName":"Inbox","password":"Hookinbox-n8n-1"}' >/dev/null ||
+  die "n8n owner setup failed"
+project_id=$(n8n_rest GET /projects/personal | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["id"])') ||
+  die "n8n: no personal project"
+table_id=$(n8n_rest POST "/projects/$project_id/data-tables" \
+  '{"name":"hookinbox_forwards","columns":[{"name":"idempotency_key","type":"string"},{"name":"event_id","type":"string"},{"name":"status","type":"string"},{"name":"execution","type":"string"}]}' |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["id"])') || die "n8n: creating the data table failed"
+stop_pid "$n8n_pid" group
+n8n_pid=""
 # What examples/n8n/README.md says to change, and nothing else: the credential's
-# value, and the async workflow's send_url.
-python3 - "$root/examples/n8n" "$work" "$secrets/n8n-auth" "http://127.0.0.1:$mail_port/send" <<'EOF'
+# value, the async workflow's send_url, and the data table's id.
+python3 - "$root/examples/n8n" "$work" "$secrets/n8n-auth" "http://127.0.0.1:$mail_port/send" "$table_id" <<'EOF'
 import json, os, shutil, sys
-examples, work, secret_file, send_url = sys.argv[1:]
+examples, work, secret_file, send_url, table_id = sys.argv[1:]
 cred = json.load(open(os.path.join(examples, "credentials.example.json")))
 assert len(cred) == 1 and cred[0]["data"]["name"] == "X-N8n-Auth", "credentials.example.json changed shape"
 cred[0]["data"]["value"] = open(secret_file).read()
 with open(os.path.join(work, "cred.json"), "w") as f:
     json.dump(cred, f)
-shutil.copy(os.path.join(examples, "forward-header-auth.json"), os.path.join(work, "workflows"))
+for name in ("forward-header-auth.json", "forward-probe.json"):
+    wf = json.load(open(os.path.join(examples, name)))
+    tables = [n["parameters"]["dataTableId"] for n in wf["nodes"] if n["type"] == "n8n-nodes-base.dataTable"]
+    assert tables and all(t["value"] == "REPLACE_WITH_YOUR_DATA_TABLE_ID" for t in tables), name + ": data table nodes changed"
+    for t in tables:
+        t["value"] = table_id
+    with open(os.path.join(work, "workflows", name), "w") as f:
+        json.dump(wf, f, indent=2)
 wf = json.load(open(os.path.join(examples, "async-effect.json")))
 event = [n for n in wf["nodes"] if n["name"] == "Event"]
 assert len(event) == 1, "async-effect.json has no single Event node"
@@ -238,19 +285,19 @@ rm -f "$work/cred.json"
   { tail -20 "$work/n8n-import.log" >&2; die "n8n import:workflow failed"; }
 "$n8n" update:workflow --all --active=true >>"$work/n8n-import.log" 2>&1 ||
   { tail -20 "$work/n8n-import.log" >&2; die "n8n update:workflow failed"; }
-setsid "$n8n" start >"$work/n8n.log" 2>&1 &
-n8n_pid=$!
-# A POST without the header gets 403 once the workflow's webhook is registered
+start_n8n
+# A request without the header gets 403 once the workflow's webhook is registered
 # (404 before; /healthz answers long before that).
-webhook_registered() {
+webhook_registered() {  # webhook_registered PATH [METHOD]
   local code
-  code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$n8n_port/webhook/$1" || true)
+  code=$(curl -s -o /dev/null -w '%{http_code}' -X "${2:-POST}" "http://127.0.0.1:$n8n_port/webhook/$1" || true)
   kill -0 "$n8n_pid" 2>/dev/null || die "n8n exited; see $work/n8n.log"
   [ "$code" = 403 ]
 }
 poll_until 180 "n8n's webhook hookinbox-orders" webhook_registered hookinbox-orders
 poll_until 30 "n8n's webhook hookinbox-async" webhook_registered hookinbox-async
-say "n8n: both workflows active on 127.0.0.1:$n8n_port"
+poll_until 30 "n8n's webhook hookinbox-orders-probe" webhook_registered hookinbox-orders-probe GET
+say "n8n: the three workflows active on 127.0.0.1:$n8n_port"
 
 # --- hookinbox serve ----------------------------------------------------------
 start_hookinbox() {
@@ -374,14 +421,20 @@ events = {}  # event_id -> row
 for inbox_id, ep, eid, status, ref, key in hi.execute(
         "SELECT i.id, i.endpoint, i.event_id, i.status, i.result_ref, "
         "(SELECT effect_key FROM effects e WHERE e.inbox_id = i.id) FROM webhook_inbox i"):
-    events[eid] = dict(id=inbox_id, ep=ep, status=status, ref=ref, attempts=[])
+    events[eid] = dict(eid=eid, id=inbox_id, ep=ep, status=status, ref=ref, attempts=[])
 by_id = {e["id"]: e for e in events.values()}
-for inbox_id, attempt, outcome, code, error in hi.execute(
-        "SELECT inbox_id, attempt, outcome, http_status, error FROM webhook_attempts ORDER BY id"):
-    by_id[inbox_id]["attempts"].append((outcome, code, error or ""))
+probes = collections.Counter()  # event_id -> probe rows (kind 'probe')
+for inbox_id, kind, outcome, code, error in hi.execute(
+        "SELECT inbox_id, kind, outcome, http_status, error FROM webhook_attempts ORDER BY id"):
+    ev = by_id[inbox_id]
+    if kind == "probe":
+        probes[ev["eid"]] += 1
+    elif not (error or "").startswith("the previous attempt was cut"):  # that attempt sends nothing
+        ev["attempts"].append((outcome, code, error or ""))
 
-workflows = {"hookinboxForward1": "orders", "hookinboxAsync01": "replies"}
-runs = collections.defaultdict(list)  # event_id -> [(workflow, status)]
+workflows = {"hookinboxForward1": "orders", "hookinboxAsync01": "replies", "hookinboxProbe001": "orders"}
+runs = collections.defaultdict(list)  # event_id -> [status] of its forward or async executions
+probe_runs = collections.Counter()     # event_id -> probe workflow executions
 stray = 0
 for wf, status, data in n8.execute(
         "SELECT x.workflowId, x.status, d.data FROM execution_entity x "
@@ -390,7 +443,10 @@ for wf, status, data in n8.execute(
     if wf not in workflows or len(ids) != 1 or workflows[wf] != next(iter(ids)).split("_")[1]:
         stray += 1
         continue
-    runs[ids.pop()].append(status)
+    if wf == "hookinboxProbe001":
+        probe_runs[ids.pop()] += 1
+    else:
+        runs[ids.pop()].append(status)
 check("every n8n execution belongs to one event of its workflow", stray == 0, "%d do not" % stray)
 
 sent = collections.Counter()
@@ -412,13 +468,25 @@ for ep, wf in (("orders", "hookinboxForward1"), ("replies", "hookinboxAsync01"))
         if n == 1 and forwards >= 1:
             once += 1
         # Each forward reaches n8n at most once; one forward, one execution.
-        if n < 1 or n > forwards or (forwards == 1 and n != 1):
+        # The forward workflow runs exactly once per event, the SIGKILL
+        # included: a cut forward is probed (forward-probe.json), not resent blindly.
+        if n < 1 or n > forwards or (forwards == 1 and n != 1) or (ep == "orders" and n != 1):
             wrong.append("%s: %d executions, attempts %s" % (eid, n, [a[0] for a in ev["attempts"]]))
         elif n > 1:
             extra["after " + "+".join(a[0] or "open" for a in ev["attempts"][:-1])] += n - 1
     print("n8n %s: %d events, %d executions; %d with exactly one; extra executions: %s" %
           (wf, len(mine), total, once, dict(extra) or "none"))
     check("%s: executions match hookinbox's forwards" % wf, not wrong, "; ".join(wrong[:5]))
+
+# Every probe hookinbox recorded reached the probe workflow, and nothing else did.
+probe_wrong = ["%s: %d probe rows, %d probe executions" % (e, probes[e], probe_runs[e])
+               for e in set(probes) | set(probe_runs) if probes[e] != probe_runs[e]]
+cut = [e for e, ev in events.items() if ev["ep"] == "orders" and any(a[0] == "lost" for a in ev["attempts"])]
+print("n8n hookinboxProbe001: %d probes for %d events; %d orders forwards cut by the SIGKILL" %
+      (sum(probes.values()), len(probes), len(cut)))
+check("every forward the SIGKILL cut was probed before anything was sent again",
+      all(probes[e] >= 1 for e in cut), ", ".join(e for e in cut if probes[e] < 1)[:200])
+check("every probe of a cut forward ran the probe workflow once", not probe_wrong, "; ".join(probe_wrong[:5]))
 
 replies = {k: v for k, v in events.items() if v["ep"] == "replies"}
 doubles, bad = [], []
