@@ -48,6 +48,10 @@ Result<SignatureFormat> ParseKeyValueList(std::string_view format, char pair_sep
   SignatureFormat f;
   f.kind = SignatureFormat::Kind::kList;
   f.pair_separator = pair_separator;
+  // A trailing separator makes a list of a single key ("v1={signature},"):
+  // Revolut sends "v1=<a>,v1=<b>" while two secrets are valid, and no
+  // timestamp part. Only the last part may be empty.
+  if (format.size() > 1 && format.back() == pair_separator) format.remove_suffix(1);
   for (std::string_view part : SplitTrimmed(format, pair_separator)) {
     size_t eq = part.find('=');
     std::string_view key = eq == std::string_view::npos ? part : TrimSpaces(part.substr(0, eq));

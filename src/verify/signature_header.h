@@ -7,6 +7,8 @@
 //             a literal prefix and suffix around one signature;
 //   list      "t={timestamp},v1={signature}" (key-value, Stripe-style; the
 //             pairs may be separated by ';' instead, as Paddle's "ts={timestamp};h1={signature}") and
+//             "v1={signature}," (a list of one key: the trailing separator
+//             says so; Revolut) and
 //             "v1,{signature}" (versioned entries separated by spaces,
 //             Standard Webhooks): parts split on a separator, matched by key,
 //             any order, any number of signature parts, unknown parts ignored.

@@ -1,0 +1,132 @@
+// Wave 2 presets: shops and international payments (docs/providers.md, one
+// section each). Every row is data over the generic HMAC, token and Basic
+// schemes; none of these providers has a handshake to answer. Each comment
+// gives the scheme facts, the page they were read from, and what is not
+// confirmed there.
+#include "verify/preset_rows.h"
+
+// Designated initializers name only what a provider sets (registry.cpp says why).
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace hookinbox::verify::presets {
+
+using config::EndpointConfig;
+
+namespace {
+
+EndpointConfig WithWindow(EndpointConfig e, int hours) {
+  e.redelivery_window_hours = hours;
+  return e;
+}
+
+}  // namespace
+
+void AddShopsPaymentsPresets(std::vector<Preset>& t) {
+  // Lemon Squeezy: hex HMAC-SHA256 of the body in X-Signature, keyed with the
+  // signing secret the user typed when creating the webhook; X-Event-Name
+  // names the event. The body is a JSON:API resource with no event id, so the
+  // key is event name + resource type + id + updated_at (every resource
+  // Lemon Squeezy sends has updated_at; two events of one name on one object
+  // differ in it). Three retries at about 5 s, 25 s and 125 s: no window in
+  // hours. https://docs.lemonsqueezy.com/help/webhooks/signing-requests and
+  // .../webhook-requests. Unconfirmed: that a retry repeats the body byte for byte.
+  t.push_back({{"lemon-squeezy"},
+               Endpoint({.header = "X-Signature"},
+                        {.fields = {"/meta/event_name", "/data/type", "/data/id", "/data/attributes/updated_at"},
+                         .event_type_header = "X-Event-Name"}),
+               "Settings → Webhooks → (your webhook) → Signing secret (you choose it)"});
+  // Paystack: hex HMAC-SHA512 of the body in x-paystack-signature, keyed with
+  // the account's secret key (sk_live_… / sk_test_…). No event id: the key is
+  // the event name + data.id (the transaction, transfer … id). Live retries:
+  // every 3 minutes for 4 tries, then hourly for 72 hours (Paystack's
+  // webhook guide, https://paystack.com/docs/payments/webhooks/ — read through
+  // mirrors; the exact wording is unverified here).
+  t.push_back({{"paystack"},
+               WithWindow(Endpoint({.header = "x-paystack-signature", .algorithm = "sha512"},
+                                   {.fields = {"/event", "/data/id"}, .event_type_pointer = "/event"}),
+                          73),
+               "Settings → API Keys & Webhooks → Secret Key (the same key signs webhooks)"});
+  // Checkout.com (workflows): hex HMAC-SHA256 of the body in Cko-Signature,
+  // keyed with the signature key of the workflow's webhook action. /id is the
+  // event id (evt_…), /type its type. Retries: 5 m, 10 m, 15 m, 30 m, 1 h, 4 h,
+  // 12 h, 12 h = 30 h. https://www.checkout.com/docs/developer-resources/webhooks/
+  // manage-webhooks/set-up-your-webhook-receiver. The optional custom
+  // Authorization header is not checked (the HMAC is).
+  t.push_back({{"checkout-com"},
+               WithWindow(Endpoint({.header = "Cko-Signature"}, {.id_pointer = "/id", .event_type_pointer = "/type"}),
+                          30),
+               "Dashboard → Developers → Workflows → (webhook action) → Signature key"});
+  // GoCardless: hex HMAC-SHA256 of the body in Webhook-Signature, keyed with
+  // the webhook endpoint's secret. One request carries up to 250 events in
+  // /events, each its own row keyed on its id (EV…); its type is the action
+  // ("confirmed"), the resource_type staying in the payload. Up to 8 retries
+  // at growing intervals, total not stated: no window.
+  // https://developer.gocardless.com/getting-started/stay-up-to-date-with-webhooks-v2,
+  // https://support.gocardless.com/hc/en-nz/articles/360000989989-Webhook-retries-failures
+  t.push_back({{"gocardless"},
+               Endpoint({.header = "Webhook-Signature"},
+                        {.id_pointer = "/id", .event_type_pointer = "/action", .batch = true, .batch_pointer = "/events"}),
+               "Dashboard → Developers → Webhook endpoints → (endpoint) → Secret"});
+  // Coinbase Commerce: hex HMAC-SHA256 of the body in X-CC-Webhook-Signature,
+  // keyed with the shared secret. The envelope's id, attempt_number and
+  // scheduled_for describe the attempt (volatile); /event/id is the event.
+  // Retries with backoff for up to three days.
+  // https://docs.cdp.coinbase.com/commerce/api-arcitecture/webhooks-security and
+  // .../webhooks-fields. Unconfirmed: whether the envelope id changes per attempt.
+  t.push_back({{"coinbase-commerce"},
+               WithWindow(Endpoint({.header = "X-CC-Webhook-Signature"},
+                                   {.id_pointer = "/event/id", .event_type_pointer = "/event/type"},
+                                   {"/id", "/attempt_number", "/scheduled_for"}),
+                          72),
+               "Settings → Notifications → Webhook subscriptions → Show shared secret"});
+  // Squarespace: hex HMAC-SHA256 of the body in Squarespace-Signature, keyed
+  // with the subscription secret decoded from hex. /id is the notification
+  // id, /topic the event. https://developers.squarespace.com/webhooks/
+  // verifying-notifications and .../overview. Unconfirmed: the retry schedule
+  // (not stated) and that a retry keeps /id.
+  t.push_back({{"squarespace"},
+               Endpoint({.header = "Squarespace-Signature", .secret_encoding = "hex"},
+                        {.id_pointer = "/id", .event_type_pointer = "/topic"}),
+               "the secret returned when creating (or rotating) the Webhook Subscription through the API"});
+  // Polar: Standard Webhooks headers and signed bytes (webhook-id /
+  // -timestamp / -signature, "{id}.{timestamp}.{body}", base64 "v1," parts),
+  // but the HMAC key is the secret's own UTF-8 bytes: Polar's SDK
+  // (polarsource/polar-js src/webhooks.ts, validateEvent) base64-encodes the
+  // secret before the standardwebhooks library decodes it again, and strips
+  // no prefix. https://www.mintlify.com/polarsource/polar/integrate/webhooks/delivery.
+  // Unconfirmed: reports (third-party code, not Polar's docs) of newer
+  // "whsec_<base64>" secrets used the Standard Webhooks way; those need
+  // secret_encoding = "base64" and secret_prefix = "whsec_" (docs/providers.md).
+  EndpointConfig polar = StandardWebhooks("webhook-");
+  polar.signature.secret_encoding = "utf8";
+  polar.signature.secret_prefix = "";
+  t.push_back({{"polar"}, std::move(polar), "Settings → Webhooks → (endpoint) → Secret"});
+  // Revolut Business API: "v1=<hex>" in Revolut-Signature, HMAC-SHA256 over
+  // "v1.{timestamp}.{body}" with the webhook's signing secret (wsk_…);
+  // Revolut-Request-Timestamp is in ms, checked within 5 minutes. While a
+  // rotated secret is still valid the header carries several "v1=" parts,
+  // hence the list format. No event id: event + data.id + the event's
+  // timestamp. Three retries 10 minutes apart.
+  // https://developer.revolut.com/docs/guides/manage-accounts/webhooks/verify-the-payload-signature,
+  // https://developer.revolut.com/docs/business/webhooks-v-2. Unconfirmed: that
+  // a retry repeats /timestamp. The Merchant API (Accept Payments) signs the
+  // same way but sends other bodies: it needs a key override.
+  t.push_back({{"revolut-business", "revolut"},
+               WithWindow(Endpoint({.header = "Revolut-Signature",
+                                    .format = "v1={signature},",
+                                    .signed_payload = "v1.{timestamp}.{body}",
+                                    .timestamp_header = "Revolut-Request-Timestamp",
+                                    .timestamp_unit = "ms"},
+                                   {.fields = {"/event", "/data/id", "/timestamp"}, .event_type_pointer = "/event"}),
+                          1),
+               "Business API → GET /webhooks/{id} → signing_secret (shown when the webhook is created)"});
+  // Chargebee: no signature; Basic credentials set on the webhook (secret =
+  // "user:password"). /id identifies the event across retries, /event_type is
+  // its type. The last retry comes about 3 days 7 hours after the event.
+  // https://apidocs.chargebee.com/docs/api/v2/pcv-1/events
+  t.push_back({{"chargebee"},
+               WithWindow(Endpoint({.scheme = "basic"}, {.id_pointer = "/id", .event_type_pointer = "/event_type"}), 80),
+               "Settings → Configure Chargebee → Webhooks → (webhook) → Basic authentication user name and password"});
+}
+
+}  // namespace hookinbox::verify::presets

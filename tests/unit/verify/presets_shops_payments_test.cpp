@@ -1,0 +1,380 @@
+// The shops and international payments presets (presets_shops_payments.cpp),
+// end to end: each is loaded through config::LoadString with only provider and
+// secret, a delivery shaped like the provider's documented example is signed
+// here with OpenSSL's HMAC() (never verify::Hmac), and Verify / Identify
+// must accept it with the provider's event id and type, give the same key on a
+// resend, and refuse one changed byte, another secret and a stale timestamp.
+#include <catch2/catch.hpp>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include <functional>
+#include <string>
+
+#include "common/encoding.h"
+#include "config/load.h"
+#include "preset_test_util.h"
+#include "support/openssl_hmac.h"
+#include "verify/registry.h"
+#include "verify/sign.h"
+#include "verify/signature_header.h"
+#include "verify/verify.h"
+
+using namespace hookinbox;
+using namespace hookinbox::verify;
+using namespace hookinbox::verify::test;
+
+namespace {
+
+constexpr int64_t kNow = 1767225600;  // 2026-01-01T00:00:00Z, in seconds
+
+using testing::OpensslHmac;
+std::string Hex(const EVP_MD* md, std::string_view key, std::string_view data) {
+  return HexEncode(OpensslHmac(md, key, data));
+}
+std::string Ts(int64_t ts) { return std::to_string(ts); }
+
+// Hex text to bytes with OpenSSL's own decoder (Squarespace secrets are hex).
+std::string HexKey(const std::string& hex) {
+  long len = 0;
+  unsigned char* buf = OPENSSL_hexstr2buf(hex.c_str(), &len);
+  REQUIRE(buf != nullptr);
+  std::string out(reinterpret_cast<char*>(buf), static_cast<size_t>(len));
+  OPENSSL_free(buf);
+  return out;
+}
+
+// The raw bytes of standard base64, decoded by OpenSSL (Standard Webhooks keys).
+std::string B64Decode(const std::string& b64) {
+  std::string out(b64.size(), '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(b64.data()), static_cast<int>(b64.size()));
+  REQUIRE(n >= 0);
+  size_t pad = 0;
+  for (size_t i = b64.size(); i > 0 && b64[i - 1] == '='; --i) ++pad;
+  out.resize(static_cast<size_t>(n) - pad);
+  return out;
+}
+std::string B64Encode(std::string_view raw) {
+  std::string out(4 * ((raw.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(raw.data()), static_cast<int>(raw.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+struct Case {
+  std::string provider;
+  std::string secret;        // as the provider's dashboard shows it
+  std::string other_secret;  // a well-formed secret of another endpoint
+  std::function<std::string(int64_t ts, int attempt)> body;  // `attempt` changes only volatile fields
+  std::function<Headers(const std::string& secret, const std::string& body, int64_t ts)> headers;
+  std::string signature_header;
+  std::string event_id;
+  std::string event_type;
+  bool body_signed = true;   // false for Basic credentials
+  bool timestamped = false;  // a signed timestamp with a tolerance window
+  bool has_volatile = false;
+};
+
+std::vector<Case> Cases() {
+  std::vector<Case> c;
+  // Lemon Squeezy's documented order_created example, shortened.
+  c.push_back({"lemon-squeezy", "ls-signing-secret-7Qw2", "another-signing-secret",
+               [](int64_t, int) {
+                 return std::string(R"({"meta":{"event_name":"order_created","webhook_id":"5e4f5e38"},)"
+                                    R"("data":{"type":"orders","id":"1","attributes":{"store_id":1,)"
+                                    R"("identifier":"636f855c-1fb9-4c07-b75c-3a10afef010a","status":"paid",)"
+                                    R"("total":1199,"updated_at":"2021-08-17T09:45:53.000000Z"}}})");
+               },
+               [](const std::string& s, const std::string& b, int64_t) -> Headers {
+                 return {{"X-Signature", Hex(EVP_sha256(), s, b)}, {"X-Event-Name", "order_created"}};
+               },
+               "X-Signature", "order_created:orders:1:2021-08-17T09:45:53.000000Z", "order_created"});
+  c.push_back({"paystack", "sk_test_4f8d1c2b9a7e6d5c4b3a29180f7e6d5c4b3a2918", "sk_test_0000000000000000000000000000000000000000",
+               [](int64_t, int) {
+                 return std::string(R"({"event":"charge.success","data":{"id":302961,"domain":"live",)"
+                                    R"("status":"success","reference":"qTPrJoy9Bx","amount":10000,"currency":"NGN"}})");
+               },
+               [](const std::string& s, const std::string& b, int64_t) -> Headers {
+                 return {{"x-paystack-signature", Hex(EVP_sha512(), s, b)}};
+               },
+               "x-paystack-signature", "charge.success:302961", "charge.success"});
+  c.push_back({"checkout-com", "1f6c2d8e-5b3a-4c9e-8f7d-2a1b0c9d8e7f", "0a0b0c0d-0000-0000-0000-000000000000",
+               [](int64_t, int) {
+                 return std::string(R"({"id":"evt_az5sblvku4ge3dwpztvyizgcau","type":"payment_approved",)"
+                                    R"("version":"1.0.33","created_on":"2026-01-01T00:00:00Z",)"
+                                    R"("data":{"id":"pay_mbabizu24mvu3mela5njyhpit4","amount":6540,"currency":"GBP"}})");
+               },
+               [](const std::string& s, const std::string& b, int64_t) -> Headers {
+                 return {{"Cko-Signature", Hex(EVP_sha256(), s, b)}};
+               },
+               "Cko-Signature", "evt_az5sblvku4ge3dwpztvyizgcau", "payment_approved"});
+  // The envelope of Coinbase Commerce's documented example: id and
+  // attempt_number change per attempt, event.id does not.
+  c.push_back({"coinbase-commerce", "8a4b9c3d-2e1f-4a5b-9c8d-7e6f5a4b3c2d", "00000000-0000-0000-0000-000000000000",
+               [](int64_t, int attempt) {
+                 return R"({"id":)" + std::to_string(attempt) + R"(,"attempt_number":)" + std::to_string(attempt) +
+                        R"(,"scheduled_for":"2017-01-31T20:5)" + std::to_string(attempt) +
+                        R"(:02Z","event":{"id":"24934862-d980-46cb-9402-43c81b0cdba6","resource":"event",)"
+                        R"("type":"charge:created","api_version":"2018-03-22","created_at":"2017-01-31T20:49:02Z",)"
+                        R"("data":{"code":"66BEOV2A","pricing_type":"no_price"}}})";
+               },
+               [](const std::string& s, const std::string& b, int64_t) -> Headers {
+                 return {{"X-CC-Webhook-Signature", Hex(EVP_sha256(), s, b)}};
+               },
+               "X-CC-Webhook-Signature", "24934862-d980-46cb-9402-43c81b0cdba6", "charge:created", true, false, true});
+  // Squarespace's documented secret shape (upper-case hex) and envelope.
+  c.push_back({"squarespace", "F3F9B981C78E7A6187E42853F6CE2804177E98206164779423B02DEC981ACD6B",
+               "0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF",
+               [](int64_t, int) {
+                 return std::string(R"({"id":"5c2ba184b63ed3cb411ce2b1","websiteId":"5f3c3d55ac435e1a051f77b3",)"
+                                    R"("subscriptionId":"5f3c2155d947844beedda991","topic":"order.create",)"
+                                    R"("createdOn":"2020-04-22T22:18+00:00","data":{"orderId":"5f8b3d2e"}})");
+               },
+               [](const std::string& s, const std::string& b, int64_t) -> Headers {
+                 return {{"Squarespace-Signature", Hex(EVP_sha256(), HexKey(s), b)}};
+               },
+               "Squarespace-Signature", "5c2ba184b63ed3cb411ce2b1", "order.create"});
+  // Polar: Standard Webhooks headers; the key is the secret's UTF-8 bytes, as
+  // Polar's SDK (validateEvent) ends up using it.
+  c.push_back({"polar", "polar_whs_9kQ2vX7mL4pR8tY1wE6uI3oA5sD0fGhJ", "polar_whs_0therS3cretF0rAn0therEndp0int1",
+               [](int64_t, int) {
+                 return std::string(R"({"type":"order.paid","timestamp":"2026-01-01T00:00:00Z",)"
+                                    R"("data":{"id":"b3c1a2d4-0e5f-4a6b-8c7d-9e0f1a2b3c4d","status":"paid"}})");
+               },
+               [](const std::string& s, const std::string& b, int64_t ts) -> Headers {
+                 const std::string id = "msg_2zXcRk8bP1mNq4sT7vW0yA3dF6g";
+                 return {{"webhook-id", id},
+                         {"webhook-timestamp", Ts(ts)},
+                         {"webhook-signature", "v1," + B64Encode(OpensslHmac(EVP_sha256(), s, id + "." + Ts(ts) + "." + b))}};
+               },
+               "webhook-signature", "msg_2zXcRk8bP1mNq4sT7vW0yA3dF6g", "order.paid", true, true});
+  // Revolut's documented TransactionStateChanged example and secret shape; the timestamp is in ms.
+  for (const char* name : {"revolut-business", "revolut"}) {
+    c.push_back({name, "wsk_r59a4HfWVAKycbCaNO1RvgCJec02gRd8", "wsk_0therS3cretF0rAn0therWebh00k1",
+                 [](int64_t, int) {
+                   return std::string(R"({"data":{"id":"645a7696-22f3-aa47-9c74-cbae0449cc46","new_state":"completed",)"
+                                      R"("old_state":"pending","request_id":"app_charges-9f5d5eb3-1e06-46c5-b1c0-3914763e0bcb"},)"
+                                      R"("event":"TransactionStateChanged","timestamp":"2023-05-09T16:36:38.028960Z"})");
+                 },
+                 [](const std::string& s, const std::string& b, int64_t ts) -> Headers {
+                   const std::string ms = Ts(ts * 1000 + 360);
+                   return {{"Revolut-Signature", "v1=" + Hex(EVP_sha256(), s, "v1." + ms + "." + b)},
+                           {"Revolut-Request-Timestamp", ms}};
+                 },
+                 "Revolut-Signature",
+                 "TransactionStateChanged:645a7696-22f3-aa47-9c74-cbae0449cc46:2023-05-09T16:36:38.028960Z",
+                 "TransactionStateChanged", true, true});
+  }
+  // Chargebee: Basic credentials; the event envelope of its events API.
+  c.push_back({"chargebee", "chargebee-hooks:Wd8q2LxP7nV3", "chargebee-hooks:Wd8q2LxP7nV4",
+               [](int64_t, int) {
+                 return std::string(R"({"id":"ev_16BPgETyVrQbiGhA","occurred_at":1767225590,"source":"admin_console",)"
+                                    R"("object":"event","api_version":"v2","event_type":"subscription_created",)"
+                                    R"("content":{"subscription":{"id":"16BPgETyVrQVHGh1"}}})");
+               },
+               [](const std::string& s, const std::string&, int64_t) -> Headers {
+                 return {{"Authorization", "Basic " + B64Encode(s)}};
+               },
+               "Authorization", "ev_16BPgETyVrQbiGhA", "subscription_created", false});
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("shops/payments presets: a signed delivery is accepted, identified, and repeats its key; tampering is refused",
+          "[presets][shops_payments]") {
+  for (const Case& c : Cases()) {
+    SECTION("preset " + c.provider) {
+      config::LoadResult loaded = LoadPreset(c.provider, c.secret);
+      INFO(Dump(loaded));
+      REQUIRE(loaded.ok());
+      const config::EndpointConfig& e = loaded.config.endpoints.at(0);
+      const int64_t ts = kNow - 10;
+      const std::string body = c.body(ts, 1);
+      const Headers headers = c.headers(c.secret, body, ts);
+
+      Status ok = VerifyAt(e, ToMap(headers), body, kNow);
+      INFO(ok.ToString());
+      CHECK(ok.ok());
+      Result<EventIdentity> id = Identify(e, ToMap(headers), body, true);
+      REQUIRE(id.ok());
+      CHECK(id->event_id == c.event_id);
+      CHECK(id->event_type == c.event_type);
+
+      // The same event sent again (a resend, signed afresh) has the same key and payload.
+      const Headers resent = c.headers(c.secret, body, ts + 5);
+      CHECK(VerifyAt(e, ToMap(resent), body, kNow).ok());
+      Result<EventIdentity> again = Identify(e, ToMap(resent), body, true);
+      REQUIRE(again.ok());
+      CHECK(again->event_id == id->event_id);
+      CHECK(again->payload_hash == id->payload_hash);
+
+      if (c.body_signed) {
+        std::string tampered = body;
+        tampered[tampered.size() / 2] ^= 0x01;
+        CHECK(VerifyAt(e, ToMap(headers), tampered, kNow).code() == Code::kUnauthenticated);
+      }
+      CHECK(VerifyAt(e, ToMap(c.headers(c.other_secret, body, ts)), body, kNow).code() == Code::kUnauthenticated);
+      if (c.timestamped) {
+        const std::string old_body = c.body(kNow - 3600, 1);
+        Status old = VerifyAt(e, ToMap(c.headers(c.secret, old_body, kNow - 3600)), old_body, kNow);
+        CHECK(old.code() == Code::kUnauthenticated);
+        CHECK(old.message() == "timestamp outside tolerance");
+      }
+      CHECK(VerifyAt(e, ToMap(headers, c.signature_header), body, kNow).code() == Code::kUnauthenticated);
+      if (c.has_volatile) {
+        const std::string retry = c.body(ts, 2);
+        REQUIRE(retry != body);
+        const Headers retry_headers = c.headers(c.secret, retry, ts);
+        CHECK(VerifyAt(e, ToMap(retry_headers), retry, kNow).ok());
+        Result<EventIdentity> r = Identify(e, ToMap(retry_headers), retry, true);
+        REQUIRE(r.ok());
+        CHECK(r->event_id == id->event_id);
+        CHECK(r->payload_hash == id->payload_hash);
+      }
+    }
+  }
+}
+
+TEST_CASE("shops/payments presets: send-test signs a delivery each preset accepts", "[presets][shops_payments]") {
+  for (const Case& c : Cases()) {
+    SECTION("preset " + c.provider) {
+      config::LoadResult loaded = LoadPreset(c.provider, c.secret);
+      REQUIRE(loaded.ok());
+      const config::EndpointConfig& e = loaded.config.endpoints.at(0);
+      const int64_t now_ms = kNow * 1000;
+      Result<SignedDelivery> d = SignDelivery(e, e.secrets.at(0), SampleBody(e, "test.event", now_ms), now_ms, "POST",
+                                              "", "test.event");
+      INFO(d.status().ToString());
+      REQUIRE(d.ok());
+      MapHeaders h;
+      for (const auto& [name, value] : d->headers) h.Set(name, value);
+      CHECK(VerifyAt(e, h, d->body, kNow).ok());
+      Result<EventIdentity> id = Identify(e, h, d->body, true);
+      INFO(id.status().ToString());
+      CHECK(id.ok());
+    }
+  }
+}
+
+TEST_CASE("gocardless: a batch of events verifies once and splits into one row per event", "[presets][shops_payments]") {
+  const std::string secret = "gc-webhook-endpoint-secret-Jt7s9Qe2";
+  config::LoadResult loaded = LoadPreset("gocardless", secret);
+  INFO(Dump(loaded));
+  REQUIRE(loaded.ok());
+  const config::EndpointConfig& e = loaded.config.endpoints.at(0);
+  // The shape of GoCardless's documented request body, with two events.
+  const std::string body =
+      R"({"events":[{"id":"EV01J7QRF0KJWR","created_at":"2024-03-22T17:05:25.054Z","resource_type":"mandates",)"
+      R"("action":"active","metadata":{},"details":{"origin":"gocardless","cause":"mandate_activated"},)"
+      R"("links":{"mandate":"MD000ZQT5CPCVV"}},{"id":"EV01J7QRF0KJWS","created_at":"2024-03-22T17:05:26.000Z",)"
+      R"("resource_type":"payments","action":"confirmed","metadata":{},"details":{"origin":"gocardless"},)"
+      R"("links":{"payment":"PM0000ABCDEF"}}],"meta":{"webhook_id":"WB002KK5HPCPWD"}})";
+  const Headers headers = {{"Webhook-Signature", Hex(EVP_sha256(), secret, body)}};
+  CHECK(VerifyAt(e, ToMap(headers), body, kNow).ok());
+  Result<std::vector<BatchEvent>> events = IdentifyBatch(e, ToMap(headers), body);
+  INFO(events.status().ToString());
+  REQUIRE(events.ok());
+  REQUIRE(events->size() == 2);
+  CHECK((*events)[0].identity.event_id == "EV01J7QRF0KJWR");
+  CHECK((*events)[0].identity.event_type == "active");
+  CHECK((*events)[1].identity.event_id == "EV01J7QRF0KJWS");
+  CHECK((*events)[1].identity.event_type == "confirmed");
+  // Resent (GoCardless retries the whole webhook): the same keys.
+  Result<std::vector<BatchEvent>> again = IdentifyBatch(e, ToMap(headers), body);
+  REQUIRE(again.ok());
+  CHECK((*again)[1].identity.event_id == (*events)[1].identity.event_id);
+  CHECK((*again)[1].identity.payload_hash == (*events)[1].identity.payload_hash);
+
+  std::string tampered = body;
+  tampered[body.find("confirmed")] = 'C';
+  CHECK(VerifyAt(e, ToMap(headers), tampered, kNow).code() == Code::kUnauthenticated);
+  CHECK(VerifyAt(e, ToMap({{"Webhook-Signature", Hex(EVP_sha256(), "another-secret", body)}}), body, kNow).code() ==
+        Code::kUnauthenticated);
+  CHECK(VerifyAt(e, ToMap({}), body, kNow).code() == Code::kUnauthenticated);
+  // An event without an id fails the whole batch (taken whole or not at all).
+  const std::string no_id = R"({"events":[{"resource_type":"payments","action":"confirmed"}]})";
+  CHECK(IdentifyBatch(e, ToMap({}), no_id).status().code() == Code::kInvalidArgument);
+}
+
+TEST_CASE("revolut-business: while a rotated secret is valid, either of the v1 parts verifies",
+          "[presets][shops_payments]") {
+  const std::string old_secret = "wsk_r59a4HfWVAKycbCaNO1RvgCJec02gRd8";
+  const std::string new_secret = "wsk_N3wS3cretAfterR0tati0nXy7Q2pL9";
+  config::LoadResult loaded = LoadPreset("revolut-business", new_secret);
+  REQUIRE(loaded.ok());
+  const config::EndpointConfig& e = loaded.config.endpoints.at(0);
+  const std::string body = R"({"event":"TransactionCreated","timestamp":"2023-01-26T16:22:21.753463Z",)"
+                           R"("data":{"id":"63d2a8bd-8b67-a2de-b1d2-b58ee21d7073","type":"transfer"}})";
+  const std::string ms = Ts(kNow * 1000);
+  const std::string signed_bytes = "v1." + ms + "." + body;
+  const std::string both = "v1=" + Hex(EVP_sha256(), old_secret, signed_bytes) + ",v1=" +
+                           Hex(EVP_sha256(), new_secret, signed_bytes);
+  CHECK(VerifyAt(e, ToMap({{"Revolut-Signature", both}, {"Revolut-Request-Timestamp", ms}}), body, kNow).ok());
+  // Only the old secret's part: refused by an endpoint that holds only the new one.
+  const std::string only_old = "v1=" + Hex(EVP_sha256(), old_secret, signed_bytes);
+  CHECK(VerifyAt(e, ToMap({{"Revolut-Signature", only_old}, {"Revolut-Request-Timestamp", ms}}), body, kNow).code() ==
+        Code::kUnauthenticated);
+  // No timestamp header: refused, not checked without its window.
+  CHECK(VerifyAt(e, ToMap({{"Revolut-Signature", both}}), body, kNow).code() == Code::kUnauthenticated);
+}
+
+TEST_CASE("signature format: a trailing separator makes a key-value list of one key", "[presets][shops_payments]") {
+  Result<SignatureFormat> f = ParseSignatureFormat("v1={signature},");
+  REQUIRE(f.ok());
+  CHECK(f->kind == SignatureFormat::Kind::kList);
+  CHECK(f->signature_key == "v1");
+  CHECK(f->timestamp_key.empty());
+  Result<SignatureHeader> h = ParseSignatureHeader(*f, "v1=aa, v1=bb,v0=cc");
+  REQUIRE(h.ok());
+  CHECK(h->signatures == std::vector<std::string_view>{"aa", "bb"});
+  CHECK(ParseSignatureHeader(*f, "v0=cc").status().code() == Code::kUnauthenticated);
+  // Only one trailing separator; an empty part elsewhere is still an error.
+  CHECK_FALSE(ParseSignatureFormat("v1={signature},,").ok());
+  CHECK_FALSE(ParseSignatureFormat(",v1={signature}").ok());
+}
+
+TEST_CASE("polar: a whsec_ secret is used as its bytes unless the Standard Webhooks decoding is asked for",
+          "[presets][shops_payments]") {
+  const std::string secret = "whsec_cG9sYXItc2lnbmluZy1rZXktMDEyMzQ1Njc4OQ==";
+  const std::string body = R"({"type":"subscription.active","data":{"id":"sub_1"}})";
+  const std::string id = "msg_whsec_1";
+  const std::string ts = Ts(kNow);
+  const std::string signed_bytes = id + "." + ts + "." + body;
+  auto headers = [&](const std::string& key) {
+    return ToMap({{"webhook-id", id},
+                  {"webhook-timestamp", ts},
+                  {"webhook-signature", "v1," + B64Encode(OpensslHmac(EVP_sha256(), key, signed_bytes))}});
+  };
+  // The preset as it stands: the whole text, "whsec_" included, is the key (as validateEvent does).
+  config::LoadResult sdk = LoadPreset("polar", secret);
+  REQUIRE(sdk.ok());
+  CHECK(VerifyAt(sdk.config.endpoints.at(0), headers(secret), body, kNow).ok());
+  CHECK(VerifyAt(sdk.config.endpoints.at(0), headers(B64Decode(secret.substr(6))), body, kNow).code() ==
+        Code::kUnauthenticated);
+  // With the Standard Webhooks decoding configured: the base64 after "whsec_" is the key.
+  config::LoadResult standard =
+      LoadPreset("polar", secret, "[endpoint.signature]\nsecret_encoding = \"base64\"\nsecret_prefix = \"whsec_\"\n");
+  INFO(Dump(standard));
+  REQUIRE(standard.ok());
+  CHECK(VerifyAt(standard.config.endpoints.at(0), headers(B64Decode(secret.substr(6))), body, kNow).ok());
+  CHECK(VerifyAt(standard.config.endpoints.at(0), headers(secret), body, kNow).code() == Code::kUnauthenticated);
+}
+
+TEST_CASE("shops/payments presets: redelivery windows and secret hints are the rows' own", "[presets][shops_payments]") {
+  CHECK(FindPreset("checkout-com")->redelivery_window_hours == 30);
+  CHECK(FindPreset("coinbase-commerce")->redelivery_window_hours == 72);
+  CHECK(FindPreset("paystack")->redelivery_window_hours == 73);
+  CHECK(FindPreset("chargebee")->redelivery_window_hours == 80);
+  CHECK(FindPreset("revolut")->redelivery_window_hours == 1);  // an alias shares its row
+  CHECK(FindPreset("lemon-squeezy")->redelivery_window_hours == 0);  // seconds to minutes only
+  CHECK(FindPreset("gocardless")->redelivery_window_hours == 0);     // total not documented
+  for (const char* name : {"lemon-squeezy", "paystack", "checkout-com", "gocardless", "coinbase-commerce", "squarespace",
+                           "polar", "revolut-business", "chargebee"}) {
+    INFO(name);
+    CHECK_FALSE(PresetSecretHint(name).empty());
+    CHECK(CheckEndpoint(*FindPreset(name)).ok());
+  }
+}
