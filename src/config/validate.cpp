@@ -533,8 +533,13 @@ class Validator {
     // {form_sorted_kv} covers the body too: every form field is signed (Twilio).
     // A signature inside the body (signature_pointer) cannot cover the body; BodySignature checks that case.
     // {crc32} stands for the body in PayPal's signed string (a weak binding, but the one PayPal signs).
+    // A signed {token} that is also the event id the key reads (Ecwid signs
+    // eventCreated.eventId) binds the key instead: another body under the
+    // same signature is that event's duplicate, never a new event.
+    const bool signed_key = Count(payload, "{token}") > 0 && !s.token_pointer.empty() &&
+                            s.token_pointer == e.key.id_pointer && e.key.fields.empty() && e.key.id_header.empty();
     if (Count(payload, "{body}") == 0 && Count(payload, "{form_sorted_kv}") == 0 && Count(payload, "{crc32}") == 0 &&
-        s.signature_pointer.empty()) {
+        s.signature_pointer.empty() && !signed_key) {
       report_.Error(at + ".signed_payload", "must contain {body} (or {form_sorted_kv} for a form body)");
     }
     if (Count(payload, "{form_sorted_kv}") > 0 && s.body_kind != "form" && s.body_kind != "multipart") {

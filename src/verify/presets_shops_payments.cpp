@@ -127,6 +127,65 @@ void AddShopsPaymentsPresets(std::vector<Preset>& t) {
   t.push_back({{"chargebee"},
                WithWindow(Endpoint({.scheme = "basic"}, {.id_pointer = "/id", .event_type_pointer = "/event_type"}), 80),
                "Settings → Configure Chargebee → Webhooks → (webhook) → Basic authentication user name and password"});
+  // Flutterwave (v3): no signature; the "secret hash" the user sets in the
+  // dashboard comes back as is in verif-hash (a token). No event id: event +
+  // data.id. https://developer.flutterwave.com/docs/webhooks (read through
+  // SDK guides and examples). Unconfirmed: v4's flutterwave-signature HMAC
+  // (its encoding is not documented where we read) and the retry schedule.
+  t.push_back({{"flutterwave"},
+               Endpoint({.scheme = "token", .header = "verif-hash"},
+                        {.fields = {"/event", "/data/id"}, .event_type_pointer = "/event"}),
+               "Settings → Webhooks → Secret hash (you choose it)"});
+  // Xendit: no signature; the account's callback verification token in
+  // x-callback-token. Bodies differ per product (invoices, payments, VA, …)
+  // with no common event id, and Xendit warns of duplicate deliveries, so the
+  // key is the canonical hash of the body; a product's own id can replace it
+  // (docs/providers.md). Type: /event where the product sends one.
+  // https://docs.xendit.co/api-integration/callback/setup,
+  // https://docsv2.xendit.co/v1/docs/handling-webhooks. Unconfirmed: the retry schedule.
+  t.push_back({{"xendit"},
+               Endpoint({.scheme = "token", .header = "x-callback-token"},
+                        {.canonical_hash = true, .event_type_pointer = "/event"}),
+               "Settings → Developers → Webhooks (Callbacks) → View Webhook Verification Token"});
+  // Ecwid: base64 HMAC-SHA256 of "{eventCreated}.{eventId}" (both body
+  // fields) with the app's client_secret, in X-Ecwid-Webhook-Signature. The
+  // event data is not signed: the key is eventId, so a body altered under a
+  // replayed signature keeps the original's key and is never a new event.
+  // eventCreated is when the event happened and Ecwid retries for 24 hours,
+  // so the window is 26 hours, not 5 minutes.
+  // https://api-docs.ecwid.com/reference/authenticate-webhooks-with-signature,
+  // https://docs.ecwid.com/webhook-automations/setup-webhooks
+  t.push_back({{"ecwid"},
+               WithWindow(Endpoint({.header = "X-Ecwid-Webhook-Signature",
+                                    .encoding = "base64",
+                                    .signed_payload = "{timestamp}.{token}",
+                                    .timestamp_pointer = "/eventCreated",
+                                    .tolerance_seconds = 26 * 3600,
+                                    .token_pointer = "/eventId"},
+                                   {.id_pointer = "/eventId", .event_type_pointer = "/eventType"}),
+                          24),
+               "my.ecwid.com → Develop apps → (your app) → client_secret (not the secret_ access token)"});
+  // BigCommerce: no signature; the webhook's own custom header (set in the
+  // "headers" of the create-webhook call) is the credential: a token in the
+  // header named here, X-Webhook-Token unless overridden. The light payload
+  // carries a hash that "two requests for the same event" share: key scope +
+  // hash. https://developer-beta.bigcommerce.com/docs/integrations/webhooks/http.
+  // Unconfirmed: the retry window (not stated there).
+  t.push_back({{"bigcommerce"},
+               Endpoint({.scheme = "token", .header = "X-Webhook-Token"},
+                        {.fields = {"/scope", "/hash"}, .event_type_pointer = "/scope"}),
+               "the value you put in the webhook's custom headers (POST /v3/hooks \"headers\")"});
+  // Gumroad Ping and resource subscriptions: a form post signed by nothing,
+  // so scheme "none", which needs endpoint.insecure = true. A refund or
+  // dispute repeats its sale's sale_id, so the key is the canonical hash of
+  // the fields; resource_name (resource subscriptions only) is the type.
+  // Retried hourly for up to 3 hours. https://www.gumroad.com/ping
+  t.push_back({{"gumroad"},
+               WithWindow(WithTypes(Endpoint({.scheme = "none", .body_kind = "form"},
+                                             {.canonical_hash = true, .event_type_pointer = "/resource_name"}),
+                                    {"application/x-www-form-urlencoded"}),
+                          3),
+               "no secret: Gumroad signs nothing (Settings → Advanced → Ping URL)"});
 }
 
 }  // namespace hookinbox::verify::presets

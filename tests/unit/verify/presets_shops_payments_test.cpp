@@ -75,6 +75,12 @@ struct Case {
   bool body_signed = true;   // false for Basic credentials
   bool timestamped = false;  // a signed timestamp with a tolerance window
   bool has_volatile = false;
+  int64_t stale_seconds = 3600;  // how old a delivery the stale check sends
+  // Whether the id is the canonical hash of the body (then only its stability is checked).
+  bool hashed_id = false;
+  // Seconds between the first send and the resend; 0 where a resend repeats
+  // the original's timestamp (Ecwid signs the event's own time).
+  int64_t resend_after = 5;
 };
 
 std::vector<Case> Cases() {
@@ -178,6 +184,46 @@ std::vector<Case> Cases() {
                  return {{"Authorization", "Basic " + B64Encode(s)}};
                },
                "Authorization", "ev_16BPgETyVrQbiGhA", "subscription_created", false});
+  c.push_back({"flutterwave", "my-flw-secret-hash-5c1e9b", "my-flw-secret-hash-5c1e9c",
+               [](int64_t, int) {
+                 return std::string(R"({"event":"charge.completed","data":{"id":285959875,"tx_ref":"Links-616626414629",)"
+                                    R"("flw_ref":"PeterEkene/FLW270177170","amount":100,"currency":"NGN",)"
+                                    R"("status":"successful"},"event.type":"CARD_TRANSACTION"})");
+               },
+               [](const std::string& s, const std::string&, int64_t) -> Headers { return {{"verif-hash", s}}; },
+               "verif-hash", "charge.completed:285959875", "charge.completed", false});
+  c.push_back({"xendit", "xnd_cb_token_8f2a9c4e1b7d3f6a0c5e", "xnd_cb_token_8f2a9c4e1b7d3f6a0c5f",
+               [](int64_t, int) {
+                 return std::string(R"({"event":"payment.capture","business_id":"5f27a14a9bf05c73dd040bc8",)"
+                                    R"("created":"2026-01-01T00:00:00.000Z","data":{"payment_id":"py-1402feb0",)"
+                                    R"("capture_id":"cptr-9b2c","status":"SUCCEEDED","request_amount":10000}})");
+               },
+               [](const std::string& s, const std::string&, int64_t) -> Headers { return {{"x-callback-token", s}}; },
+               "x-callback-token", "", "payment.capture", false});
+  c.back().hashed_id = true;
+  // Ecwid's documented body shape; the signature covers eventCreated.eventId only.
+  c.push_back({"ecwid", "abcde123456789", "abcde123456780",
+               [](int64_t ts, int) {
+                 return R"({"eventId":"80aece08-40e8-4145-8764-6c2f0d38678","eventCreated":)" + Ts(ts) +
+                        R"(,"storeId":1003,"entityId":91263,"eventType":"order.updated",)"
+                        R"("data":{"orderId":"XJ12H","newPaymentStatus":"PAID"}})";
+               },
+               [](const std::string& s, const std::string&, int64_t ts) -> Headers {
+                 return {{"X-Ecwid-Webhook-Signature",
+                          B64Encode(OpensslHmac(EVP_sha256(), s, Ts(ts) + ".80aece08-40e8-4145-8764-6c2f0d38678"))}};
+               },
+               "X-Ecwid-Webhook-Signature", "80aece08-40e8-4145-8764-6c2f0d38678", "order.updated", false, true});
+  c.back().stale_seconds = 30 * 3600;
+  c.back().resend_after = 0;
+  // BigCommerce's documented light payload; the token is the webhook's custom header.
+  c.push_back({"bigcommerce", "bc-custom-header-value-Qm3r8T", "bc-custom-header-value-Qm3r8U",
+               [](int64_t, int) {
+                 return std::string(R"({"store_id":"11111","producer":"stores/abcde","scope":"store/order/statusUpdated",)"
+                                    R"("data":{"type":"order","id":173331},"hash":"3f9ea420af83450d7ef9f78b08c8af25b2213637"})");
+               },
+               [](const std::string& s, const std::string&, int64_t) -> Headers { return {{"X-Webhook-Token", s}}; },
+               "X-Webhook-Token", "store/order/statusUpdated:3f9ea420af83450d7ef9f78b08c8af25b2213637",
+               "store/order/statusUpdated", false});
   return c;
 }
 
@@ -200,11 +246,15 @@ TEST_CASE("shops/payments presets: a signed delivery is accepted, identified, an
       CHECK(ok.ok());
       Result<EventIdentity> id = Identify(e, ToMap(headers), body, true);
       REQUIRE(id.ok());
-      CHECK(id->event_id == c.event_id);
+      if (c.hashed_id) {
+        CHECK(id->event_id.size() >= 64);  // a SHA-256 in hex, with its label
+      } else {
+        CHECK(id->event_id == c.event_id);
+      }
       CHECK(id->event_type == c.event_type);
 
       // The same event sent again (a resend, signed afresh) has the same key and payload.
-      const Headers resent = c.headers(c.secret, body, ts + 5);
+      const Headers resent = c.headers(c.secret, body, ts + c.resend_after);
       CHECK(VerifyAt(e, ToMap(resent), body, kNow).ok());
       Result<EventIdentity> again = Identify(e, ToMap(resent), body, true);
       REQUIRE(again.ok());
@@ -218,8 +268,8 @@ TEST_CASE("shops/payments presets: a signed delivery is accepted, identified, an
       }
       CHECK(VerifyAt(e, ToMap(c.headers(c.other_secret, body, ts)), body, kNow).code() == Code::kUnauthenticated);
       if (c.timestamped) {
-        const std::string old_body = c.body(kNow - 3600, 1);
-        Status old = VerifyAt(e, ToMap(c.headers(c.secret, old_body, kNow - 3600)), old_body, kNow);
+        const std::string old_body = c.body(kNow - c.stale_seconds, 1);
+        Status old = VerifyAt(e, ToMap(c.headers(c.secret, old_body, kNow - c.stale_seconds)), old_body, kNow);
         CHECK(old.code() == Code::kUnauthenticated);
         CHECK(old.message() == "timestamp outside tolerance");
       }
@@ -363,6 +413,78 @@ TEST_CASE("polar: a whsec_ secret is used as its bytes unless the Standard Webho
   CHECK(VerifyAt(standard.config.endpoints.at(0), headers(secret), body, kNow).code() == Code::kUnauthenticated);
 }
 
+TEST_CASE("ecwid: only eventCreated.eventId is signed; an altered body keeps the signed event's key",
+          "[presets][shops_payments]") {
+  const std::string secret = "abcde123456789";
+  config::LoadResult loaded = LoadPreset("ecwid", secret);
+  REQUIRE(loaded.ok());
+  const config::EndpointConfig& e = loaded.config.endpoints.at(0);
+  const std::string created = Ts(kNow - 7200);  // a retry two hours after the event: still inside the window
+  auto body = [&](const std::string& event_id, const std::string& status) {
+    return R"({"eventId":")" + event_id + R"(","eventCreated":)" + created +
+           R"(,"storeId":1003,"entityId":91263,"eventType":"order.updated","data":{"newPaymentStatus":")" + status +
+           R"("}})";
+  };
+  const std::string id = "5f1c2a7e-0b3d-4c8e-9a6f-1d2e3f4a5b6c";
+  const Headers h = {{"X-Ecwid-Webhook-Signature", B64Encode(OpensslHmac(EVP_sha256(), secret, created + "." + id))}};
+  const std::string original = body(id, "PAID");
+  CHECK(VerifyAt(e, ToMap(h), original, kNow).ok());
+  // Another eventId under the same signature: refused.
+  CHECK(VerifyAt(e, ToMap(h), body("5f1c2a7e-0b3d-4c8e-9a6f-1d2e3f4a5b6d", "PAID"), kNow).code() ==
+        Code::kUnauthenticated);
+  // The data is not signed: an altered body verifies, but keeps the event's key
+  // (a duplicate of it, never a new event) with another payload hash.
+  const std::string altered = body(id, "REFUNDED");
+  CHECK(VerifyAt(e, ToMap(h), altered, kNow).ok());
+  Result<EventIdentity> a = Identify(e, ToMap(h), original, true);
+  Result<EventIdentity> b = Identify(e, ToMap(h), altered, true);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->event_id == b->event_id);
+  CHECK(a->payload_hash != b->payload_hash);
+  // Keyed on anything but the signed eventId, a body-less signature is refused by config validation.
+  config::LoadResult rekeyed = LoadPreset("ecwid", secret, "[endpoint.key]\nid_pointer = \"/entityId\"\n");
+  REQUIRE_FALSE(rekeyed.ok());
+  CHECK_THAT(Dump(rekeyed), Catch::Contains("signed_payload: must contain {body}"));
+  // eventCreated missing: the signed timestamp is required.
+  CHECK(VerifyAt(e, ToMap(h), R"({"eventId":")" + id + R"(","eventType":"order.updated"})", kNow).code() ==
+        Code::kUnauthenticated);
+}
+
+TEST_CASE("gumroad: unsigned form posts need insecure = true; keyed on the fields' canonical hash",
+          "[presets][shops_payments]") {
+  config::LoadResult refused = LoadPreset("gumroad", "unused");
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.errors.at(0).key == "endpoint[0].signature.scheme");
+  CHECK_THAT(refused.errors.at(0).message, Catch::Contains("insecure = true"));
+
+  config::LoadResult loaded = LoadPreset("gumroad", "unused", "insecure = true\n");
+  INFO(Dump(loaded));
+  REQUIRE(loaded.ok());
+  const config::EndpointConfig& e = loaded.config.endpoints.at(0);
+  CHECK(e.content_types == std::vector<std::string>{"application/x-www-form-urlencoded"});
+  // Fields of Gumroad's documented ping; a refund repeats the sale's sale_id.
+  const std::string sale = "seller_id=AbC123%3D%3D&product_id=Xy9%3D%3D&product_permalink=ebook&"
+                           "sale_id=FO8TXN-dvyAs9p2bA%3D%3D&sale_timestamp=2026-01-01T00%3A00%3A00Z&"
+                           "email=buyer%40example.com&price=500&resource_name=sale";
+  const std::string refund = "seller_id=AbC123%3D%3D&product_id=Xy9%3D%3D&product_permalink=ebook&"
+                             "sale_id=FO8TXN-dvyAs9p2bA%3D%3D&sale_timestamp=2026-01-01T00%3A00%3A00Z&"
+                             "email=buyer%40example.com&price=500&refunded=true&resource_name=refund";
+  MapHeaders h;
+  h.Set("Content-Type", "application/x-www-form-urlencoded");
+  CHECK(VerifyAt(e, h, sale, kNow).ok());
+  Result<EventIdentity> s1 = Identify(e, h, sale, false);
+  Result<EventIdentity> s2 = Identify(e, h, sale, false);  // the hourly retry
+  Result<EventIdentity> r = Identify(e, h, refund, false);
+  REQUIRE(s1.ok());
+  REQUIRE(s2.ok());
+  REQUIRE(r.ok());
+  CHECK(s1->event_id == s2->event_id);
+  CHECK(s1->event_id != r->event_id);
+  CHECK(s1->event_type == "sale");
+  CHECK(r->event_type == "refund");
+}
+
 TEST_CASE("shops/payments presets: redelivery windows and secret hints are the rows' own", "[presets][shops_payments]") {
   CHECK(FindPreset("checkout-com")->redelivery_window_hours == 30);
   CHECK(FindPreset("coinbase-commerce")->redelivery_window_hours == 72);
@@ -371,8 +493,11 @@ TEST_CASE("shops/payments presets: redelivery windows and secret hints are the r
   CHECK(FindPreset("revolut")->redelivery_window_hours == 1);  // an alias shares its row
   CHECK(FindPreset("lemon-squeezy")->redelivery_window_hours == 0);  // seconds to minutes only
   CHECK(FindPreset("gocardless")->redelivery_window_hours == 0);     // total not documented
+  CHECK(FindPreset("ecwid")->redelivery_window_hours == 24);
+  CHECK(FindPreset("gumroad")->redelivery_window_hours == 3);
   for (const char* name : {"lemon-squeezy", "paystack", "checkout-com", "gocardless", "coinbase-commerce", "squarespace",
-                           "polar", "revolut-business", "chargebee"}) {
+                           "polar", "revolut-business", "chargebee", "flutterwave", "xendit", "ecwid", "bigcommerce",
+                           "gumroad"}) {
     INFO(name);
     CHECK_FALSE(PresetSecretHint(name).empty());
     CHECK(CheckEndpoint(*FindPreset(name)).ok());
