@@ -71,7 +71,7 @@ std::string HtmlEntityDecode(std::string_view text) {
 
 // --- Public keys of the asymmetric schemes (helper "asym") ---
 bool IsAsymmetric(const std::string& scheme) {
-  return scheme == "ed25519" || scheme == "ecdsa-p256-sha256" || scheme == "rsa-sha256-cert";
+  return scheme == "ed25519" || scheme == "ecdsa-p256-sha256" || scheme == "rsa-sha256-cert" || scheme == "rsa-sha256";
 }
 
 // What a public key of `scheme` should have been, when `text` plainly is not
@@ -96,6 +96,11 @@ std::string PublicKeyFormProblem(const std::string& scheme, std::string_view tex
     if (pem_public || (der && !der->empty())) return "";
     return "an EC P-256 public key: expected base64 of a DER SubjectPublicKeyInfo (SendGrid's verification key) "
            "or a PEM \"PUBLIC KEY\" block";
+  }
+  if (scheme == "rsa-sha256") {
+    std::optional<std::string> der = Base64Decode(text);
+    if (pem_public || (der && !der->empty())) return "";
+    return "an RSA public key: expected a PEM \"PUBLIC KEY\" block (Wise's published key) or its base64 DER";
   }
   if (text.rfind("-----BEGIN CERTIFICATE-----", 0) == 0) return "";
   return "a certificate: expected a PEM \"-----BEGIN CERTIFICATE-----\" block (the provider's signing certificate, "

@@ -576,14 +576,15 @@ class Validator {
   void Asymmetric(const EndpointConfig& e, const std::string& endpoint_at, const std::vector<std::string>& payload) {
     const SignatureConfig& s = e.signature;
     const std::string at = endpoint_at + ".signature";
-    const bool asymmetric = s.scheme == "ed25519" || s.scheme == "ecdsa-p256-sha256" || s.scheme == "rsa-sha256-cert";
+    const bool asymmetric = s.scheme == "ed25519" || s.scheme == "ecdsa-p256-sha256" || s.scheme == "rsa-sha256-cert" ||
+                            s.scheme == "rsa-sha256";
     for (const auto& ph : payload) {
       if (IsHeaderPlaceholder(ph) && !IsHeaderName(std::string_view(ph).substr(8, ph.size() - 9))) {
         report_.Error(at + ".signed_payload", ph + ": after \"header:\" write a header name, e.g. "
                                                    "{header:PAYPAL-TRANSMISSION-ID}");
       } else if (!asymmetric && (IsHeaderPlaceholder(ph) || ph == "{webhook_id}")) {
         report_.Error(at + ".signed_payload", ph + " is supported with the asymmetric schemes (ed25519, "
-                                                   "ecdsa-p256-sha256, rsa-sha256-cert) only");
+                                                   "ecdsa-p256-sha256, rsa-sha256-cert, rsa-sha256) only");
       }
     }
     if (Count(payload, "{webhook_id}") > 0 && s.webhook_id.empty()) {

@@ -175,6 +175,21 @@ void AddShopsPaymentsPresets(std::vector<Preset>& t) {
                Endpoint({.scheme = "token", .header = "X-Webhook-Token"},
                         {.fields = {"/scope", "/hash"}, .event_type_pointer = "/scope"}),
                "the value you put in the webhook's custom headers (POST /v3/hooks \"headers\")"});
+  // Wise: X-Signature-SHA256 = base64 RSA (PKCS#1 v1.5) SHA-256 signature of
+  // the body, checked against Wise's published public key (endpoint
+  // public_key_env / public_key_file; sandbox and production differ). No
+  // timestamp is signed. X-Delivery-Id is per notification, but whether a
+  // redelivery keeps it is not said, so the key is event type + resource id +
+  // occurred_at (schema v2 bodies); sent_at is volatile. Up to 25 tries over
+  // two weeks. https://docs.wise.com/api-docs/features/webhooks-notifications/event-handling
+  t.push_back({{"wise"},
+               WithWindow(Endpoint({.scheme = "rsa-sha256", .header = "X-Signature-SHA256", .encoding = "base64"},
+                                   {.fields = {"/event_type", "/data/resource/id", "/data/occurred_at"},
+                                    .event_type_pointer = "/event_type"},
+                                   {"/sent_at"}),
+                          14 * 24),
+               "Wise's public key for webhooks (API docs → Webhooks → signature; sandbox and production differ) "
+               "→ public_key_env"});
   // Gumroad Ping and resource subscriptions: a form post signed by nothing,
   // so scheme "none", which needs endpoint.insecure = true. A refund or
   // dispute repeats its sale's sale_id, so the key is the canonical hash of

@@ -29,7 +29,7 @@ Status VerifyToken(const config::SignatureConfig& sig, const std::vector<Secret>
 // scheme = "basic": "Authorization: Basic base64(user:pass)"; each secret is "user:pass".
 Status VerifyBasic(const std::vector<Secret>& secrets, const DeliveryView& delivery);
 
-// scheme = ed25519 | ecdsa-p256-sha256 | rsa-sha256-cert: the signature
+// scheme = ed25519 | ecdsa-p256-sha256 | rsa-sha256-cert | rsa-sha256: the signature
 // verifies under one of endpoint.public_keys (verify/public_key.h says which
 // key text each kind accepts), over signed_payload, within the tolerance.
 // The endpoint's secrets are not used.
