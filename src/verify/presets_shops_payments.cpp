@@ -175,6 +175,21 @@ void AddShopsPaymentsPresets(std::vector<Preset>& t) {
                Endpoint({.scheme = "token", .header = "X-Webhook-Token"},
                         {.fields = {"/scope", "/hash"}, .event_type_pointer = "/scope"}),
                "the value you put in the webhook's custom headers (POST /v3/hooks \"headers\")"});
+  // Recurly (JSON webhooks; XML ones are not signed): recurly-signature is
+  // "<timestamp>,<hex>[,<hex>]" — the timestamp first, then one HMAC-SHA256
+  // of "{timestamp}.{body}" per valid secret (old and new for 24 hours after
+  // a regeneration). The docs give the timestamp in milliseconds (their
+  // example has 10 digits; ms is what the text says). Key: the notification
+  // id /id; type /event_type (with object_type beside it in the payload).
+  // https://docs.recurly.com/v1.3/docs/signature-verification. Unconfirmed:
+  // the JSON body fields and the retry schedule.
+  t.push_back({{"recurly"},
+               Endpoint({.header = "recurly-signature",
+                         .format = "{timestamp},{signature}",
+                         .signed_payload = "{timestamp}.{body}",
+                         .timestamp_unit = "ms"},
+                        {.id_pointer = "/id", .event_type_pointer = "/event_type"}),
+               "Integrations → Webhooks → (endpoint) → Secret key"});
   // Wise: X-Signature-SHA256 = base64 RSA (PKCS#1 v1.5) SHA-256 signature of
   // the body, checked against Wise's published public key (endpoint
   // public_key_env / public_key_file; sandbox and production differ). No

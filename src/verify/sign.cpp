@@ -66,6 +66,9 @@ std::string TimestampText(const config::SignatureConfig& sig, std::string_view b
 // The signature header value: `signature` placed as `format` says.
 std::string FormatSignature(const SignatureFormat& f, std::string_view signature, std::string_view timestamp) {
   if (f.kind == SignatureFormat::Kind::kTemplate) return f.prefix + std::string(signature) + f.suffix;
+  if (f.kind == SignatureFormat::Kind::kPositional) {
+    return std::string(timestamp) + f.pair_separator + std::string(signature);
+  }
   std::string out;
   if (!f.timestamp_key.empty()) out = f.timestamp_key + f.kv_separator + std::string(timestamp) + f.pair_separator;
   return out + f.signature_key + f.kv_separator + std::string(signature);

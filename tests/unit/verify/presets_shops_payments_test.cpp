@@ -228,6 +228,18 @@ std::vector<Case> Cases() {
                [](const std::string& s, const std::string&, int64_t) -> Headers { return {{"X-Webhook-Token", s}}; },
                "X-Webhook-Token", "store/order/statusUpdated:3f9ea420af83450d7ef9f78b08c8af25b2213637",
                "store/order/statusUpdated", false});
+  // Recurly: the timestamp (ms) first, then the signatures.
+  c.push_back({"recurly", "4a7e1f0c9b2d4e6f8a1c3b5d7e9f0a2c", "4a7e1f0c9b2d4e6f8a1c3b5d7e9f0a2d",
+               [](int64_t, int) {
+                 return std::string(R"({"id":"rmcmojfmd1ci","object_type":"subscription","site_id":"rfldb1lcg6bi",)"
+                                    R"("event_type":"renewed","event_time":"2026-01-01T00:00:00Z",)"
+                                    R"("uuid":"5f1a0b3c2d4e6f708192a3b4c5d6e7f8","account_code":"acct-1"})");
+               },
+               [](const std::string& s, const std::string& b, int64_t ts) -> Headers {
+                 const std::string ms = Ts(ts * 1000 + 123);
+                 return {{"recurly-signature", ms + "," + Hex(EVP_sha256(), s, ms + "." + b)}};
+               },
+               "recurly-signature", "rmcmojfmd1ci", "renewed", true, true});
   return c;
 }
 
@@ -455,6 +467,34 @@ TEST_CASE("ecwid: only eventCreated.eventId is signed; an altered body keeps the
         Code::kUnauthenticated);
 }
 
+TEST_CASE("recurly: either signature after the timestamp verifies; anything but that layout is refused",
+          "[presets][shops_payments]") {
+  const std::string old_secret = "4a7e1f0c9b2d4e6f8a1c3b5d7e9f0a2c";
+  const std::string new_secret = "9c0d2e4f6a8b1c3d5e7f9a0b2c4d6e8f";
+  config::LoadResult loaded = LoadPreset("recurly", new_secret);
+  REQUIRE(loaded.ok());
+  const config::EndpointConfig& e = loaded.config.endpoints.at(0);
+  const std::string body = R"({"id":"rmcmojfmd1cj","object_type":"account","event_type":"created"})";
+  const std::string ms = Ts(kNow * 1000);
+  const std::string old_sig = Hex(EVP_sha256(), old_secret, ms + "." + body);
+  const std::string new_sig = Hex(EVP_sha256(), new_secret, ms + "." + body);
+  auto check = [&](const std::string& header) { return VerifyAt(e, ToMap({{"recurly-signature", header}}), body, kNow); };
+  CHECK(check(ms + "," + old_sig + "," + new_sig).ok());  // the 24 h after a regeneration
+  CHECK(check(ms + "," + new_sig).ok());
+  CHECK(check(ms + "," + old_sig).code() == Code::kUnauthenticated);
+  CHECK(check(new_sig).code() == Code::kUnauthenticated);              // no timestamp
+  CHECK(check(new_sig + "," + ms).code() == Code::kUnauthenticated);   // swapped
+  CHECK(check(ms + ",").code() == Code::kUnauthenticated);             // no signature
+  CHECK(check("t=" + ms + ",v1=" + new_sig).code() == Code::kUnauthenticated);
+  // A timestamp in seconds, read as milliseconds, is in January 1970: the unit matters.
+  CHECK(check(Ts(kNow) + "," + Hex(EVP_sha256(), new_secret, Ts(kNow) + "." + body)).message() ==
+        "timestamp outside tolerance");
+  Result<SignatureFormat> f = ParseSignatureFormat("{timestamp},{signature}");
+  REQUIRE(f.ok());
+  CHECK(f->kind == SignatureFormat::Kind::kPositional);
+  CHECK_FALSE(ParseSignatureFormat("{signature},{timestamp}").ok());
+}
+
 TEST_CASE("gumroad: unsigned form posts need insecure = true; keyed on the fields' canonical hash",
           "[presets][shops_payments]") {
   config::LoadResult refused = LoadPreset("gumroad", "unused");
@@ -630,7 +670,7 @@ TEST_CASE("shops/payments presets: redelivery windows and secret hints are the r
   CHECK(FindPreset("wise")->redelivery_window_hours == 336);
   for (const char* name : {"lemon-squeezy", "paystack", "checkout-com", "gocardless", "coinbase-commerce", "squarespace",
                            "polar", "revolut-business", "chargebee", "flutterwave", "xendit", "ecwid", "bigcommerce",
-                           "gumroad", "wise"}) {
+                           "gumroad", "wise", "recurly"}) {
     INFO(name);
     CHECK_FALSE(PresetSecretHint(name).empty());
   }
