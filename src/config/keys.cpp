@@ -449,8 +449,10 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(Table("endpoint.signature", KeyType::kTable, "how a delivery proves it came from the provider"));
   k.push_back(String("endpoint.signature.scheme", Signature, &SignatureConfig::scheme,
                      "hmac, token, basic or none (none needs insecure = true), or an asymmetric kind checked "
-                     "against the endpoint's public keys: ed25519, ecdsa-p256-sha256, rsa-sha256-cert or rsa-sha256",
-                     {"hmac", "token", "basic", "none", "ed25519", "ecdsa-p256-sha256", "rsa-sha256-cert", "rsa-sha256"}));
+                     "against the endpoint's public keys: ed25519, ecdsa-p256-sha256, rsa-sha256-cert or rsa-sha256; "
+                     "adyen-hmac: Adyen's per-item signatures",
+                     {"hmac", "token", "basic", "none", "ed25519", "ecdsa-p256-sha256", "rsa-sha256-cert", "rsa-sha256",
+                      "adyen-hmac"}));
   k.push_back(String("endpoint.signature.header", Signature, &SignatureConfig::header,
                      "header carrying the signature or token"));
   k.push_back(String("endpoint.signature.format", Signature, &SignatureConfig::format,

@@ -112,7 +112,9 @@ constexpr const char* kNoPublicKey =
     "public_keys_file for rotation)";
 // --- end of helper "asym"'s block ---
 
-bool NeedsSecret(const SignatureConfig& s) { return s.scheme == "hmac" || s.scheme == "token" || s.scheme == "basic"; }
+bool NeedsSecret(const SignatureConfig& s) {
+  return s.scheme == "hmac" || s.scheme == "token" || s.scheme == "basic" || s.scheme == "adyen-hmac";
+}
 
 constexpr const char* kNoSecret = "no secret: set secret_env, secret_file, secrets_env or secrets_file";
 
@@ -134,7 +136,8 @@ class SecretReader {
   // each secret is stored as its key bytes (secret_prefix, secret_encoding).
   bool Gather(const SecretSources& s, const std::string& at, std::vector<Secret>& out,
               const SignatureConfig* sig = nullptr) {
-    key_format_ = sig != nullptr && sig->scheme == "hmac" ? sig : nullptr;
+    // adyen-hmac keys are HMAC keys too (hex, decoded like secret_encoding = "hex").
+    key_format_ = sig != nullptr && (sig->scheme == "hmac" || sig->scheme == "adyen-hmac") ? sig : nullptr;
     size_t errors = errors_;
     if (p_.Has(at + ".secret_env")) FromEnv(at + ".secret_env", s.env, out);
     if (p_.Has(at + ".secret_file")) FromFile(at + ".secret_file", s.file, out);

@@ -709,7 +709,7 @@ class Validator {
 
   // The decoding itself happens with the secrets (secrets.cpp), where the bytes are.
   void KeyEncoding(const EndpointConfig& e, const std::string& at) {
-    if (e.signature.scheme == "hmac") return;
+    if (e.signature.scheme == "hmac" || e.signature.scheme == "adyen-hmac") return;
     for (const char* name : {".secret_encoding", ".secret_prefix"}) {
       if (p_.Has(at + name)) report_.Warn(at + name, "has no effect unless scheme = \"hmac\"");
     }

@@ -205,6 +205,22 @@ void AddShopsPaymentsPresets(std::vector<Preset>& t) {
                           14 * 24),
                "Wise's public key for webhooks (API docs → Webhooks → signature; sandbox and production differ) "
                "→ public_key_env"});
+  // Adyen standard webhooks: no header signature; each item of
+  // /notificationItems is signed on its own (scheme adyen-hmac, see
+  // adyen_scheme.cpp) with the webhook's HMAC key, given in hex. Each item
+  // is its own row, keyed on pspReference + eventCode + success (Adyen sends
+  // an event again, identical, when it is not accepted; success tells a
+  // failed authorisation from a later successful one). No timestamp is signed.
+  // https://docs.adyen.com/development-resources/webhooks/verify-hmac-signatures.
+  // Unconfirmed: the retry window; Basic credentials Adyen can add are not checked.
+  t.push_back({{"adyen"},
+               Endpoint({.scheme = "adyen-hmac", .header = "", .secret_encoding = "hex"},
+                        {.fields = {"/NotificationRequestItem/pspReference", "/NotificationRequestItem/eventCode",
+                                    "/NotificationRequestItem/success"},
+                         .event_type_pointer = "/NotificationRequestItem/eventCode",
+                         .batch = true,
+                         .batch_pointer = "/notificationItems"}),
+               "Customer Area → Developers → Webhooks → (webhook) → Security → HMAC key"});
   // Gumroad Ping and resource subscriptions: a form post signed by nothing,
   // so scheme "none", which needs endpoint.insecure = true. A refund or
   // dispute repeats its sale's sale_id, so the key is the canonical hash of

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "common/secret.h"
@@ -34,6 +36,16 @@ Status VerifyBasic(const std::vector<Secret>& secrets, const DeliveryView& deliv
 // key text each kind accepts), over signed_payload, within the tolerance.
 // The endpoint's secrets are not used.
 Status VerifyAsymmetric(const config::EndpointConfig& endpoint, const DeliveryView& delivery, int64_t now_ms);
+
+// scheme = "adyen-hmac": every /notificationItems element's
+// NotificationRequestItem carries its own base64 HMAC-SHA256 (of Adyen's
+// eight-field string) in additionalData.hmacSignature; all must verify.
+// `secrets` are HMAC key bytes (the hex key, decoded by config/).
+Status VerifyAdyenHmac(const std::vector<Secret>& secrets, const DeliveryView& delivery);
+
+// The string Adyen signs for one NotificationRequestItem (adyen_scheme.cpp),
+// for send-test and the tests' documentation.
+std::string AdyenSignedString(const nlohmann::json& item);
 
 // True when some non-empty secret equals `presented`, compared in constant time
 // over SHA-256 digests so neither content nor length leaks through timing.

@@ -9,6 +9,7 @@
 #include "verify/form.h"
 #include "verify/json.h"
 #include "verify/public_key.h"
+#include "verify/schemes.h"
 #include "verify/signature_header.h"
 #include "verify/signed_payload.h"
 #include "verify/timestamp.h"
@@ -245,6 +246,32 @@ std::string SampleBody(const config::EndpointConfig& e, std::string_view event_t
   return doc.dump();
 }
 
+namespace {
+
+// scheme = "adyen-hmac": each notification item gets its own signature in
+// additionalData.hmacSignature (adyen_scheme.cpp says what is signed); the
+// body is written again with them.
+Status SignAdyen(const Secret& secret, SignedDelivery& out) {
+  Result<json> doc = ParseJson(out.body);
+  if (!doc.ok()) return InvalidArgument("adyen-hmac: the body is not JSON");
+  json* items = doc->contains("notificationItems") ? &(*doc)["notificationItems"] : nullptr;
+  if (items == nullptr || !items->is_array() || items->empty()) {
+    return InvalidArgument("adyen-hmac: the body has no notificationItems to sign");
+  }
+  for (json& element : *items) {
+    if (!element.is_object() || !element.contains("NotificationRequestItem")) {
+      return InvalidArgument("adyen-hmac: a notification item has no NotificationRequestItem");
+    }
+    json& item = element["NotificationRequestItem"];
+    item["additionalData"]["hmacSignature"] =
+        Base64Encode(Hmac(HashAlg::kSha256, secret.bytes(), AdyenSignedString(item)));
+  }
+  out.body = doc->dump();
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<SignedDelivery> SignDelivery(const config::EndpointConfig& e, const Secret& secret, std::string body,
                                     int64_t now_ms, std::string_view method, std::string_view url_for_signing,
                                     std::string_view event_type) {
@@ -267,6 +294,8 @@ Result<SignedDelivery> SignDelivery(const config::EndpointConfig& e, const Secre
     out.headers.emplace_back(sig.header, FormatSignature(*format, secret.bytes(), ""));
   } else if (sig.scheme == "basic") {
     out.headers.emplace_back("Authorization", "Basic " + Base64Encode(secret.bytes()));
+  } else if (sig.scheme == "adyen-hmac") {
+    if (Status st = SignAdyen(secret, out); !st.ok()) return st;
   } else if (std::optional<KeyKind> kind = AsymmetricKind(sig.scheme)) {
     if (Status st = SignAsymmetric(e, *kind, secret, now_ms, method, url_for_signing, id, out); !st.ok()) return st;
   } else if (sig.scheme != "none") {

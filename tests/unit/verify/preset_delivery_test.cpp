@@ -261,7 +261,7 @@ const std::set<std::string> kCoveredElsewhere = {
     "discord", "sendgrid", "paypal",  // asymmetric_test.cpp
     "lemon-squeezy", "paystack", "checkout-com", "gocardless", "coinbase-commerce", "squarespace", "polar",
     "revolut-business", "revolut", "chargebee", "flutterwave", "xendit", "ecwid", "bigcommerce",
-    "gumroad", "wise", "recurly",  // presets_shops_payments_test.cpp
+    "gumroad", "wise", "recurly", "adyen",  // presets_shops_payments_test.cpp
 };
 
 TEST_CASE("preset table: every name loads and every name is covered by a delivery case", "[verify]") {

@@ -20,6 +20,7 @@
 #include "preset_test_util.h"
 #include "support/openssl_hmac.h"
 #include "verify/registry.h"
+#include "verify/schemes.h"
 #include "verify/sign.h"
 #include "verify/signature_header.h"
 #include "verify/verify.h"
@@ -495,6 +496,111 @@ TEST_CASE("recurly: either signature after the timestamp verifies; anything but 
   CHECK_FALSE(ParseSignatureFormat("{signature},{timestamp}").ok());
 }
 
+namespace {
+
+// One Adyen NotificationRequestItem (the shape of Adyen's documented
+// AUTHORISATION example), signed here: base64 HMAC-SHA256, keyed with the
+// hex-decoded HMAC key, of pspReference:originalReference:merchantAccountCode:
+// merchantReference:value:currency:eventCode:success.
+std::string AdyenItem(const std::string& hex_key, const std::string& psp, const std::string& success,
+                      const std::string& override_sig = "") {
+  const std::string signed_string = psp + "::YOUR_MERCHANT_ACCOUNT:YOUR_REFERENCE:1000:EUR:AUTHORISATION:" + success;
+  const std::string sig =
+      override_sig.empty() ? B64Encode(OpensslHmac(EVP_sha256(), HexKey(hex_key), signed_string)) : override_sig;
+  return R"({"NotificationRequestItem":{"additionalData":{"hmacSignature":")" + sig +
+         R"("},"amount":{"currency":"EUR","value":1000},"eventCode":"AUTHORISATION",)"
+         R"("eventDate":"2026-01-01T01:00:00+01:00","merchantAccountCode":"YOUR_MERCHANT_ACCOUNT",)"
+         R"("merchantReference":"YOUR_REFERENCE","pspReference":")" +
+         psp + R"(","reason":"","success":")" + success + R"("}})";
+}
+
+std::string AdyenBody(const std::vector<std::string>& items) {
+  std::string out = R"({"live":"false","notificationItems":[)";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + items[i];
+  return out + "]}";
+}
+
+}  // namespace
+
+TEST_CASE("adyen: every notification item carries its own HMAC; all must verify", "[presets][shops_payments]") {
+  const std::string key = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056";
+  const std::string other = "0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF";
+  config::LoadResult loaded = LoadPreset("adyen", key);
+  INFO(Dump(loaded));
+  REQUIRE(loaded.ok());
+  const config::EndpointConfig& e = loaded.config.endpoints.at(0);
+  REQUIRE(CheckEndpoint(e).ok());
+  const std::string body =
+      AdyenBody({AdyenItem(key, "7914073381342284", "true"), AdyenItem(key, "8815329842815468", "false")});
+  CHECK(VerifyAt(e, ToMap({}), body, kNow).ok());
+  Result<std::vector<BatchEvent>> events = IdentifyBatch(e, ToMap({}), body);
+  INFO(events.status().ToString());
+  REQUIRE(events.ok());
+  REQUIRE(events->size() == 2);
+  CHECK((*events)[0].identity.event_id == "7914073381342284:AUTHORISATION:true");
+  CHECK((*events)[0].identity.event_type == "AUTHORISATION");
+  CHECK((*events)[1].identity.event_id == "8815329842815468:AUTHORISATION:false");
+  // Sent again unchanged (Adyen's retry): the same keys and payloads.
+  Result<std::vector<BatchEvent>> again = IdentifyBatch(e, ToMap({}), body);
+  REQUIRE(again.ok());
+  CHECK((*again)[0].identity.payload_hash == (*events)[0].identity.payload_hash);
+
+  // One item signed with another key, or with its signature missing: the whole request is refused.
+  CHECK(VerifyAt(e, ToMap({}), AdyenBody({AdyenItem(key, "1", "true"), AdyenItem(other, "2", "true")}), kNow).code() ==
+        Code::kUnauthenticated);
+  CHECK(VerifyAt(e, ToMap({}), AdyenBody({AdyenItem(other, "1", "true")}), kNow).code() == Code::kUnauthenticated);
+  std::string unsigned_item = AdyenItem(key, "3", "true");
+  unsigned_item.replace(unsigned_item.find("hmacSignature"), 13, "somethingElse");
+  CHECK(VerifyAt(e, ToMap({}), AdyenBody({unsigned_item}), kNow).code() == Code::kUnauthenticated);
+  // A signed field changed (the amount): refused.
+  std::string changed = AdyenBody({AdyenItem(key, "4", "true")});
+  changed.replace(changed.find("\"value\":1000"), 12, "\"value\":9000");
+  CHECK(VerifyAt(e, ToMap({}), changed, kNow).code() == Code::kUnauthenticated);
+  // Not a notification body at all.
+  CHECK(VerifyAt(e, ToMap({}), R"({"notificationItems":[]})", kNow).code() == Code::kUnauthenticated);
+  CHECK(VerifyAt(e, ToMap({}), "not json", kNow).code() == Code::kUnauthenticated);
+  CHECK(VerifyAt(e, ToMap({}), AdyenBody({AdyenItem(key, "5", "true", "not*base64")}), kNow).code() ==
+        Code::kUnauthenticated);
+
+  // The HMAC key must be hex: anything else is a config error, before serving.
+  config::LoadResult bad = LoadPreset("adyen", "not-a-hex-key");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(Dump(bad), Catch::Contains("secret_encoding"));
+
+  // send-test signs every item the same way.
+  Result<SignedDelivery> d =
+      SignDelivery(e, e.secrets.at(0), SampleBody(e, "AUTHORISATION", kNow * 1000), kNow * 1000, "POST", "",
+                   "AUTHORISATION");
+  INFO(d.status().ToString());
+  REQUIRE(d.ok());
+  MapHeaders h;
+  for (const auto& [name, value] : d->headers) h.Set(name, value);
+  CHECK(VerifyAt(e, h, d->body, kNow).ok());
+  CHECK(IdentifyBatch(e, h, d->body).ok());
+}
+
+TEST_CASE("adyen: Adyen's published HMAC example verifies; one changed amount does not", "[presets][shops_payments]") {
+  // Adyen's worked example (verify-hmac-signatures; also the fixture of Adyen's
+  // own Ruby and Go libraries): this key signs the item below to
+  // coqCmt/IZ4E3CzPvMY8zTjQVL5hYJUiBRg8UU+iCWo0= over
+  // "7914073381342284::TestMerchant:TestPayment-1407325143704:1130:EUR:AUTHORISATION:true".
+  config::LoadResult loaded = LoadPreset("adyen", "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056");
+  REQUIRE(loaded.ok());
+  const config::EndpointConfig& e = loaded.config.endpoints.at(0);
+  const std::string body =
+      R"({"live":"false","notificationItems":[{"NotificationRequestItem":{"additionalData":)"
+      R"({"hmacSignature":"coqCmt/IZ4E3CzPvMY8zTjQVL5hYJUiBRg8UU+iCWo0="},"amount":{"value":1130,"currency":"EUR"},)"
+      R"("pspReference":"7914073381342284","eventCode":"AUTHORISATION","eventDate":"2019-05-06T17:15:34.121+02:00",)"
+      R"("merchantAccountCode":"TestMerchant","operations":["CANCEL","CAPTURE","REFUND"],)"
+      R"("merchantReference":"TestPayment-1407325143704","paymentMethod":"visa","success":"true"}}]})";
+  CHECK(VerifyAt(e, ToMap({}), body, kNow).ok());
+  std::string changed = body;
+  changed.replace(changed.find("1130"), 4, "1131");
+  CHECK(VerifyAt(e, ToMap({}), changed, kNow).code() == Code::kUnauthenticated);
+  nlohmann::json item = nlohmann::json::parse(body)["notificationItems"][0]["NotificationRequestItem"];
+  CHECK(AdyenSignedString(item) == "7914073381342284::TestMerchant:TestPayment-1407325143704:1130:EUR:AUTHORISATION:true");
+}
+
 TEST_CASE("gumroad: unsigned form posts need insecure = true; keyed on the fields' canonical hash",
           "[presets][shops_payments]") {
   config::LoadResult refused = LoadPreset("gumroad", "unused");
@@ -670,7 +776,7 @@ TEST_CASE("shops/payments presets: redelivery windows and secret hints are the r
   CHECK(FindPreset("wise")->redelivery_window_hours == 336);
   for (const char* name : {"lemon-squeezy", "paystack", "checkout-com", "gocardless", "coinbase-commerce", "squarespace",
                            "polar", "revolut-business", "chargebee", "flutterwave", "xendit", "ecwid", "bigcommerce",
-                           "gumroad", "wise", "recurly"}) {
+                           "gumroad", "wise", "recurly", "adyen"}) {
     INFO(name);
     CHECK_FALSE(PresetSecretHint(name).empty());
   }
