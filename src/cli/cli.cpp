@@ -64,7 +64,7 @@ int Main(int argc, char** argv) {
   send_test->add_flag("--concurrent", send.concurrent, "send the N copies at once, one thread each");
   send_test->add_flag("--insecure-tls", send.insecure_tls, "do not verify the server certificate");
   send_test->add_option("--private-key", send.private_key,
-                        "PEM private key to sign with (ed25519, ecdsa-p256-sha256 and rsa-sha256-cert endpoints)");
+                        "PEM private key to sign with (ed25519, ecdsa-p256-sha256, rsa-sha256-cert and rsa-sha256 endpoints)");
   EventsOptions ev;
   auto* events = app.add_subcommand("events", "list, show, replay or resolve stored events");
   events->require_subcommand(1);

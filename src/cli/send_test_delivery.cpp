@@ -222,7 +222,7 @@ int RunSendTest(const SendTestOptions& opt, const CommonOptions& common, std::os
     secret = Secret(std::move(*pem));
   } else if (!opt.private_key.empty()) {
     err << "hookinbox send-test: endpoint \"" << e->name << "\" signs with a shared secret (scheme "
-        << e->signature.scheme << "); --private-key is only for ed25519, ecdsa-p256-sha256 and rsa-sha256-cert\n";
+        << e->signature.scheme << "); --private-key is only for ed25519, ecdsa-p256-sha256, rsa-sha256-cert and rsa-sha256\n";
     return kExitUsage;
   }
   for (const Secret& s : *secrets) {

@@ -140,7 +140,7 @@ struct WorkerConfig {  // [worker]: the loop that runs the actions (worker/worke
 struct SignatureConfig {
   // hmac | token | basic | none (none needs endpoint.insecure = true), or an
   // asymmetric kind checked against endpoint.public_keys: ed25519 |
-  // ecdsa-p256-sha256 | rsa-sha256-cert.
+  // ecdsa-p256-sha256 | rsa-sha256-cert | rsa-sha256.
   std::string scheme = "hmac";
   std::string header = "X-Signature";  // header carrying the signature or token
   // Where the signature sits in the header value. "{signature}" marks it; for a

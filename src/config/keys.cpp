@@ -413,7 +413,7 @@ std::vector<KeyInfo> BuildKeys() {
   AddSecretKeys(k, "endpoint", EndpointSecrets);
   k.push_back(String("endpoint.public_key_env", EndpointPublicKeys, &SecretSources::env,
                      "environment variable holding the provider's public key (asymmetric schemes): Discord hex, "
-                     "SendGrid base64 DER or PEM"));
+                     "SendGrid or Wise base64 DER or PEM"));
   k.push_back(String("endpoint.public_key_file", EndpointPublicKeys, &SecretSources::file,
                      "file holding the provider's public key, or for rsa-sha256-cert (PayPal) the pinned PEM "
                      "certificate; relative to the config file"));
@@ -449,8 +449,10 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(Table("endpoint.signature", KeyType::kTable, "how a delivery proves it came from the provider"));
   k.push_back(String("endpoint.signature.scheme", Signature, &SignatureConfig::scheme,
                      "hmac, token, basic or none (none needs insecure = true), or an asymmetric kind checked "
-                     "against the endpoint's public keys: ed25519, ecdsa-p256-sha256 or rsa-sha256-cert",
-                     {"hmac", "token", "basic", "none", "ed25519", "ecdsa-p256-sha256", "rsa-sha256-cert"}));
+                     "against the endpoint's public keys: ed25519, ecdsa-p256-sha256, rsa-sha256-cert or rsa-sha256; "
+                     "adyen-hmac: Adyen's per-item signatures",
+                     {"hmac", "token", "basic", "none", "ed25519", "ecdsa-p256-sha256", "rsa-sha256-cert", "rsa-sha256",
+                      "adyen-hmac"}));
   k.push_back(String("endpoint.signature.header", Signature, &SignatureConfig::header,
                      "header carrying the signature or token"));
   k.push_back(String("endpoint.signature.format", Signature, &SignatureConfig::format,

@@ -71,7 +71,7 @@ std::string HtmlEntityDecode(std::string_view text) {
 
 // --- Public keys of the asymmetric schemes (helper "asym") ---
 bool IsAsymmetric(const std::string& scheme) {
-  return scheme == "ed25519" || scheme == "ecdsa-p256-sha256" || scheme == "rsa-sha256-cert";
+  return scheme == "ed25519" || scheme == "ecdsa-p256-sha256" || scheme == "rsa-sha256-cert" || scheme == "rsa-sha256";
 }
 
 // What a public key of `scheme` should have been, when `text` plainly is not
@@ -97,6 +97,11 @@ std::string PublicKeyFormProblem(const std::string& scheme, std::string_view tex
     return "an EC P-256 public key: expected base64 of a DER SubjectPublicKeyInfo (SendGrid's verification key) "
            "or a PEM \"PUBLIC KEY\" block";
   }
+  if (scheme == "rsa-sha256") {
+    std::optional<std::string> der = Base64Decode(text);
+    if (pem_public || (der && !der->empty())) return "";
+    return "an RSA public key: expected a PEM \"PUBLIC KEY\" block (Wise's published key) or its base64 DER";
+  }
   if (text.rfind("-----BEGIN CERTIFICATE-----", 0) == 0) return "";
   return "a certificate: expected a PEM \"-----BEGIN CERTIFICATE-----\" block (the provider's signing certificate, "
          "pinned)";
@@ -107,7 +112,9 @@ constexpr const char* kNoPublicKey =
     "public_keys_file for rotation)";
 // --- end of helper "asym"'s block ---
 
-bool NeedsSecret(const SignatureConfig& s) { return s.scheme == "hmac" || s.scheme == "token" || s.scheme == "basic"; }
+bool NeedsSecret(const SignatureConfig& s) {
+  return s.scheme == "hmac" || s.scheme == "token" || s.scheme == "basic" || s.scheme == "adyen-hmac";
+}
 
 constexpr const char* kNoSecret = "no secret: set secret_env, secret_file, secrets_env or secrets_file";
 
@@ -129,7 +136,8 @@ class SecretReader {
   // each secret is stored as its key bytes (secret_prefix, secret_encoding).
   bool Gather(const SecretSources& s, const std::string& at, std::vector<Secret>& out,
               const SignatureConfig* sig = nullptr) {
-    key_format_ = sig != nullptr && sig->scheme == "hmac" ? sig : nullptr;
+    // adyen-hmac keys are HMAC keys too (hex, decoded like secret_encoding = "hex").
+    key_format_ = sig != nullptr && (sig->scheme == "hmac" || sig->scheme == "adyen-hmac") ? sig : nullptr;
     size_t errors = errors_;
     if (p_.Has(at + ".secret_env")) FromEnv(at + ".secret_env", s.env, out);
     if (p_.Has(at + ".secret_file")) FromFile(at + ".secret_file", s.file, out);

@@ -533,8 +533,13 @@ class Validator {
     // {form_sorted_kv} covers the body too: every form field is signed (Twilio).
     // A signature inside the body (signature_pointer) cannot cover the body; BodySignature checks that case.
     // {crc32} stands for the body in PayPal's signed string (a weak binding, but the one PayPal signs).
+    // A signed {token} that is also the event id the key reads (Ecwid signs
+    // eventCreated.eventId) binds the key instead: another body under the
+    // same signature is that event's duplicate, never a new event.
+    const bool signed_key = Count(payload, "{token}") > 0 && !s.token_pointer.empty() &&
+                            s.token_pointer == e.key.id_pointer && e.key.fields.empty() && e.key.id_header.empty();
     if (Count(payload, "{body}") == 0 && Count(payload, "{form_sorted_kv}") == 0 && Count(payload, "{crc32}") == 0 &&
-        s.signature_pointer.empty()) {
+        s.signature_pointer.empty() && !signed_key) {
       report_.Error(at + ".signed_payload", "must contain {body} (or {form_sorted_kv} for a form body)");
     }
     if (Count(payload, "{form_sorted_kv}") > 0 && s.body_kind != "form" && s.body_kind != "multipart") {
@@ -571,14 +576,15 @@ class Validator {
   void Asymmetric(const EndpointConfig& e, const std::string& endpoint_at, const std::vector<std::string>& payload) {
     const SignatureConfig& s = e.signature;
     const std::string at = endpoint_at + ".signature";
-    const bool asymmetric = s.scheme == "ed25519" || s.scheme == "ecdsa-p256-sha256" || s.scheme == "rsa-sha256-cert";
+    const bool asymmetric = s.scheme == "ed25519" || s.scheme == "ecdsa-p256-sha256" || s.scheme == "rsa-sha256-cert" ||
+                            s.scheme == "rsa-sha256";
     for (const auto& ph : payload) {
       if (IsHeaderPlaceholder(ph) && !IsHeaderName(std::string_view(ph).substr(8, ph.size() - 9))) {
         report_.Error(at + ".signed_payload", ph + ": after \"header:\" write a header name, e.g. "
                                                    "{header:PAYPAL-TRANSMISSION-ID}");
       } else if (!asymmetric && (IsHeaderPlaceholder(ph) || ph == "{webhook_id}")) {
         report_.Error(at + ".signed_payload", ph + " is supported with the asymmetric schemes (ed25519, "
-                                                   "ecdsa-p256-sha256, rsa-sha256-cert) only");
+                                                   "ecdsa-p256-sha256, rsa-sha256-cert, rsa-sha256) only");
       }
     }
     if (Count(payload, "{webhook_id}") > 0 && s.webhook_id.empty()) {
@@ -703,7 +709,7 @@ class Validator {
 
   // The decoding itself happens with the secrets (secrets.cpp), where the bytes are.
   void KeyEncoding(const EndpointConfig& e, const std::string& at) {
-    if (e.signature.scheme == "hmac") return;
+    if (e.signature.scheme == "hmac" || e.signature.scheme == "adyen-hmac") return;
     for (const char* name : {".secret_encoding", ".secret_prefix"}) {
       if (p_.Has(at + name)) report_.Warn(at + name, "has no effect unless scheme = \"hmac\"");
     }

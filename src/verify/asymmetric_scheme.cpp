@@ -1,4 +1,4 @@
-// The asymmetric verifier kinds: scheme = ed25519 | ecdsa-p256-sha256 | rsa-sha256-cert.
+// The asymmetric verifier kinds: scheme = ed25519 | ecdsa-p256-sha256 | rsa-sha256-cert | rsa-sha256.
 //
 // The provider signs with a private key only it holds; hookinbox holds the
 // public keys of endpoint.public_keys (Discord, SendGrid, PayPal). The steps

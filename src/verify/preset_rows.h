@@ -31,4 +31,7 @@ config::EndpointConfig WithTypes(config::EndpointConfig e, std::vector<std::stri
 // Standard Webhooks and Svix differ only in the header prefix ("webhook-" / "svix-").
 config::EndpointConfig StandardWebhooks(const std::string& prefix);
 
+// Wave 2 groups: one file of rows each (presets_<group>.cpp), called from registry.cpp's BuildTable.
+void AddShopsPaymentsPresets(std::vector<Preset>& t);
+
 }  // namespace hookinbox::verify::presets

@@ -68,6 +68,7 @@ Status CheckKind(KeyKind kind, EVP_PKEY* key, const std::string& what) {
       if (!IsP256(key)) return Fail(what + " is not an EC key on curve P-256 (prime256v1)");
       break;
     case KeyKind::kRsaSha256Cert:
+    case KeyKind::kRsaSha256:
       if (EVP_PKEY_get_base_id(key) != EVP_PKEY_RSA) return Fail(what + " is not an RSA key");
       if (EVP_PKEY_get_bits(key) < kMinRsaBits) {
         return Fail(what + " has fewer than " + std::to_string(kMinRsaBits) + " bits");
@@ -105,7 +106,8 @@ Result<KeyPtr> Ed25519Key(std::string_view text) {
   return Own(key);
 }
 
-Result<KeyPtr> EcdsaKey(std::string_view text) {
+// A SubjectPublicKeyInfo as PEM or base64 DER (SendGrid's EC key, Wise's RSA key).
+Result<KeyPtr> SpkiKey(std::string_view text) {
   if (text.substr(0, kPemBegin.size()) == kPemBegin) return PemPublicKey(text);
   std::optional<std::string> der = Base64Decode(text);
   if (!der || der->empty()) return Fail("expected base64 of a DER SubjectPublicKeyInfo, or a PEM block");
@@ -126,8 +128,8 @@ Result<KeyPtr> ParseKey(KeyKind kind, std::string_view key_text) {
   std::string_view text = TrimAll(key_text);
   if (text.empty()) return Fail("the key is empty");
   Result<KeyPtr> key = kind == KeyKind::kEd25519           ? Ed25519Key(text)
-                       : kind == KeyKind::kEcdsaP256Sha256 ? EcdsaKey(text)
-                                                           : CertificateKey(text);
+                       : kind == KeyKind::kRsaSha256Cert   ? CertificateKey(text)
+                                                           : SpkiKey(text);
   if (!key.ok()) return key;
   if (Status st = CheckKind(kind, key->get(), kind == KeyKind::kRsaSha256Cert ? "the certificate's key" : "the key");
       !st.ok()) {
@@ -163,7 +165,8 @@ const unsigned char* Bytes(std::string_view s) {
 
 // PKCS#1 v1.5 is OpenSSL's default for RSA; set it anyway so the scheme cannot drift.
 bool SetPadding(KeyKind kind, EVP_PKEY_CTX* pctx) {
-  return kind != KeyKind::kRsaSha256Cert || EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) == 1;
+  const bool rsa = kind == KeyKind::kRsaSha256Cert || kind == KeyKind::kRsaSha256;
+  return !rsa || EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) == 1;
 }
 
 }  // namespace
@@ -172,6 +175,7 @@ std::optional<KeyKind> AsymmetricKind(std::string_view scheme) {
   if (scheme == "ed25519") return KeyKind::kEd25519;
   if (scheme == "ecdsa-p256-sha256") return KeyKind::kEcdsaP256Sha256;
   if (scheme == "rsa-sha256-cert") return KeyKind::kRsaSha256Cert;
+  if (scheme == "rsa-sha256") return KeyKind::kRsaSha256;
   return std::nullopt;
 }
 
@@ -179,7 +183,8 @@ std::string_view AlgorithmName(KeyKind kind) {
   switch (kind) {
     case KeyKind::kEd25519: return "Ed25519";
     case KeyKind::kEcdsaP256Sha256: return "SHA256withECDSA";
-    case KeyKind::kRsaSha256Cert: return "SHA256withRSA";
+    case KeyKind::kRsaSha256Cert:
+    case KeyKind::kRsaSha256: return "SHA256withRSA";
   }
   return "";
 }
@@ -189,6 +194,7 @@ std::string DescribeKey(KeyKind kind) {
     case KeyKind::kEd25519: return "an Ed25519 public key (64 hex digits, or PEM)";
     case KeyKind::kEcdsaP256Sha256: return "an EC P-256 public key (base64 DER, or PEM)";
     case KeyKind::kRsaSha256Cert: return "a PEM certificate with an RSA key";
+    case KeyKind::kRsaSha256: return "an RSA public key of 2048 bits or more (PEM, or base64 DER)";
   }
   return "a public key";
 }

@@ -13,6 +13,8 @@
 //                     Signatures are ASN.1 DER (r, s), SHA-256.
 //   rsa-sha256-cert   PayPal: a PEM "CERTIFICATE" whose key is RSA (pinned:
 //                     hookinbox never fetches one); PKCS#1 v1.5 with SHA-256.
+//   rsa-sha256        Wise: the RSA public key itself, as a PEM "PUBLIC KEY"
+//                     block or base64 DER; PKCS#1 v1.5 with SHA-256.
 //
 // Parsing a key costs more than verifying with it under OpenSSL 3 (measured on
 // 3.0: ~135 µs for DER, ~390 µs for PEM, against ~100 µs for a P-256 verify),
@@ -31,7 +33,7 @@
 
 namespace hookinbox::verify {
 
-enum class KeyKind { kEd25519, kEcdsaP256Sha256, kRsaSha256Cert };
+enum class KeyKind { kEd25519, kEcdsaP256Sha256, kRsaSha256Cert, kRsaSha256 };
 
 // The kind of `[endpoint.signature] scheme`, or nullopt for a scheme that is not asymmetric.
 std::optional<KeyKind> AsymmetricKind(std::string_view scheme);

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "common/secret.h"
@@ -29,11 +31,21 @@ Status VerifyToken(const config::SignatureConfig& sig, const std::vector<Secret>
 // scheme = "basic": "Authorization: Basic base64(user:pass)"; each secret is "user:pass".
 Status VerifyBasic(const std::vector<Secret>& secrets, const DeliveryView& delivery);
 
-// scheme = ed25519 | ecdsa-p256-sha256 | rsa-sha256-cert: the signature
+// scheme = ed25519 | ecdsa-p256-sha256 | rsa-sha256-cert | rsa-sha256: the signature
 // verifies under one of endpoint.public_keys (verify/public_key.h says which
 // key text each kind accepts), over signed_payload, within the tolerance.
 // The endpoint's secrets are not used.
 Status VerifyAsymmetric(const config::EndpointConfig& endpoint, const DeliveryView& delivery, int64_t now_ms);
+
+// scheme = "adyen-hmac": every /notificationItems element's
+// NotificationRequestItem carries its own base64 HMAC-SHA256 (of Adyen's
+// eight-field string) in additionalData.hmacSignature; all must verify.
+// `secrets` are HMAC key bytes (the hex key, decoded by config/).
+Status VerifyAdyenHmac(const std::vector<Secret>& secrets, const DeliveryView& delivery);
+
+// The string Adyen signs for one NotificationRequestItem (adyen_scheme.cpp),
+// for send-test and the tests' documentation.
+std::string AdyenSignedString(const nlohmann::json& item);
 
 // True when some non-empty secret equals `presented`, compared in constant time
 // over SHA-256 digests so neither content nor length leaks through timing.

@@ -9,6 +9,7 @@
 #include "verify/form.h"
 #include "verify/json.h"
 #include "verify/public_key.h"
+#include "verify/schemes.h"
 #include "verify/signature_header.h"
 #include "verify/signed_payload.h"
 #include "verify/timestamp.h"
@@ -66,6 +67,9 @@ std::string TimestampText(const config::SignatureConfig& sig, std::string_view b
 // The signature header value: `signature` placed as `format` says.
 std::string FormatSignature(const SignatureFormat& f, std::string_view signature, std::string_view timestamp) {
   if (f.kind == SignatureFormat::Kind::kTemplate) return f.prefix + std::string(signature) + f.suffix;
+  if (f.kind == SignatureFormat::Kind::kPositional) {
+    return std::string(timestamp) + f.pair_separator + std::string(signature);
+  }
   std::string out;
   if (!f.timestamp_key.empty()) out = f.timestamp_key + f.kv_separator + std::string(timestamp) + f.pair_separator;
   return out + f.signature_key + f.kv_separator + std::string(signature);
@@ -242,6 +246,32 @@ std::string SampleBody(const config::EndpointConfig& e, std::string_view event_t
   return doc.dump();
 }
 
+namespace {
+
+// scheme = "adyen-hmac": each notification item gets its own signature in
+// additionalData.hmacSignature (adyen_scheme.cpp says what is signed); the
+// body is written again with them.
+Status SignAdyen(const Secret& secret, SignedDelivery& out) {
+  Result<json> doc = ParseJson(out.body);
+  if (!doc.ok()) return InvalidArgument("adyen-hmac: the body is not JSON");
+  json* items = doc->contains("notificationItems") ? &(*doc)["notificationItems"] : nullptr;
+  if (items == nullptr || !items->is_array() || items->empty()) {
+    return InvalidArgument("adyen-hmac: the body has no notificationItems to sign");
+  }
+  for (json& element : *items) {
+    if (!element.is_object() || !element.contains("NotificationRequestItem")) {
+      return InvalidArgument("adyen-hmac: a notification item has no NotificationRequestItem");
+    }
+    json& item = element["NotificationRequestItem"];
+    item["additionalData"]["hmacSignature"] =
+        Base64Encode(Hmac(HashAlg::kSha256, secret.bytes(), AdyenSignedString(item)));
+  }
+  out.body = doc->dump();
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<SignedDelivery> SignDelivery(const config::EndpointConfig& e, const Secret& secret, std::string body,
                                     int64_t now_ms, std::string_view method, std::string_view url_for_signing,
                                     std::string_view event_type) {
@@ -264,6 +294,8 @@ Result<SignedDelivery> SignDelivery(const config::EndpointConfig& e, const Secre
     out.headers.emplace_back(sig.header, FormatSignature(*format, secret.bytes(), ""));
   } else if (sig.scheme == "basic") {
     out.headers.emplace_back("Authorization", "Basic " + Base64Encode(secret.bytes()));
+  } else if (sig.scheme == "adyen-hmac") {
+    if (Status st = SignAdyen(secret, out); !st.ok()) return st;
   } else if (std::optional<KeyKind> kind = AsymmetricKind(sig.scheme)) {
     if (Status st = SignAsymmetric(e, *kind, secret, now_ms, method, url_for_signing, id, out); !st.ok()) return st;
   } else if (sig.scheme != "none") {

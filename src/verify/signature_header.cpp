@@ -48,6 +48,10 @@ Result<SignatureFormat> ParseKeyValueList(std::string_view format, char pair_sep
   SignatureFormat f;
   f.kind = SignatureFormat::Kind::kList;
   f.pair_separator = pair_separator;
+  // A trailing separator makes a list of a single key ("v1={signature},"):
+  // Revolut sends "v1=<a>,v1=<b>" while two secrets are valid, and no
+  // timestamp part. Only the last part may be empty.
+  if (format.size() > 1 && format.back() == pair_separator) format.remove_suffix(1);
   for (std::string_view part : SplitTrimmed(format, pair_separator)) {
     size_t eq = part.find('=');
     std::string_view key = eq == std::string_view::npos ? part : TrimSpaces(part.substr(0, eq));
@@ -61,6 +65,22 @@ Result<SignatureFormat> ParseKeyValueList(std::string_view format, char pair_sep
     return FormatError("the signature and the timestamp need different keys");
   }
   return f;
+}
+
+// "{timestamp},{signature}" and nothing else: Recurly's header carries no
+// keys, only positions (timestamp first, then one signature per valid secret).
+constexpr std::string_view kPositional = "{timestamp},{signature}";
+
+Result<SignatureHeader> ExtractPositional(const SignatureFormat& f, std::string_view value) {
+  std::vector<std::string_view> parts = SplitTrimmed(value, f.pair_separator);
+  if (parts.size() < 2 || parts[0].empty()) return Unauthenticated("malformed signature");
+  SignatureHeader out;
+  out.timestamp = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) {
+    if (!parts[i].empty()) out.signatures.push_back(parts[i]);
+  }
+  if (out.signatures.empty()) return Unauthenticated("malformed signature");
+  return out;
 }
 
 Result<SignatureFormat> ParseTemplate(std::string_view format) {
@@ -115,12 +135,22 @@ Result<SignatureFormat> ParseSignatureFormat(std::string_view format) {
   const bool semicolon = format.find(';') != std::string_view::npos;
   if (comma && semicolon) return FormatError("a key-value list separates its parts with ',' or ';', not both");
   if (!comma && !semicolon) return ParseTemplate(format);
+  if (format == kPositional) {
+    SignatureFormat f;
+    f.kind = SignatureFormat::Kind::kPositional;
+    return f;
+  }
   if (comma && format.find('=') == std::string_view::npos) return ParseVersionedList(format);
   return ParseKeyValueList(format, comma ? ',' : ';');
 }
 
 Result<SignatureHeader> ParseSignatureHeader(const SignatureFormat& format, std::string_view value) {
-  return format.kind == SignatureFormat::Kind::kTemplate ? ExtractTemplate(format, value) : ExtractList(format, value);
+  switch (format.kind) {
+    case SignatureFormat::Kind::kTemplate: return ExtractTemplate(format, value);
+    case SignatureFormat::Kind::kList: return ExtractList(format, value);
+    case SignatureFormat::Kind::kPositional: return ExtractPositional(format, value);
+  }
+  return Unauthenticated("malformed signature");
 }
 
 }  // namespace hookinbox::verify

@@ -7,9 +7,13 @@
 //             a literal prefix and suffix around one signature;
 //   list      "t={timestamp},v1={signature}" (key-value, Stripe-style; the
 //             pairs may be separated by ';' instead, as Paddle's "ts={timestamp};h1={signature}") and
+//             "v1={signature}," (a list of one key: the trailing separator
+//             says so; Revolut) and
 //             "v1,{signature}" (versioned entries separated by spaces,
 //             Standard Webhooks): parts split on a separator, matched by key,
-//             any order, any number of signature parts, unknown parts ignored.
+//             any order, any number of signature parts, unknown parts ignored;
+//   positional "{timestamp},{signature}" (Recurly): the first comma-separated
+//             part is the timestamp, every later one a signature.
 // Separators are fields, not constants: a format's own separator (',' or ';')
 // becomes pair_separator, and presets may fill the fields in directly.
 #pragma once
@@ -24,13 +28,14 @@
 namespace hookinbox::verify {
 
 struct SignatureFormat {
-  enum class Kind { kTemplate, kList };
+  enum class Kind { kTemplate, kList, kPositional };
   Kind kind = Kind::kTemplate;
   // kTemplate: the literal text around {signature}; matched ignoring ASCII case
   // because auth schemes are case-insensitive (RFC 9110 §11.1: "bearer" = "Bearer").
   std::string prefix;
   std::string suffix;
   // kList: the value is split on pair_separator; each part is key, kv_separator, value.
+  // kPositional: split on pair_separator; the first part is the timestamp, the rest signatures.
   char pair_separator = ',';
   char kv_separator = '=';
   std::string signature_key;  // parts with this key are candidate signatures ("v1")

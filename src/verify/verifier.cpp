@@ -80,6 +80,7 @@ Status Verify(const config::EndpointConfig& endpoint, const std::vector<Secret>&
   if (scheme == "hmac") return VerifyHmac(endpoint, secrets, delivery, now_ms);
   if (scheme == "token") return VerifyToken(endpoint.signature, secrets, delivery);
   if (scheme == "basic") return VerifyBasic(secrets, delivery);
+  if (scheme == "adyen-hmac") return VerifyAdyenHmac(secrets, delivery);
   if (scheme == "none") {
     // Config validation refuses this combination; refusing here too means a
     // validation bug fails closed instead of opening the endpoint.

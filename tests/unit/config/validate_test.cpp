@@ -178,7 +178,7 @@ TEST_CASE("config: signature scheme, algorithm and encoding are checked", "[conf
   const std::string sig = kHead + "[endpoint.signature]\n";
   CheckCases({
       {"unknown scheme", sig + "scheme = \"rsa\" #<\n" + kKey, "endpoint[0].signature.scheme",
-       "must be one of hmac, token, basic, none, ed25519, ecdsa-p256-sha256, rsa-sha256-cert (got \"rsa\")"},
+       "must be one of hmac, token, basic, none, ed25519, ecdsa-p256-sha256, rsa-sha256-cert, rsa-sha256, adyen-hmac (got \"rsa\")"},
       {"none without insecure", sig + "scheme = \"none\" #<\n" + kKey, "endpoint[0].signature.scheme",
        "set insecure = true"},
       {"md5", sig + "algorithm = \"md5\" #<\n" + kKey, "endpoint[0].signature.algorithm",

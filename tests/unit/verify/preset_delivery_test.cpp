@@ -259,6 +259,9 @@ const std::set<std::string> kCoveredElsewhere = {
     "twilio", "jotform", "mollie", "woocommerce", "postmark", "pipedrive",  // form_presets_test.cpp
     "zendesk", "mailgun", "zoom", "hubspot", "meta", "facebook", "instagram", "whatsapp",  // knob_presets_test.cpp
     "discord", "sendgrid", "paypal",  // asymmetric_test.cpp
+    "lemon-squeezy", "paystack", "checkout-com", "gocardless", "coinbase-commerce", "squarespace", "polar",
+    "revolut-business", "revolut", "chargebee", "flutterwave", "xendit", "ecwid", "bigcommerce",
+    "gumroad", "wise", "recurly", "adyen",  // presets_shops_payments_test.cpp
 };
 
 TEST_CASE("preset table: every name loads and every name is covered by a delivery case", "[verify]") {
