@@ -49,6 +49,10 @@ Result<SignatureFormat> ParseKeyValueList(std::string_view format, char pair_sep
   f.kind = SignatureFormat::Kind::kList;
   f.pair_separator = pair_separator;
   for (std::string_view part : SplitTrimmed(format, pair_separator)) {
+    // A trailing separator ("v1={signature},") makes a one-key list: every
+    // part with that key is a candidate (PagerDuty sends several while a
+    // secret is rotated), where the template "v1={signature}" takes one.
+    if (part.empty()) continue;
     size_t eq = part.find('=');
     std::string_view key = eq == std::string_view::npos ? part : TrimSpaces(part.substr(0, eq));
     std::string_view value = eq == std::string_view::npos ? "" : TrimSpaces(part.substr(eq + 1));

@@ -6,7 +6,8 @@
 //   template  "{signature}", "sha256={signature}", "Bearer {signature}":
 //             a literal prefix and suffix around one signature;
 //   list      "t={timestamp},v1={signature}" (key-value, Stripe-style; the
-//             pairs may be separated by ';' instead, as Paddle's "ts={timestamp};h1={signature}") and
+//             pairs may be separated by ';' instead, as Paddle's "ts={timestamp};h1={signature}";
+//             a trailing separator, "v1={signature},", is a list of one key) and
 //             "v1,{signature}" (versioned entries separated by spaces,
 //             Standard Webhooks): parts split on a separator, matched by key,
 //             any order, any number of signature parts, unknown parts ignored.

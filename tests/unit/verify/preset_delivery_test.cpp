@@ -259,6 +259,8 @@ const std::set<std::string> kCoveredElsewhere = {
     "twilio", "jotform", "mollie", "woocommerce", "postmark", "pipedrive",  // form_presets_test.cpp
     "zendesk", "mailgun", "zoom", "hubspot", "meta", "facebook", "instagram", "whatsapp",  // knob_presets_test.cpp
     "discord", "sendgrid", "paypal",  // asymmetric_test.cpp
+    "clickup", "todoist", "ghost", "heroku", "circleci", "pagerduty", "workos", "sanity", "box", "twitch",
+    "twitch-eventsub", "dropbox",  // presets_devtools_test.cpp
 };
 
 TEST_CASE("preset table: every name loads and every name is covered by a delivery case", "[verify]") {
