@@ -347,7 +347,8 @@ void Delivery::ReceiveOtherMethod() {
   if (target.ok() && req_.method == "GET") {
     const size_t query_at = req_.target.find('?');
     std::string_view query = query_at == std::string::npos ? "" : std::string_view(req_.target).substr(query_at + 1);
-    if (auto answer = verify::AnswerGetHandshake(*target->endpoint, query)) return Answer(*answer, true);  // 2xx only with the verify token
+    // Meta answers 2xx only with the verify token; Dropbox's challenge proves nothing (unverified).
+    if (auto answer = verify::AnswerGetHandshake(*target->endpoint, query)) return Answer(*answer, !answer->unverified);
   }
   // Bodies of other methods are never read here, so a request that carries
   // one ends its connection.

@@ -89,6 +89,22 @@ std::optional<HandshakeAnswer> Discord(const nlohmann::json& doc) {
                 "Discord interactions need a synchronous answer; point only webhook events at hookinbox");
 }
 
+// Twitch EventSub: a verified message whose Twitch-Eventsub-Message-Type is
+// webhook_callback_verification carries {"challenge":"…"}; the answer is the
+// challenge as text/plain with 200
+// (dev.twitch.tv/docs/eventsub/handling-webhook-events/). Notifications and
+// revocations are deliveries like any other.
+std::optional<HandshakeAnswer> Twitch(const DeliveryView& delivery, const nlohmann::json& doc) {
+  const char* what = "twitch webhook_callback_verification";
+  if (TrimSpaces(delivery.headers.Get("Twitch-Eventsub-Message-Type").value_or("")) !=
+      "webhook_callback_verification") {
+    return std::nullopt;
+  }
+  std::optional<std::string> challenge = StringAt(doc, "/challenge");
+  if (!challenge || !IsEchoable(*challenge)) return Refuse(400, what, "verification without a usable challenge");
+  return HandshakeAnswer{200, "text/plain", *challenge, what};
+}
+
 // The value of the first field `name` in a decoded form list, or nullopt.
 std::optional<std::string> FieldValue(const std::vector<FormField>& fields, std::string_view name) {
   for (const FormField& f : fields) {
@@ -111,12 +127,13 @@ std::optional<HandshakeAnswer> AnswerSignedHandshake(const config::EndpointConfi
                                                      const std::vector<Secret>& secrets,
                                                      const DeliveryView& delivery, int64_t now_ms) {
   const std::string& kind = endpoint.handshake;
-  if (kind != "slack" && kind != "zoom" && kind != "discord") return std::nullopt;
+  if (kind != "slack" && kind != "zoom" && kind != "discord" && kind != "twitch") return std::nullopt;
   ParsedBody own(delivery.body);
   const Result<nlohmann::json>& doc = (delivery.parsed != nullptr ? *delivery.parsed : own).Get();
   if (!doc.ok() || !doc->is_object()) return std::nullopt;  // not a handshake; Identify reports the body
   if (kind == "slack") return Slack(*doc);
   if (kind == "zoom") return Zoom(endpoint, secrets, delivery, now_ms, *doc);
+  if (kind == "twitch") return Twitch(delivery, *doc);
   return Discord(*doc);
 }
 
@@ -135,7 +152,26 @@ std::optional<HandshakeAnswer> AnswerUnsignedHandshake(const config::EndpointCon
   return HandshakeAnswer{200, "application/json", R"({"status":"ok"})", "woocommerce ping"};
 }
 
+namespace {
+
+// Dropbox: GET ?challenge=<random> when a webhook URI is added; the answer
+// echoes it as text/plain (www.dropbox.com/developers/reference/webhooks).
+// Nothing in it is signed, so the answer is marked unverified.
+std::optional<HandshakeAnswer> DropboxChallenge(std::string_view query) {
+  const char* what = "dropbox challenge";
+  Result<std::vector<FormField>> params = ParseUrlEncoded(query);
+  if (!params.ok()) return Refuse(400, what, "query string is not valid form encoding");
+  std::optional<std::string> challenge = FieldValue(*params, "challenge");
+  if (!challenge || !IsEchoable(*challenge)) return Refuse(400, what, "challenge missing or not echoable");
+  HandshakeAnswer answer{200, "text/plain", *challenge, what};
+  answer.unverified = true;
+  return answer;
+}
+
+}  // namespace
+
 std::optional<HandshakeAnswer> AnswerGetHandshake(const config::EndpointConfig& endpoint, std::string_view query) {
+  if (endpoint.handshake == "dropbox") return DropboxChallenge(query);
   if (endpoint.handshake != "meta") return std::nullopt;
   const char* what = "meta hub.challenge";
   Result<std::vector<FormField>> params = ParseUrlEncoded(query);

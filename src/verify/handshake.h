@@ -2,7 +2,8 @@
 //
 // Owns: recognising the requests a provider sends to prove an endpoint is
 // theirs or alive (Slack url_verification, Zoom endpoint.url_validation,
-// Meta's GET hub.challenge, Discord PING, WooCommerce's unsigned ping) and the
+// Meta's GET hub.challenge, Discord PING, WooCommerce's unsigned ping, Twitch
+// EventSub's challenge, Dropbox's GET challenge) and the
 // exact answer each provider documents (SPEC §9). Which handshake an endpoint
 // answers is preset data (EndpointConfig::handshake); a generic endpoint
 // answers none. Pure functions, thread-safe; no HTTP library.
@@ -24,6 +25,10 @@ struct HandshakeAnswer {
   std::string content_type;  // empty when the answer has no body (204)
   std::string body;
   std::string what;          // for the audit row and the log: "slack url_verification"
+  // True when nothing in the request proved it came from the provider
+  // (Dropbox's GET challenge): the receive path audits it like an unsigned
+  // ping, folded with rejections, so anyone able to send it cannot fill the disk.
+  bool unverified = false;
 };
 
 // For a POST that passed Verify: the handshake answer when the body is one
@@ -39,8 +44,9 @@ std::optional<HandshakeAnswer> AnswerUnsignedHandshake(const config::EndpointCon
                                                        const DeliveryView& delivery);
 
 // For a GET: Meta's subscription check (hub.mode=subscribe, hub.verify_token,
-// hub.challenge in the query). nullopt when the endpoint answers no GET
-// handshake; a wrong or missing verify token is a 403 answer.
+// hub.challenge in the query) or Dropbox's ?challenge= (unverified). nullopt
+// when the endpoint answers no GET handshake; a wrong or missing verify token
+// is a 403 answer.
 std::optional<HandshakeAnswer> AnswerGetHandshake(const config::EndpointConfig& endpoint, std::string_view query);
 
 }  // namespace hookinbox::verify

@@ -49,8 +49,10 @@ Result<SignatureFormat> ParseKeyValueList(std::string_view format, char pair_sep
   f.kind = SignatureFormat::Kind::kList;
   f.pair_separator = pair_separator;
   // A trailing separator makes a list of a single key ("v1={signature},"):
-  // Revolut sends "v1=<a>,v1=<b>" while two secrets are valid, and no
-  // timestamp part. Only the last part may be empty.
+  // every part with that key is a candidate, where the template
+  // "v1={signature}" takes one — Revolut and PagerDuty send "v1=<a>,v1=<b>"
+  // while two secrets are valid, and no timestamp part. Only the last part
+  // may be empty.
   if (format.size() > 1 && format.back() == pair_separator) format.remove_suffix(1);
   for (std::string_view part : SplitTrimmed(format, pair_separator)) {
     size_t eq = part.find('=');

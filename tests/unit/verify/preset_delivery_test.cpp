@@ -262,6 +262,8 @@ const std::set<std::string> kCoveredElsewhere = {
     "lemon-squeezy", "paystack", "checkout-com", "gocardless", "coinbase-commerce", "squarespace", "polar",
     "revolut-business", "revolut", "chargebee", "flutterwave", "xendit", "ecwid", "bigcommerce",
     "gumroad", "wise", "recurly", "adyen",  // presets_shops_payments_test.cpp
+    "clickup", "todoist", "ghost", "heroku", "circleci", "pagerduty", "workos", "sanity", "box", "twitch",
+    "twitch-eventsub", "dropbox",  // presets_devtools_test.cpp
 };
 
 TEST_CASE("preset table: every name loads and every name is covered by a delivery case", "[verify]") {
