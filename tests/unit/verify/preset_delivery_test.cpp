@@ -259,6 +259,8 @@ const std::set<std::string> kCoveredElsewhere = {
     "twilio", "jotform", "mollie", "woocommerce", "postmark", "pipedrive",  // form_presets_test.cpp
     "zendesk", "mailgun", "zoom", "hubspot", "meta", "facebook", "instagram", "whatsapp",  // knob_presets_test.cpp
     "discord", "sendgrid", "paypal",  // asymmetric_test.cpp
+    "formstack", "webflow", "surveymonkey", "close", "attio", "airtable", "highlevel", "gohighlevel",  // presets_forms_crm_test.cpp
+    "mandrill", "mailchimp-transactional", "brevo", "sendinblue",
 };
 
 TEST_CASE("preset table: every name loads and every name is covered by a delivery case", "[verify]") {
