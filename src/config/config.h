@@ -395,7 +395,7 @@ struct EndpointConfig {
   // subscription handshake must present (hub.verify_token).
   Secret verify_token;
   // The provider handshake this endpoint answers instead of storing (preset
-  // data, not a TOML key): "" | slack | zoom | meta | woocommerce | discord | twitch | dropbox.
+  // data, not a TOML key): "" | slack | zoom | meta | woocommerce | discord | twitch | dropbox | head.
   std::string handshake;
   // Headers the provider always sends that the verifier does not read (preset
   // data, not a TOML key): send-test adds them so the provider's own library

@@ -350,6 +350,10 @@ void Delivery::ReceiveOtherMethod() {
     // Meta answers 2xx only with the verify token; Dropbox's challenge proves nothing (unverified).
     if (auto answer = verify::AnswerGetHandshake(*target->endpoint, query)) return Answer(*answer, !answer->unverified);
   }
+  // SurveyMonkey's and Mandrill's URL check: unauthenticated, and stores nothing.
+  if (target.ok() && req_.method == "HEAD") {
+    if (auto answer = verify::AnswerHeadHandshake(*target->endpoint)) return Answer(*answer, false);
+  }
   // Bodies of other methods are never read here, so a request that carries
   // one ends its connection.
   bool has_body = req_.has_header("Content-Length") || req_.has_header("Transfer-Encoding");

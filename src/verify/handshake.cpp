@@ -186,4 +186,10 @@ std::optional<HandshakeAnswer> AnswerGetHandshake(const config::EndpointConfig& 
   return HandshakeAnswer{200, "text/plain", std::string(*challenge), what};
 }
 
+std::optional<HandshakeAnswer> AnswerHeadHandshake(const config::EndpointConfig& endpoint) {
+  if (endpoint.handshake != "head") return std::nullopt;
+  // Nothing to prove and nothing to echo: the provider only wants a 2xx.
+  return HandshakeAnswer{200, "", "", "head check"};
+}
+
 }  // namespace hookinbox::verify

@@ -3,7 +3,8 @@
 // Owns: recognising the requests a provider sends to prove an endpoint is
 // theirs or alive (Slack url_verification, Zoom endpoint.url_validation,
 // Meta's GET hub.challenge, Discord PING, WooCommerce's unsigned ping, Twitch
-// EventSub's challenge, Dropbox's GET challenge) and the
+// EventSub's challenge, Dropbox's GET challenge, the HEAD check of SurveyMonkey
+// and Mandrill) and the
 // exact answer each provider documents (SPEC §9). Which handshake an endpoint
 // answers is preset data (EndpointConfig::handshake); a generic endpoint
 // answers none. Pure functions, thread-safe; no HTTP library.
@@ -48,5 +49,11 @@ std::optional<HandshakeAnswer> AnswerUnsignedHandshake(const config::EndpointCon
 // when the endpoint answers no GET handshake; a wrong or missing verify token
 // is a 403 answer.
 std::optional<HandshakeAnswer> AnswerGetHandshake(const config::EndpointConfig& endpoint, std::string_view query);
+
+// For a HEAD: SurveyMonkey and Mandrill check that a webhook URL exists with
+// a HEAD request (no body, no signature) before they save the webhook; an
+// endpoint whose handshake is "head" answers it 200 with no body. nullopt
+// for every other endpoint (they keep answering 405).
+std::optional<HandshakeAnswer> AnswerHeadHandshake(const config::EndpointConfig& endpoint);
 
 }  // namespace hookinbox::verify

@@ -34,5 +34,6 @@ config::EndpointConfig StandardWebhooks(const std::string& prefix);
 // Wave 2 groups: one file of rows each (presets_<group>.cpp), called from registry.cpp's BuildTable.
 void AddShopsPaymentsPresets(std::vector<Preset>& t);
 void AddDevtoolsPresets(std::vector<Preset>& t);
+void AddFormsCrmPresets(std::vector<Preset>& t);
 
 }  // namespace hookinbox::verify::presets

@@ -162,3 +162,31 @@ TEST_CASE("handshake: WooCommerce's unsigned creation ping is answered 200 and n
   auto other = s.server.Request("POST", "/hooks/shop", "webhook_id=17&x=1", {}, "application/x-www-form-urlencoded");
   CHECK(other.status == 401);
 }
+
+TEST_CASE("handshake: the HEAD check of SurveyMonkey and Mandrill is answered 200 and not stored",
+          "[integration][handshake]") {
+  Installation inst;
+  ServerProcess server{inst};
+  ::setenv("HOOKINBOX_IT_SM_SECRET", "sm-api-key&sm-api-secret", 1);
+  inst.WriteTestConfig(R"(
+[[endpoint]]
+name = "surveys"
+provider = "surveymonkey"
+secret_env = "HOOKINBOX_IT_SM_SECRET"
+
+[[endpoint]]
+name = "plain"
+secret_env = "HOOKINBOX_IT_SM_SECRET"
+[endpoint.key]
+id_pointer = "/id"
+)");
+  server.Start();
+  auto head = server.Request("HEAD", "/hooks/surveys", "", {});
+  CHECK(head.status == 200);
+  CHECK(head.body.empty());
+  // An endpoint without the HEAD handshake still refuses HEAD.
+  CHECK(server.Request("HEAD", "/hooks/plain", "", {}).status == 405);
+  CHECK(inst.Sql("SELECT count(*) FROM webhook_inbox") == "0");
+  CHECK(inst.Sql("SELECT group_concat(outcome || ' ' || http_status, ',') FROM webhook_deliveries") ==
+        "ignored 200,rejected 405");
+}

@@ -447,6 +447,7 @@ HttpResult ServerProcess::Request(const std::string& method, const std::string& 
     if (method == "POST") return client->Post(path.c_str(), h, body, content_type.c_str());
     if (method == "PUT") return client->Put(path.c_str(), h, body, content_type.c_str());
     if (method == "DELETE") return client->Delete(path.c_str(), h);
+    if (method == "HEAD") return client->Head(path.c_str(), h);
     return client->Get(path.c_str(), h);
   };
   httplib::Result res = send();

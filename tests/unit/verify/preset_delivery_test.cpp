@@ -264,6 +264,8 @@ const std::set<std::string> kCoveredElsewhere = {
     "gumroad", "wise", "recurly", "adyen",  // presets_shops_payments_test.cpp
     "clickup", "todoist", "ghost", "heroku", "circleci", "pagerduty", "workos", "sanity", "box", "twitch",
     "twitch-eventsub", "dropbox",  // presets_devtools_test.cpp
+    "formstack", "webflow", "surveymonkey", "close", "attio", "airtable", "highlevel", "gohighlevel",  // presets_forms_crm_test.cpp
+    "mandrill", "mailchimp-transactional", "brevo", "sendinblue",
 };
 
 TEST_CASE("preset table: every name loads and every name is covered by a delivery case", "[verify]") {
