@@ -24,13 +24,22 @@ int Main(int argc, char** argv) {
       ->configurable(false);
   app.add_flag("--json", common.json, "machine-readable output");
 
-  std::string init_dir;  // empty: the current directory, or none with -c
+  InitOptions init_opts;
   auto* init = app.add_subcommand(
-      "init", "write a working default config, certificate and secret into DIR; with -c FILE instead, create only "
-              "the files FILE names that are missing (self-signed pair, secret and token files 0600, directories "
-              "0700, the database), never writing FILE or opening an existing database; exit 0 done or nothing to "
-              "do, 1 failure (invalid config, a cert without its key), 2 usage");
-  init->add_option("DIR", init_dir, "directory to initialise (default: current; not with -c)");
+      "init", "write a working default config, certificate and secret into DIR (with --provider NAME, an endpoint "
+              "for that provider instead of the demo); with -c FILE instead, create only the files FILE names that "
+              "are missing (self-signed pair, secret and token files 0600, directories 0700, the database), never "
+              "writing FILE or opening an existing database; exit 0 done or nothing to do, 1 failure (invalid "
+              "config, a cert without its key), 2 usage (an unknown provider: nothing is written)");
+  init->add_option("DIR", init_opts.dir, "directory to initialise (default: current; not with -c)");
+  init->add_option("--provider", init_opts.provider,
+                   "write an endpoint for this provider preset (see `hookinbox presets`), its secret file empty "
+                   "to fill in")
+      ->check([](const std::string& name) {
+        return name.empty() ? std::string("must name a preset: `hookinbox presets` lists them") : std::string();
+      });
+  auto* presets = app.add_subcommand(
+      "presets", "list every provider preset with its aliases and the keys an endpoint using it must add");
   auto* check = app.add_subcommand("check-config", "validate the config; name every offending key and line");
   auto* serve = app.add_subcommand("serve", "receive webhooks until SIGTERM");
   ServeOptions serve_opts;
@@ -174,7 +183,7 @@ int Main(int argc, char** argv) {
       "test", "send a test notification to CHANNEL (an [[alert.channel]] name) or to every channel; one line per "
               "channel; exit 0 all sent, 1 any failed, 2 no such channel or none configured");
   alert_test->add_option("CHANNEL", alert_channel, "channel name (default: every channel)");
-  for (auto* sub : {alert, alert_test, init, check, serve, reload, send_test, events, ev_list, ev_show, ev_replay, ev_resolve, check_down,
+  for (auto* sub : {alert, alert_test, init, presets, check, serve, reload, send_test, events, ev_list, ev_show, ev_replay, ev_resolve, check_down,
                     endpoints, ep_list, ep_pause, ep_resume, secrets, sec_rotate, sec_retire}) {
     sub->fallthrough();  // -c and --json also work after the verb
   }
@@ -190,7 +199,8 @@ int Main(int argc, char** argv) {
     app.exit(e);
     return kExitUsage;
   }
-  if (init->parsed()) return RunInit(init_dir, common, std::cout, std::cerr);
+  if (init->parsed()) return RunInit(init_opts, common, std::cout, std::cerr);
+  if (presets->parsed()) return RunPresets(common, std::cout, std::cerr);
   if (check->parsed()) return RunCheckConfig(common, std::cout, std::cerr);
   if (serve->parsed()) return RunServe(serve_opts, common, std::cout);
   if (reload->parsed()) return RunReload(reload_opts, common, std::cout, std::cerr);

@@ -14,11 +14,22 @@ struct CommonOptions {
   bool json = false;        // --json: machine-readable output
 };
 
-// `hookinbox init [DIR]`: writes DIR/hookinbox.toml, a self-signed
-// certificate, the demo secret and the data directory. `hookinbox init -c
-// FILE` (DIR empty): creates only what FILE names and lacks (init.h
-// InitializeFromConfig); DIR and -c together are a usage error.
-int RunInit(const std::string& dir, const CommonOptions& common, std::ostream& out, std::ostream& err);
+// `hookinbox init [--provider NAME] [DIR]`: writes DIR/hookinbox.toml, a
+// self-signed certificate, the demo secret and the data directory; with
+// --provider, an endpoint for that provider (cli/init_provider.h) instead of
+// the demo. `hookinbox init -c FILE` (DIR empty): creates only what FILE
+// names and lacks (init.h InitializeFromConfig). DIR or --provider with -c,
+// and an unknown provider (nothing written), are usage errors.
+struct InitOptions {
+  std::string dir;       // DIR; empty = the current directory, or none with -c
+  std::string provider;  // --provider NAME: a preset name or alias
+};
+int RunInit(const InitOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err);
+
+// `hookinbox presets [--json]` (presets.cpp): every preset with its aliases
+// and required keys (cli/preset_info.h); --json adds scheme, secret hint,
+// handshake and redelivery window. Always 0.
+int RunPresets(const CommonOptions& common, std::ostream& out, std::ostream& err);
 
 // `hookinbox check-config`: every problem with file, line and key.
 int RunCheckConfig(const CommonOptions& common, std::ostream& out, std::ostream& err);

@@ -7,10 +7,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 
 #include "cli/commands.h"
 #include "cli/exit_code.h"
+#include "cli/init_provider.h"
 #include "common/secret.h"
 #include "http/tls.h"
 #include "store/sql_store.h"
@@ -59,8 +61,18 @@ Status EnsureCertificate(const fs::path& cert, const fs::path& key) {
 // The generated config: the embedded default plus an [admin] table naming
 // the admin token file init writes. The default file itself stays free of
 // it, so it loads where no token file exists (a package's sample config).
-std::string GeneratedConfig() {
+// A non-empty `endpoint` (init --provider) replaces the default's demo
+// endpoint, which starts at its comment block before the first [[endpoint]].
+std::string GeneratedConfig(const std::string& endpoint) {
   std::string toml = kHookinboxDefaultToml;
+  if (!endpoint.empty()) {
+    size_t at = toml.find("[[endpoint]]");
+    if (at != std::string::npos) {
+      size_t block = toml.rfind("\n\n", at);
+      toml.erase(block == std::string::npos ? at : block + 2);
+    }
+    toml += endpoint;
+  }
   const std::string admin =
       "[admin]\n"
       "listen = \"127.0.0.1:8081\"        # admin listener: web UI at /admin/, API, /metrics\n"
@@ -70,9 +82,16 @@ std::string GeneratedConfig() {
   return toml;
 }
 
+// Creates `file` under `root` unless something is there (init's rule).
+Status EnsureFile(const fs::path& root, const ProviderFile& file) {
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(root / file.path, ec))) return Status::Ok();
+  return WriteNewFile(root / file.path, file.content, file.mode);
+}
+
 }  // namespace
 
-Status Initialize(const std::string& dir) {
+Status Initialize(const std::string& dir, const ProviderEndpoint* provider) {
   fs::path root(dir);
   std::error_code ec;
   if (fs::exists(root / "hookinbox.toml", ec)) {
@@ -82,8 +101,11 @@ Status Initialize(const std::string& dir) {
     if (Status st = MakeDir(root / sub, fs::perms::owner_all); !st.ok()) return st;
   }
   if (Status st = EnsureCertificate(root / "tls/cert.pem", root / "tls/key.pem"); !st.ok()) return st;
-  if (!fs::exists(root / "secrets/demo.secret", ec)) {
+  if (provider == nullptr && !fs::exists(root / "secrets/demo.secret", ec)) {
     if (Status st = WriteNewFile(root / "secrets/demo.secret", RandomHex(32) + "\n", 0600); !st.ok()) return st;
+  }
+  for (size_t i = 0; provider != nullptr && i < provider->files.size(); ++i) {
+    if (Status st = EnsureFile(root, provider->files[i]); !st.ok()) return st;
   }
   // The admin token: 32 random bytes as hex, readable by the owner only.
   if (!fs::exists(root / "secrets/admin.token", ec)) {
@@ -94,7 +116,7 @@ Status Initialize(const std::string& dir) {
   if (!store.ok()) return store.status();
   (*store)->Close();
   // Last, so a half-finished init (disk full) is simply run again.
-  return WriteNewFile(root / "hookinbox.toml", GeneratedConfig(), 0644);
+  return WriteNewFile(root / "hookinbox.toml", GeneratedConfig(provider ? provider->toml : ""), 0644);
 }
 
 std::string Tour(const std::string& dir, const std::string& base_url) {
@@ -117,10 +139,10 @@ std::string Tour(const std::string& dir, const std::string& base_url) {
   return out;
 }
 
-int RunInit(const std::string& dir_arg, const CommonOptions& common, std::ostream& out, std::ostream& err) {
+int RunInit(const InitOptions& options, const CommonOptions& common, std::ostream& out, std::ostream& err) {
   if (!common.config_path.empty()) {
-    if (!dir_arg.empty()) {
-      err << "hookinbox init: give either DIR or -c FILE, not both\n";
+    if (!options.dir.empty() || !options.provider.empty()) {
+      err << "hookinbox init: give either DIR (and --provider) or -c FILE, not both\n";
       return kExitUsage;
     }
     // Any failure is 1, also kInvalidArgument: that blames the config file, not the command line.
@@ -128,13 +150,27 @@ int RunInit(const std::string& dir_arg, const CommonOptions& common, std::ostrea
     if (!st.ok()) err << "hookinbox init: " << st.message() << "\n";
     return st.ok() ? kExitOk : kExitFailure;
   }
-  const std::string dir = dir_arg.empty() ? "." : dir_arg;
-  if (Status st = Initialize(dir); !st.ok()) {
+  // The provider before anything is written: an unknown one leaves nothing behind.
+  std::optional<ProviderEndpoint> provider;
+  if (!options.provider.empty()) {
+    Result<ProviderEndpoint> made = ProviderEndpointFor(options.provider);
+    if (!made.ok()) {
+      err << "hookinbox init: " << made.status().message() << "\n";
+      return kExitUsage;
+    }
+    provider = std::move(*made);
+  }
+  const std::string dir = options.dir.empty() ? "." : options.dir;
+  if (Status st = Initialize(dir, provider ? &*provider : nullptr); !st.ok()) {
     err << "hookinbox init: " << st.message() << "\n";
     return kExitFailure;
   }
   std::error_code ec;
   std::string abs = fs::weakly_canonical(fs::absolute(dir), ec).string();
+  if (provider) {
+    out << ProviderTour(abs, options.provider, *provider);
+    return kExitOk;
+  }
   out << Tour(abs, "https://127.0.0.1:8443")
       << "\nStart it with: hookinbox serve -c " << abs << "/hookinbox.toml\n";
   return kExitOk;

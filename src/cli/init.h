@@ -16,7 +16,10 @@ namespace hookinbox::cli {
 // overwritten, except that an existing hookinbox.toml makes the whole call
 // fail (the directory is someone's installation), and a lone certificate or
 // key without its partner is an error.
-Status Initialize(const std::string& dir);
+// With `provider` (init --provider, cli/init_provider.h), its endpoint replaces
+// the demo endpoint and its files are created instead of demo.secret.
+struct ProviderEndpoint;
+Status Initialize(const std::string& dir, const ProviderEndpoint* provider = nullptr);
 
 // `init -c FILE` (init_config.cpp): creates the state the config at
 // `config_path` names that does not exist yet, and nothing else: missing

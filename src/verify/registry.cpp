@@ -47,17 +47,20 @@ void AddFormPresets(std::vector<Preset>& t) {
                                    .body_kind = "form"},
                                   {.fields = {"form:MessageSid", "form:MessageStatus"},
                                    .event_type_pointer = "/MessageStatus"}),
-                         {"application/x-www-form-urlencoded", "application/json"})});
+                         {"application/x-www-form-urlencoded", "application/json"}),
+               "Console → Account Info → Auth Token"});
   // Jotform signs nothing: scheme "none", which config validation accepts
   // only with endpoint.insecure = true — the explicit opt-in.
   t.push_back({{"jotform"},
                WithTypes(Endpoint({.scheme = "none", .body_kind = "multipart"},
                                   {.fields = {"form:formID", "form:submissionID"}}),
-                         {"multipart/form-data"})});
+                         {"multipart/form-data"}),
+               "none: Jotform signs nothing (the endpoint needs insecure = true)"});
   // Mollie next-gen (JSON events). Classic webhooks (form "id=tr_…", unsigned)
   // name a resource, not an event, and are deliberately not keyed on.
   t.push_back({{"mollie"},
-               Endpoint({.header = "X-Mollie-Signature"}, {.id_pointer = "/id", .event_type_pointer = "/type"})});
+               Endpoint({.header = "X-Mollie-Signature"}, {.id_pointer = "/id", .event_type_pointer = "/type"}),
+               "Dashboard → Developers → Webhooks → the webhook's shared secret"});
   // WooCommerce: no event id; hook id + topic + resource id + modification
   // time. The secret is HTML-entity decoded before use (wp_specialchars_decode).
   // The unsigned creation ping is a form body, answered by the handshake.
@@ -69,17 +72,20 @@ void AddFormPresets(std::vector<Preset>& t) {
                                            .event_type_header = "X-WC-Webhook-Topic"}),
                                  {"application/json", "application/x-www-form-urlencoded"});
   woo.handshake = "woocommerce";
-  t.push_back({{"woocommerce"}, std::move(woo)});
+  t.push_back({{"woocommerce"}, std::move(woo),
+               "WooCommerce → Settings → Advanced → Webhooks → the webhook's Secret, exactly as typed"});
   // Postmark: Basic credentials in the webhook URL; secret = "user:password".
   t.push_back({{"postmark"},
-               Endpoint({.scheme = "basic"}, {.fields = {"/MessageID", "/RecordType"}, .event_type_pointer = "/RecordType"})});
+               Endpoint({.scheme = "basic"}, {.fields = {"/MessageID", "/RecordType"}, .event_type_pointer = "/RecordType"}),
+               "user:password, the Basic credentials you put in the webhook URL (https://user:password@host/hooks/…)"});
   // Pipedrive webhooks v2: Basic auth; no delivery id, so the meta block's
   // webhook, entity, action and time. Attempt counters change per retry.
   t.push_back({{"pipedrive"},
                Endpoint({.scheme = "basic"},
                         {.fields = {"/meta/webhook_id", "/meta/entity_id", "/meta/action", "/meta/timestamp"},
                          .event_type_pointer = "/meta/entity"},
-                        {"/meta/attempt", "/retry"})});
+                        {"/meta/attempt", "/retry"}),
+               "user:password, the HTTP auth user name and password of Settings → Tools and apps → Webhooks"});
 }
 // --- end of helper "form"'s block ---
 
@@ -101,7 +107,8 @@ void AddKnobPresets(std::vector<Preset>& t) {
                          .signed_payload = "{timestamp}{body}",
                          .timestamp_header = "X-Zendesk-Webhook-Signature-Timestamp",
                          .timestamp_unit = "iso8601"},
-                        {.id_header = "X-Zendesk-Webhook-Invocation-Id", .event_type_pointer = "/type"})});
+                        {.id_header = "X-Zendesk-Webhook-Invocation-Id", .event_type_pointer = "/type"}),
+               "Admin Center → Apps and integrations → Webhooks → the webhook → Reveal secret"});
   // Mailgun: the signature, its timestamp and token are inside the body and
   // sign only "{timestamp}{token}", not the event data (docs/providers.md
   // explains what that leaves open). /signature changes per attempt.
@@ -112,7 +119,8 @@ void AddKnobPresets(std::vector<Preset>& t) {
                          .signature_pointer = "/signature/signature",
                          .token_pointer = "/signature/token"},
                         {.id_pointer = "/event-data/id", .event_type_pointer = "/event-data/event"},
-                        {"/signature"})});
+                        {"/signature"}),
+               "Settings → Webhooks → HTTP webhook signing key (not the API key)"});
   // Zoom: no event id; event + event_ts (ms) + object id, which meeting,
   // webinar, recording and user events carry. url_validation is answered by the handshake.
   EndpointConfig zoom = Endpoint({.header = "x-zm-signature",
@@ -121,7 +129,7 @@ void AddKnobPresets(std::vector<Preset>& t) {
                                   .timestamp_header = "x-zm-request-timestamp"},
                                  {.fields = {"/event", "/event_ts", "/payload/object/id"}, .event_type_pointer = "/event"});
   zoom.handshake = "zoom";
-  t.push_back({{"zoom"}, std::move(zoom)});
+  t.push_back({{"zoom"}, std::move(zoom), "App Marketplace → your app → Features → Secret Token (not the client secret)"});
   // HubSpot v3: a batch (the body is an array of events, each keyed on
   // subscriptionId:eventId); attemptNumber grows on each retry. The endpoint
   // must set public_url, since the URL is signed.
@@ -136,7 +144,8 @@ void AddKnobPresets(std::vector<Preset>& t) {
                          .event_type_pointer = "/subscriptionType",
                          .batch = true,
                          .batch_pointer = ""},
-                        {"/attemptNumber"})});
+                        {"/attemptNumber"}),
+               "Developer account → your app → Auth → Client secret"});
   // Meta (Facebook, Instagram, WhatsApp): entries carry no event id, so each
   // entry of /entry is keyed on its canonical hash; its type is the first
   // change's field. The GET subscription check is answered by the handshake.
@@ -146,7 +155,8 @@ void AddKnobPresets(std::vector<Preset>& t) {
                                   .batch = true,
                                   .batch_pointer = "/entry"});
   meta.handshake = "meta";
-  t.push_back({{"meta", "facebook", "instagram", "whatsapp"}, std::move(meta)});
+  t.push_back({{"meta", "facebook", "instagram", "whatsapp"}, std::move(meta),
+               "Meta for Developers → your app → App settings → Basic → App Secret"});
 }
 // --- end of helper "b2"'s block ---
 
@@ -163,7 +173,8 @@ void AddAsymmetricPresets(std::vector<Preset>& t) {
                                      .timestamp_header = "X-Signature-Timestamp"},
                                     {.canonical_hash = true, .event_type_pointer = "/event/type"});
   discord.handshake = "discord";
-  t.push_back({{"discord"}, std::move(discord)});
+  t.push_back({{"discord"}, std::move(discord),
+               "a public key, no secret: Developer Portal → your app → General Information → Public Key (hex)"});
   // SendGrid signed Event Webhook: ECDSA P-256/SHA-256, DER signature in
   // base64, over timestamp + body; the body is an array of events, each keyed
   // on its sg_event_id. Tolerance: SendGrid states none; 300 s.
@@ -174,7 +185,9 @@ void AddAsymmetricPresets(std::vector<Preset>& t) {
                          .signed_payload = "{timestamp}{body}",
                          .timestamp_header = "X-Twilio-Email-Event-Webhook-Timestamp"},
                         {.id_pointer = "/sg_event_id", .event_type_pointer = "/event", .batch = true,
-                         .batch_pointer = ""})});
+                         .batch_pointer = ""}),
+               "a public key, no secret: Settings → Mail Settings → Event Webhook → Signed Event Webhook → "
+               "Verification Key"});
   // PayPal: SHA256withRSA over "transmission id|transmission time|webhook
   // id|CRC-32 of the body", checked offline against a pinned certificate
   // (PAYPAL-CERT-URL is never fetched). The endpoint sets signature.webhook_id.
@@ -188,7 +201,9 @@ void AddAsymmetricPresets(std::vector<Preset>& t) {
                          .timestamp_header = "PAYPAL-TRANSMISSION-TIME",
                          .timestamp_unit = "iso8601",
                          .algorithm_header = "PAYPAL-AUTH-ALGO"},
-                        {.id_pointer = "/id", .event_type_pointer = "/event_type"})});
+                        {.id_pointer = "/id", .event_type_pointer = "/event_type"}),
+               "a public key, no secret: PayPal's signing certificate (PEM) from the PAYPAL-CERT-URL of a genuine "
+               "delivery; the Webhook ID is under Developer Dashboard → your app → Webhooks"});
 }
 
 // Provider names that are refused on purpose, with the reason config loading reports.
@@ -238,28 +253,34 @@ std::vector<Preset> BuildTable() {
                Endpoint({.header = "Stripe-Signature",
                          .format = "t={timestamp},v1={signature}",
                          .signed_payload = "{timestamp}.{body}"},
-                        {.id_pointer = "/id", .event_type_pointer = "/type"})});
+                        {.id_pointer = "/id", .event_type_pointer = "/type"}),
+               "Dashboard → Developers → Webhooks → the endpoint → Signing secret (whsec_…, whole)"});
   // GitHub: a delivery GUID is shared by every hook subscribed to the event,
   // so the key is hook id + delivery id (SPEC §9). No timestamp is signed.
   t.push_back({{"github"},
                Endpoint({.header = "X-Hub-Signature-256", .format = "sha256={signature}"},
                         {.fields = {"header:X-GitHub-Hook-ID", "header:X-GitHub-Delivery"},
-                         .event_type_header = "X-GitHub-Event"})});
+                         .event_type_header = "X-GitHub-Event"}),
+               "Repository or organisation → Settings → Webhooks → the webhook's Secret (as you typed it)"});
   // GitLab classic secret token, sent in clear; Idempotency-Key needs GitLab 17.4+.
   t.push_back({{"gitlab"},
                Endpoint({.scheme = "token", .header = "X-Gitlab-Token"},
-                        {.id_header = "Idempotency-Key", .event_type_header = "X-Gitlab-Event"})});
+                        {.id_header = "Idempotency-Key", .event_type_header = "X-Gitlab-Event"}),
+               "Project → Settings → Webhooks → the webhook's Secret token (as you set it)"});
   // Bitbucket Cloud: whether X-Request-UUID survives a retry is unverified, so
   // the key is the safer X-Hook-UUID + X-Request-UUID that providers.md recommends.
   t.push_back({{"bitbucket"},
                Endpoint({.header = "X-Hub-Signature", .format = "sha256={signature}"},
                         {.fields = {"header:X-Hook-UUID", "header:X-Request-UUID"},
-                         .event_type_header = "X-Event-Key"})});
+                         .event_type_header = "X-Event-Key"}),
+               "Repository settings → Webhooks → the webhook's Secret (as you set it)"});
   // Shopify: the prefixed header spellings; the unprefixed variants (~ in
   // providers.md) need a header override. Key on the webhook id, reused on retries.
   t.push_back({{"shopify"},
                Endpoint({.header = "X-Shopify-Hmac-Sha256", .encoding = "base64"},
-                        {.id_header = "X-Shopify-Webhook-Id", .event_type_header = "X-Shopify-Topic"})});
+                        {.id_header = "X-Shopify-Webhook-Id", .event_type_header = "X-Shopify-Topic"}),
+               "app webhooks: the app's client secret; shop-admin webhooks: the key shown under Settings → "
+               "Notifications → Webhooks"});
   // Always sent by Shopify, checked by @shopify/shopify-api, unused by us.
   t.back().endpoint.sample_headers = {{"X-Shopify-Shop-Domain", "example.myshopify.com"},
                                       {"X-Shopify-API-Version", "2025-07"}};
@@ -270,19 +291,27 @@ std::vector<Preset> BuildTable() {
                          .format = "v0={signature}",
                          .signed_payload = "v0:{timestamp}:{body}",
                          .timestamp_header = "X-Slack-Request-Timestamp"},
-                        {.id_pointer = "/event_id", .event_type_pointer = "/event/type"})});
+                        {.id_pointer = "/event_id", .event_type_pointer = "/event/type"}),
+               "App settings → Basic Information → App Credentials → Signing Secret (not a bot token)"});
   t.back().endpoint.handshake = "slack";  // url_verification is answered, not stored
-  t.push_back({{"standard-webhooks", "standardwebhooks"}, StandardWebhooks("webhook-")});
+  t.push_back({{"standard-webhooks", "standardwebhooks"},
+               StandardWebhooks("webhook-"),
+               "the sender's webhook settings: the endpoint's signing secret (whsec_…)"});
   // Svix's own deliveries, and Clerk and Resend, which send through Svix.
-  t.push_back({{"svix", "clerk", "resend"}, StandardWebhooks("svix-")});
+  t.push_back({{"svix", "clerk", "resend"},
+               StandardWebhooks("svix-"),
+               "the endpoint's Signing Secret (whsec_…, whole): Svix or Clerk Dashboard → Webhooks, Resend's "
+               "Webhooks page"});
   // Typeform: base64 output despite the "sha256=" prefix. That /event_id is
   // unchanged on retries is assumed (providers.md ~); it is the only event id.
   t.push_back({{"typeform"},
                Endpoint({.header = "Typeform-Signature", .format = "sha256={signature}", .encoding = "base64"},
-                        {.id_pointer = "/event_id", .event_type_pointer = "/event_type"})});
+                        {.id_pointer = "/event_id", .event_type_pointer = "/event_type"}),
+               "Form → Connect → Webhooks → the webhook's settings → Secret (as you set it)"});
   t.push_back({{"tally"},
                Endpoint({.header = "Tally-Signature", .encoding = "base64"},
-                        {.id_pointer = "/eventId", .event_type_pointer = "/eventType"})});
+                        {.id_pointer = "/eventId", .event_type_pointer = "/eventType"}),
+               "Form → Integrations → Webhooks → Signing secret (as you set it)"});
   // Calendly has no event id: the key is event + invitee URI. Tolerance: the
   // commonly quoted 3 minutes (unverified, providers.md ~).
   t.push_back({{"calendly"},
@@ -290,25 +319,30 @@ std::vector<Preset> BuildTable() {
                          .format = "t={timestamp},v1={signature}",
                          .signed_payload = "{timestamp}.{body}",
                          .tolerance_seconds = 180},
-                        {.fields = {"/event", "/payload/uri"}, .event_type_pointer = "/event"})});
+                        {.fields = {"/event", "/payload/uri"}, .event_type_pointer = "/event"}),
+               "the signing_key of the webhook subscription created through the API (yours with a personal "
+               "access token, generated for OAuth apps)"});
   // Intercom: HMAC-SHA1; /delivery_attempts grows on each attempt.
   t.push_back({{"intercom"},
                Endpoint({.header = "X-Hub-Signature", .format = "sha1={signature}", .algorithm = "sha1"},
-                        {.id_pointer = "/id", .event_type_pointer = "/topic"}, {"/delivery_attempts"})});
+                        {.id_pointer = "/id", .event_type_pointer = "/topic"}, {"/delivery_attempts"}),
+               "Developer Hub → your app → the app's Client secret"});
   // Paddle: the SDK allows 5 s of age; 300 s is the practical window for a
   // receiver under load (providers.md). Every h1 part is tried (rotation).
   t.push_back({{"paddle"},
                Endpoint({.header = "Paddle-Signature",
                          .format = "ts={timestamp};h1={signature}",
                          .signed_payload = "{timestamp}:{body}"},
-                        {.id_pointer = "/event_id", .event_type_pointer = "/event_type"})});
+                        {.id_pointer = "/event_id", .event_type_pointer = "/event_type"}),
+               "Developer tools → Notifications → the destination → Secret key (pdl_ntfset_…, whole)"});
   // Square signs the notification URL: the endpoint must set public_url
   // (config validation says so). The legacy SHA-1 header is not used.
   t.push_back({{"square"},
                Endpoint({.header = "x-square-hmacsha256-signature",
                          .encoding = "base64",
                          .signed_payload = "{url}{body}"},
-                        {.id_pointer = "/event_id", .event_type_pointer = "/type"})});
+                        {.id_pointer = "/event_id", .event_type_pointer = "/type"}),
+               "Developer Console → Webhooks → the subscription → Signature key"});
   // Linear: the timestamp is in the body (ms), checked with the SDK's 60 s;
   // it is set per send, so it is left out of the payload hash. Linear-Delivery
   // stability on retries is unverified; it is the only id Linear documents.
@@ -318,19 +352,24 @@ std::vector<Preset> BuildTable() {
                          .timestamp_unit = "ms",
                          .tolerance_seconds = 60},
                         {.id_header = "Linear-Delivery", .event_type_header = "Linear-Event"},
-                        {"/webhookTimestamp"})});
+                        {"/webhookTimestamp"}),
+               "Settings → API → Webhooks → the webhook → Signing secret"});
   // Sentry: Sentry-Hook-Timestamp is not signed, so it is not checked (a
   // window on it would only look like replay protection).
   t.push_back({{"sentry"},
                Endpoint({.header = "Sentry-Hook-Signature"},
-                        {.id_header = "Request-ID", .event_type_header = "Sentry-Hook-Resource"})});
+                        {.id_header = "Request-ID", .event_type_header = "Sentry-Hook-Resource"}),
+               "Settings → Developer Settings → your integration → Client Secret"});
   // Vercel: HMAC-SHA1; /id stability on retries unverified.
   t.push_back({{"vercel"},
                Endpoint({.header = "x-vercel-signature", .algorithm = "sha1"},
-                        {.id_pointer = "/id", .event_type_pointer = "/type"})});
+                        {.id_pointer = "/id", .event_type_pointer = "/type"}),
+               "account or team Settings → Webhooks → the webhook's secret (integration webhooks: the "
+               "integration's client secret)"});
   t.push_back({{"razorpay"},
                Endpoint({.header = "X-Razorpay-Signature"},
-                        {.id_header = "x-razorpay-event-id", .event_type_pointer = "/event"})});
+                        {.id_header = "x-razorpay-event-id", .event_type_pointer = "/event"}),
+               "Dashboard → Webhooks → the webhook's Secret (as you set it; not the API key secret)"});
   // Zoho Payments: the header as the docs spell it (X-ZohoWebhook-Signature;
   // the other spelling needs a header override). The id and type field names
   // are unverified (providers.md ~): /event_id and /event_type are assumed.
@@ -339,7 +378,8 @@ std::vector<Preset> BuildTable() {
                          .format = "t={timestamp},v={signature}",
                          .signed_payload = "{timestamp}.{body}",
                          .timestamp_unit = "ms"},
-                        {.id_pointer = "/event_id", .event_type_pointer = "/event_type"})});
+                        {.id_pointer = "/event_id", .event_type_pointer = "/event_type"}),
+               "Zoho Payments → webhook settings → the webhook's signing key"});
   AddFormPresets(t);
   AddKnobPresets(t);
   AddAsymmetricPresets(t);
