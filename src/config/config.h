@@ -203,7 +203,11 @@ struct KeyConfig {
   std::vector<std::string> fields;
   bool canonical_hash = false;         // the canonical JSON hash of the body (opt-in, last resort)
   std::string event_type_pointer;      // JSON Pointer of the event type, or
-  std::string event_type_header;       // the header carrying it
+  std::string event_type_header;       // the header carrying it, or
+  // the name of the body's one top-level member other than this one (Telegram:
+  // an Update is update_id plus exactly one of message, callback_query, …).
+  // Preset data, not a TOML key; cleared when the endpoint sets either above.
+  std::string event_type_member_besides;
   // key.batch: the body carries several events (HubSpot, SendGrid, Meta);
   // each element of the array at key.batch_pointer becomes its own inbox row,
   // and the pointers above (and volatile_fields) are relative to the element.

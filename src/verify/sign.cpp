@@ -226,13 +226,20 @@ std::string SampleBody(const config::EndpointConfig& e, std::string_view event_t
     if (!IsHeaderField(field)) SetAt(doc, field, "test_" + std::to_string(++part) + "_" + suffix);
   }
   SetAt(doc, e.key.event_type_pointer, std::string(event_type));
+  // Telegram: the type is the name of the update's one other member.
+  if (!e.key.event_type_member_besides.empty()) {
+    doc[std::string(event_type)] = {{"hookinbox", "send-test"}, {"endpoint", e.name}};
+  }
   if (e.signature.timestamp_unit == "iso8601") {
     SetAt(doc, e.signature.timestamp_pointer, NowText(e.signature, now_ms));
   } else {
     SetAt(doc, e.signature.timestamp_pointer, InUnit(e.signature, now_ms));
   }
   SetAt(doc, e.signature.token_pointer, RandomHex(25));  // Mailgun: a random 50-character token
-  if (!doc.contains("data")) doc["data"] = {{"hookinbox", "send-test"}, {"endpoint", e.name}};
+  // No "data" beside Telegram's one member, or "data" would be read as the type.
+  if (!doc.contains("data") && e.key.event_type_member_besides.empty()) {
+    doc["data"] = {{"hookinbox", "send-test"}, {"endpoint", e.name}};
+  }
   // A body keyed on its own hash must differ per run, or a second send-test is a duplicate.
   if (e.key.canonical_hash && doc["data"].is_object()) doc["data"]["nonce"] = suffix;
   if (e.handshake == "discord") {  // a webhook event (type 1), not the PING (type 0) the handshake answers

@@ -259,6 +259,9 @@ const std::set<std::string> kCoveredElsewhere = {
     "twilio", "jotform", "mollie", "woocommerce", "postmark", "pipedrive",  // form_presets_test.cpp
     "zendesk", "mailgun", "zoom", "hubspot", "meta", "facebook", "instagram", "whatsapp",  // knob_presets_test.cpp
     "discord", "sendgrid", "paypal",  // asymmetric_test.cpp
+    "telegram", "viber", "line", "telnyx", "help-scout", "helpscout", "front", "freshdesk", "keycrm", "cal-com",
+    "cal", "acuity", "acuity-scheduling", "docusign", "docusign-connect", "xero", "quickbooks",
+    "intuit",  // presets_messaging_test.cpp
 };
 
 TEST_CASE("preset table: every name loads and every name is covered by a delivery case", "[verify]") {
