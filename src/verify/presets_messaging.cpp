@@ -71,7 +71,8 @@ void AddChatPresets(std::vector<Preset>& t) {
 
 void AddSupportPresets(std::vector<Preset>& t) {
   // Help Scout: base64 HMAC-SHA1 of the body in X-HelpScout-Signature, the
-  // event name in X-HelpScout-Event (developer.helpscout.com/webhooks). The
+  // event name in X-HelpScout-Event (developer.helpscout.com/webhooks; the
+  // SHA-1/base64 detail from the LasLabs python-helpscout client). The
   // body is the conversation/customer object itself, with no event id, and
   // one object changes many times: the key is the body's canonical hash.
   t.push_back({{"help-scout", "helpscout"},

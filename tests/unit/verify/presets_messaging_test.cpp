@@ -493,3 +493,22 @@ TEST_CASE("presets messaging: send-test signs what Verify accepts and Identify r
     }
   }
 }
+
+TEST_CASE("preset quickbooks: the legacy eventNotifications body with the documented key override",
+          "[presets][messaging]") {
+  const std::string token = "qbo-verifier-token-0123";
+  const config::EndpointConfig e = Load("quickbooks", token,
+                                        "[endpoint.key]\ncanonical_hash = true\nbatch_pointer = \"/eventNotifications\"\n"
+                                        "event_type_pointer = \"/dataChangeEvent/entities/0/name\"\n");
+  const std::string body =
+      R"({"eventNotifications":[{"realmId":"1185883450","dataChangeEvent":{"entities":[{"name":"Customer","id":"1",)"
+      R"("operation":"Create","lastUpdated":"2026-01-01T00:00:00.000Z"}]}}]})";
+  const Headers h = {{"intuit-signature", B64Sha256(token, body)}};
+  CHECK(VerifyCt(e, kJson, h, body).ok());
+  Result<EventIdentity> id = First(e, kJson, h, body);
+  REQUIRE(id.ok());
+  CHECK(id->event_id.rfind("sha256:", 0) == 0);
+  CHECK(id->event_type == "Customer");
+  CHECK(VerifyCt(e, kJson, {{"intuit-signature", B64Sha256("another-token", body)}}, body).code() ==
+        Code::kUnauthenticated);
+}
