@@ -172,6 +172,9 @@ struct SignatureConfig {
   // signature.signature_pointer: the signature sits in the JSON body at this
   // pointer instead of a header (Mailgun "/signature/signature").
   std::string signature_pointer;
+  // The query parameter carrying the signature instead of a header (PandaDoc's
+  // "?signature="). Preset data, not a TOML key; writing signature.header clears it.
+  std::string signature_query;
   // signature.token_pointer: the body field {token} of signed_payload stands for (Mailgun "/signature/token").
   std::string token_pointer;
   // signature.url_decode: percent-escapes ("%3A") that {url} has decoded

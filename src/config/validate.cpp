@@ -511,7 +511,8 @@ class Validator {
                    s.scheme == "none" ? "deliveries to this endpoint are not authenticated (signature.scheme = \"none\")"
                                       : "insecure = true: this endpoint is marked as accepting unauthenticated deliveries");
     }
-    if ((s.scheme == "hmac" || s.scheme == "token") && s.header.empty() && s.signature_pointer.empty()) {
+    if ((s.scheme == "hmac" || s.scheme == "token") && s.header.empty() && s.signature_pointer.empty() &&
+        s.signature_query.empty()) {
       report_.Error(at + ".header", "required for scheme " + Quote(s.scheme) + ": the header carrying the signature");
     }
 

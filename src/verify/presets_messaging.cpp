@@ -135,6 +135,15 @@ void AddSchedulingAndDocumentPresets(std::vector<Preset>& t) {
                         {.fields = {"/event", "/data/envelopeId", "/generatedDateTime"}, .event_type_pointer = "/event"},
                         {"/retryCount"}),
                "DocuSign eSignature Admin → Connect → Connect Keys → Add Secret Key"});
+  // PandaDoc: hex HMAC-SHA256 of the body with the subscription's shared key,
+  // sent as the query parameter "signature" (developers.pandadoc.com/docs/webhook-verification).
+  // The body is an array of notifications; X-PandaDoc-Webhook-Event-Id is
+  // "a stable ID … across automatic and manual retries" (…/docs/webhooks-overview),
+  // so the delivery is one row keyed on it, typed by its first notification.
+  t.push_back({{"pandadoc"},
+               Endpoint({.header = "", .signature_query = "signature"},
+                        {.id_header = "X-PandaDoc-Webhook-Event-Id", .event_type_pointer = "/0/event"}),
+               "PandaDoc Developer Dashboard → Webhooks → your subscription → Shared key"});
 }
 
 void AddAccountingPresets(std::vector<Preset>& t) {

@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "common/encoding.h"
 #include "verify/crypto.h"
 #include "verify/form.h"
 #include "verify/json.h"
@@ -148,6 +149,10 @@ Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t n
   const std::string mac = Hmac(*alg, secret.bytes(), *payload);
   const std::string encoded = sig.encoding == "base64" ? Base64Encode(mac) : HexEncode(mac);
   if (!sig.signature_pointer.empty()) return PutSignatureInBody(sig, FormatSignature(*format, encoded, ts), out);
+  if (!sig.signature_query.empty()) {
+    out.query = sig.signature_query + "=" + PercentEncode(FormatSignature(*format, encoded, ts));
+    return Status::Ok();
+  }
   out.headers.emplace_back(sig.header, FormatSignature(*format, encoded, ts));
   return Status::Ok();
 }

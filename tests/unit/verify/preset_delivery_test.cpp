@@ -261,7 +261,7 @@ const std::set<std::string> kCoveredElsewhere = {
     "discord", "sendgrid", "paypal",  // asymmetric_test.cpp
     "telegram", "viber", "line", "telnyx", "help-scout", "helpscout", "front", "freshdesk", "keycrm", "cal-com",
     "cal", "acuity", "acuity-scheduling", "docusign", "docusign-connect", "xero", "quickbooks",
-    "intuit",  // presets_messaging_test.cpp
+    "intuit", "pandadoc",  // presets_messaging_test.cpp
 };
 
 TEST_CASE("preset table: every name loads and every name is covered by a delivery case", "[verify]") {

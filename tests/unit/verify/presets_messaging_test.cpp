@@ -1,6 +1,6 @@
 // The "messaging" group of wave-2 presets (src/verify/presets_messaging.cpp):
 // Telegram, Viber, LINE, Telnyx, Help Scout, Front, Freshdesk, KeyCRM,
-// Cal.com, Acuity, DocuSign, Xero, QuickBooks. Each preset is loaded through
+// Cal.com, Acuity, DocuSign, PandaDoc, Xero, QuickBooks. Each preset is loaded through
 // config::LoadString with only provider + secret (+ what the provider
 // requires); deliveries shaped like the provider's are signed here with
 // OpenSSL (HMAC(), EVP_DigestSign), never with verify/'s own signer, and
@@ -511,4 +511,58 @@ TEST_CASE("preset quickbooks: the legacy eventNotifications body with the docume
   CHECK(id->event_type == "Customer");
   CHECK(VerifyCt(e, kJson, {{"intuit-signature", B64Sha256("another-token", body)}}, body).code() ==
         Code::kUnauthenticated);
+}
+
+TEST_CASE("preset pandadoc: the signature is the query parameter \"signature\"; the key is the event-id header",
+          "[presets][messaging]") {
+  const std::string key = "pd-shared-key-0123456789";
+  const config::EndpointConfig e = Load("pandadoc", key);
+  const std::string body =
+      R"([{"event":"document_state_changed","data":{"id":"msFYActMfJHqNTKH8YSvF1","name":"Quote 42",)"
+      R"("status":"document.completed","date_modified":"2026-01-01T00:00:00.000Z"}}])";
+  MapHeaders h = With(kJson, {{"X-PandaDoc-Webhook-Event-Id", "3f1c4b8e-9d2a-4c6b-8e7f-0a1b2c3d4e5f"}});
+  auto verify = [&](const std::string& query, const std::string& b) {
+    return Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", h, b, query}, kNow * 1000);
+  };
+  const std::string query = "signature=" + HexSha256(key, body);
+  CHECK(verify(query, body).ok());
+  CHECK(verify("tenant=a&" + query, body).ok());  // other parameters are ignored
+  Result<EventIdentity> id = Identify(e, h, body, true);
+  REQUIRE(id.ok());
+  CHECK(id->event_id == "3f1c4b8e-9d2a-4c6b-8e7f-0a1b2c3d4e5f");
+  CHECK(id->event_type == "document_state_changed");
+  Result<EventIdentity> again = Identify(e, h, body, true);  // a retry keeps the header (PandaDoc's docs)
+  REQUIRE(again.ok());
+  CHECK(again->event_id == id->event_id);
+
+  std::string tampered = body;
+  tampered[tampered.size() / 2] ^= 0x01;
+  CHECK(verify(query, tampered).code() == Code::kUnauthenticated);
+  CHECK(verify("signature=" + HexSha256("another-key", body), body).code() == Code::kUnauthenticated);
+  Status none = verify("", body);
+  CHECK(none.code() == Code::kUnauthenticated);
+  CHECK(none.message() == "missing signature");
+  CHECK(verify("signature=%zz", body).code() == Code::kUnauthenticated);  // not form encoding: nothing read
+  // In a header it is not looked for.
+  MapHeaders in_header = With(kJson, {{"signature", HexSha256(key, body)}});
+  CHECK(Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", in_header, body}, kNow * 1000).code() ==
+        Code::kUnauthenticated);
+
+  // send-test puts the signature in the query, where Verify reads it.
+  Result<SignedDelivery> d = SignDelivery(e, e.secrets.front(), SampleBody(e, "thing.happened", kNow * 1000),
+                                          kNow * 1000, "POST", "", "thing.happened");
+  REQUIRE(d.ok());
+  CHECK(d->query.rfind("signature=", 0) == 0);
+  MapHeaders sent;
+  for (const auto& [name, value] : d->headers) sent.Set(name, value);
+  CHECK(Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", sent, d->body, d->query}, kNow * 1000).ok());
+  Result<EventIdentity> sample = Identify(e, sent, d->body, true);
+  REQUIRE(sample.ok());
+  CHECK(sample->event_type == "thing.happened");
+
+  // Writing signature.header moves the signature back to that header.
+  const config::EndpointConfig moved = Load("pandadoc", key, "[endpoint.signature]\nheader = \"X-Signature\"\n");
+  CHECK(moved.signature.signature_query.empty());
+  MapHeaders hh = With(kJson, {{"X-Signature", HexSha256(key, body)}});
+  CHECK(Verify(moved, moved.secrets, DeliveryView{"POST", "/hooks/hooks", hh, body}, kNow * 1000).ok());
 }
