@@ -99,7 +99,10 @@ Response SendOnce(const Target& t, const verify::SignedDelivery& d, const std::s
       headers.emplace(name, value);
     }
   }
-  httplib::Result res = client.Post(t.path, headers, d.body, content_type);
+  // A signature that travels in the query (PandaDoc) is added to the path.
+  const std::string path =
+      d.query.empty() ? t.path : t.path + (t.path.find('?') == std::string::npos ? "?" : "&") + d.query;
+  httplib::Result res = client.Post(path, headers, d.body, content_type);
   if (!res) {
     std::string why = httplib::to_string(res.error());
     if (t.scheme == "https" && res.error() == httplib::Error::SSLServerVerification) {

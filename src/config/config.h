@@ -172,6 +172,9 @@ struct SignatureConfig {
   // signature.signature_pointer: the signature sits in the JSON body at this
   // pointer instead of a header (Mailgun "/signature/signature").
   std::string signature_pointer;
+  // The query parameter carrying the signature instead of a header (PandaDoc's
+  // "?signature="). Preset data, not a TOML key; writing signature.header clears it.
+  std::string signature_query;
   // signature.token_pointer: the body field {token} of signed_payload stands for (Mailgun "/signature/token").
   std::string token_pointer;
   // signature.url_decode: percent-escapes ("%3A") that {url} has decoded
@@ -203,7 +206,11 @@ struct KeyConfig {
   std::vector<std::string> fields;
   bool canonical_hash = false;         // the canonical JSON hash of the body (opt-in, last resort)
   std::string event_type_pointer;      // JSON Pointer of the event type, or
-  std::string event_type_header;       // the header carrying it
+  std::string event_type_header;       // the header carrying it, or
+  // the name of the body's one top-level member other than this one (Telegram:
+  // an Update is update_id plus exactly one of message, callback_query, …).
+  // Preset data, not a TOML key; cleared when the endpoint sets either above.
+  std::string event_type_member_besides;
   // key.batch: the body carries several events (HubSpot, SendGrid, Meta);
   // each element of the array at key.batch_pointer becomes its own inbox row,
   // and the pointers above (and volatile_fields) are relative to the element.
@@ -395,7 +402,8 @@ struct EndpointConfig {
   // subscription handshake must present (hub.verify_token).
   Secret verify_token;
   // The provider handshake this endpoint answers instead of storing (preset
-  // data, not a TOML key): "" | slack | zoom | meta | woocommerce | discord | twitch | dropbox | head.
+  // data, not a TOML key): "" | slack | zoom | meta | woocommerce | discord | twitch | dropbox | head |
+  // viber | line | xero | front.
   std::string handshake;
   // Headers the provider always sends that the verifier does not read (preset
   // data, not a TOML key): send-test adds them so the provider's own library

@@ -326,6 +326,8 @@ void DropPresetAlternatives(Parsed& parsed) {
       if (!has("fields")) e.key.fields.clear();
       if (!has("canonical_hash")) e.key.canonical_hash = false;
     }
+    if (has("event_type_pointer") || has("event_type_header")) e.key.event_type_member_besides.clear();
+    if (parsed.Has("endpoint[" + std::to_string(i) + "].signature.header")) e.signature.signature_query.clear();
     if (has("event_type_pointer") && !has("event_type_header")) e.key.event_type_header.clear();
     if (has("event_type_header") && !has("event_type_pointer")) e.key.event_type_pointer.clear();
   }

@@ -88,8 +88,10 @@ std::string PublicKeyFormProblem(const std::string& scheme, std::string_view tex
   }
   if (scheme == "ed25519") {
     std::optional<std::string> raw = HexDecode(text);
+    if (!raw) raw = Base64Decode(text);  // Telnyx shows the raw key in base64
     if (pem_public || (raw && raw->size() == 32)) return "";
-    return "an Ed25519 public key: expected 64 hex digits (Discord's \"Public Key\") or a PEM \"PUBLIC KEY\" block";
+    return "an Ed25519 public key: expected 64 hex digits (Discord's \"Public Key\"), base64 of the 32-byte key "
+           "(Telnyx's \"Public Key\") or a PEM \"PUBLIC KEY\" block";
   }
   if (scheme == "ecdsa-p256-sha256") {
     std::optional<std::string> der = Base64Decode(text);

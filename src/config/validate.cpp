@@ -66,6 +66,12 @@ bool IsHeaderName(std::string_view s) {
 
 namespace {
 
+// Whether the endpoint's key names an event type source (a pointer, a header,
+// or the preset-only member name Telegram's updates need).
+bool ReadsEventType(const KeyConfig& k) {
+  return !k.event_type_pointer.empty() || !k.event_type_header.empty() || !k.event_type_member_besides.empty();
+}
+
 constexpr const char* kNameRule = "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit";
 
 bool IsHostname(std::string_view host) {
@@ -403,7 +409,7 @@ class Validator {
         report_.Error(at + ".operations." + type, "must be a short operation name, e.g. \"mark_paid\"");
       }
     }
-    if (!b.operations.empty() && e.key.event_type_pointer.empty() && e.key.event_type_header.empty()) {
+    if (!b.operations.empty() && !ReadsEventType(e.key)) {
       report_.Error(at + ".operations", "maps event types, but the endpoint reads none: set key.event_type_pointer "
                                         "or key.event_type_header");
     }
@@ -505,7 +511,8 @@ class Validator {
                    s.scheme == "none" ? "deliveries to this endpoint are not authenticated (signature.scheme = \"none\")"
                                       : "insecure = true: this endpoint is marked as accepting unauthenticated deliveries");
     }
-    if ((s.scheme == "hmac" || s.scheme == "token") && s.header.empty() && s.signature_pointer.empty()) {
+    if ((s.scheme == "hmac" || s.scheme == "token") && s.header.empty() && s.signature_pointer.empty() &&
+        s.signature_query.empty()) {
       report_.Error(at + ".header", "required for scheme " + Quote(s.scheme) + ": the header carrying the signature");
     }
 
@@ -824,7 +831,7 @@ class Validator {
     for (size_t i = 0; i < e.event_types.size(); ++i) {
       if (e.event_types[i].empty()) report_.Error(at + ".event_types[" + std::to_string(i) + "]", "must not be empty");
     }
-    if (!e.event_types.empty() && e.key.event_type_pointer.empty() && e.key.event_type_header.empty()) {
+    if (!e.event_types.empty() && !ReadsEventType(e.key)) {
       report_.Error(at + ".event_types",
                     "an allow-list needs the event type: set key.event_type_pointer or key.event_type_header");
     }

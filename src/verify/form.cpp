@@ -326,7 +326,13 @@ std::string SampleFormBody(const config::EndpointConfig& e, std::string_view eve
   add(FieldNameOf(e.key.id_pointer), std::string(id));
   int part = 0;
   for (const std::string& f : e.key.fields) add(FieldNameOf(f), std::string(id) + "_" + std::to_string(++part));
-  add(FieldNameOf(e.key.event_type_pointer), std::string(event_type));
+  // Where the type is also a key field (Acuity's action) it carries the type,
+  // as in the JSON sample; the other fields keep the key unique.
+  const std::string type_field = FieldNameOf(e.key.event_type_pointer);
+  for (FormField& f : fields) {
+    if (!type_field.empty() && f.name == type_field) f.value = std::string(event_type);
+  }
+  add(type_field, std::string(event_type));
   add("hookinbox", "send-test");
   add("endpoint", e.name);
   std::string out;

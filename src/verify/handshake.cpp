@@ -105,6 +105,33 @@ std::optional<HandshakeAnswer> Twitch(const DeliveryView& delivery, const nlohma
   return HandshakeAnswer{200, "text/plain", *challenge, what};
 }
 
+// Viber: set_webhook is confirmed by a signed {"event":"webhook",…} callback
+// that only needs a 200 (developers.viber.com/docs/api/rest-bot-api, "Callbacks").
+std::optional<HandshakeAnswer> Viber(const nlohmann::json& doc) {
+  if (StringAt(doc, "/event") != "webhook") return std::nullopt;
+  return HandshakeAnswer{200, "", "", "viber webhook"};
+}
+
+// LINE's "Verify" button and Xero's intent-to-receive: a signed body whose
+// /events array is empty, answered 200 with no body. A bad signature never
+// gets here: Verify's 401 is the answer Xero's check expects for those.
+std::optional<HandshakeAnswer> EmptyEvents(const nlohmann::json& doc, const char* what) {
+  const nlohmann::json* events = FindPointer(doc, "/events");
+  if (events == nullptr || !events->is_array() || !events->empty()) return std::nullopt;
+  return HandshakeAnswer{200, "", "", what};
+}
+
+// Front application webhooks: saving the webhook sends a signed request with
+// an x-front-challenge header, answered 200 with the challenge as the body
+// (dev.frontapp.com/docs/application-webhooks).
+std::optional<HandshakeAnswer> Front(const DeliveryView& delivery) {
+  std::optional<std::string_view> challenge = delivery.headers.Get("x-front-challenge");
+  if (!challenge) return std::nullopt;
+  const std::string value(TrimSpaces(*challenge));
+  if (!IsEchoable(value)) return Refuse(400, "front challenge", "x-front-challenge is empty or not echoable");
+  return HandshakeAnswer{200, "text/plain", value, "front challenge"};
+}
+
 // The value of the first field `name` in a decoded form list, or nullopt.
 std::optional<std::string> FieldValue(const std::vector<FormField>& fields, std::string_view name) {
   for (const FormField& f : fields) {
@@ -127,13 +154,20 @@ std::optional<HandshakeAnswer> AnswerSignedHandshake(const config::EndpointConfi
                                                      const std::vector<Secret>& secrets,
                                                      const DeliveryView& delivery, int64_t now_ms) {
   const std::string& kind = endpoint.handshake;
-  if (kind != "slack" && kind != "zoom" && kind != "discord" && kind != "twitch") return std::nullopt;
+  if (kind == "front") return Front(delivery);  // recognised by its header, whatever the body
+  if (kind != "slack" && kind != "zoom" && kind != "discord" && kind != "twitch" && kind != "viber" && kind != "line" &&
+      kind != "xero") {
+    return std::nullopt;
+  }
   ParsedBody own(delivery.body);
   const Result<nlohmann::json>& doc = (delivery.parsed != nullptr ? *delivery.parsed : own).Get();
   if (!doc.ok() || !doc->is_object()) return std::nullopt;  // not a handshake; Identify reports the body
   if (kind == "slack") return Slack(*doc);
   if (kind == "zoom") return Zoom(endpoint, secrets, delivery, now_ms, *doc);
   if (kind == "twitch") return Twitch(delivery, *doc);
+  if (kind == "viber") return Viber(*doc);
+  if (kind == "line") return EmptyEvents(*doc, "line verify");
+  if (kind == "xero") return EmptyEvents(*doc, "xero intent to receive");
   return Discord(*doc);
 }
 

@@ -4,7 +4,8 @@
 // theirs or alive (Slack url_verification, Zoom endpoint.url_validation,
 // Meta's GET hub.challenge, Discord PING, WooCommerce's unsigned ping, Twitch
 // EventSub's challenge, Dropbox's GET challenge, the HEAD check of SurveyMonkey
-// and Mandrill) and the
+// and Mandrill, Viber's "webhook" callback, LINE's and Xero's empty events,
+// Front's challenge) and the
 // exact answer each provider documents (SPEC §9). Which handshake an endpoint
 // answers is preset data (EndpointConfig::handshake); a generic endpoint
 // answers none. Pure functions, thread-safe; no HTTP library.
@@ -33,7 +34,8 @@ struct HandshakeAnswer {
 };
 
 // For a POST that passed Verify: the handshake answer when the body is one
-// (Slack, Zoom and Discord sign their handshakes like any delivery). Zoom's
+// (Slack, Zoom, Discord, Viber, LINE, Xero and Front sign their handshakes
+// like any delivery; Front's is recognised by its x-front-challenge header). Zoom's
 // encryptedToken is made with the secret that verified the request.
 std::optional<HandshakeAnswer> AnswerSignedHandshake(const config::EndpointConfig& endpoint,
                                                      const std::vector<Secret>& secrets,

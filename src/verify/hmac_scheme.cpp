@@ -36,6 +36,17 @@ std::optional<int64_t> ParseUnixTime(std::string_view s) {
   return v;
 }
 
+// The first value of query parameter `name`, or nullopt (also for a query
+// that is not valid form encoding: no signature is read from it).
+std::optional<std::string> QueryValue(std::string_view query, const std::string& name) {
+  Result<std::vector<FormField>> params = ParseUrlEncoded(query);
+  if (!params.ok()) return std::nullopt;
+  for (const FormField& p : *params) {
+    if (p.name == name) return p.value;
+  }
+  return std::nullopt;
+}
+
 // Whether this configuration signs or carries a timestamp at all. If any
 // source is configured the timestamp is required, so a sender cannot skip the
 // replay window by leaving it out.
@@ -190,12 +201,14 @@ Status VerifyHmac(const config::EndpointConfig& endpoint, const std::vector<Secr
   if (!format.ok()) return Internal(format.status().message());
   if (!HasUsableSecret(secrets)) return Internal("endpoint has no secret");
 
-  // The signature is in a header, or in the JSON body at signature_pointer
-  // (Mailgun); either way it is read through the same format.
+  // The signature is in a header, in the JSON body at signature_pointer
+  // (Mailgun) or in the query (PandaDoc); each is read through the same format.
   BodyFields fields(d.body, d.parsed);
   std::optional<std::string> value;
   if (!sig.signature_pointer.empty()) {
     value = fields.Text(sig.signature_pointer, /*strings_only=*/true);
+  } else if (!sig.signature_query.empty()) {
+    value = QueryValue(d.query, sig.signature_query);
   } else if (std::optional<std::string_view> h = d.headers.Get(sig.header)) {
     value = std::string(*h);
   }

@@ -48,7 +48,18 @@ bool AllHeaderFields(const config::KeyConfig& k) {
 
 // Whether identifying needs the body as JSON (anything but header ids and a header type).
 bool NeedsJson(const config::KeyConfig& k) {
-  return (k.id_header.empty() && !AllHeaderFields(k)) || !k.event_type_pointer.empty();
+  return (k.id_header.empty() && !AllHeaderFields(k)) || !k.event_type_pointer.empty() ||
+         !k.event_type_member_besides.empty();
+}
+
+// The name of the first top-level member other than `besides` (nlohmann keeps
+// members sorted, so with Telegram's "exactly one" it is the only one), or "".
+std::string MemberNameBesides(const json& doc, const std::string& besides) {
+  if (!doc.is_object()) return "";
+  for (const auto& [name, value] : doc.items()) {
+    if (name != besides) return name;
+  }
+  return "";
 }
 
 // Rejects ids and types that would corrupt listings, logs or the unique key.
@@ -127,6 +138,8 @@ Result<std::string> EventType(const config::KeyConfig& k, const HeaderView& head
     if (v != nullptr) type = v->get<std::string>();
   } else if (!k.event_type_header.empty()) {
     type = std::string(TrimSpaces(headers.Get(k.event_type_header).value_or("")));
+  } else if (!k.event_type_member_besides.empty() && doc != nullptr) {
+    type = MemberNameBesides(*doc, k.event_type_member_besides);
   }
   Status s = CheckText(type, "event type", kMaxEventTypeBytes);
   if (!s.ok()) return s;

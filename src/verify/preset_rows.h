@@ -35,5 +35,6 @@ config::EndpointConfig StandardWebhooks(const std::string& prefix);
 void AddShopsPaymentsPresets(std::vector<Preset>& t);
 void AddDevtoolsPresets(std::vector<Preset>& t);
 void AddFormsCrmPresets(std::vector<Preset>& t);
+void AddMessagingPresets(std::vector<Preset>& t);
 
 }  // namespace hookinbox::verify::presets

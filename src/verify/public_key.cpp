@@ -98,8 +98,13 @@ Result<KeyPtr> DerPublicKey(std::string_view der) {
 
 Result<KeyPtr> Ed25519Key(std::string_view text) {
   if (text.substr(0, kPemBegin.size()) == kPemBegin) return PemPublicKey(text);
+  // Discord shows the raw 32-byte key in hex, Telnyx in base64; the two forms
+  // cannot be confused (64 hex digits decode as base64 to 48 bytes).
   std::optional<std::string> raw = HexDecode(text);
-  if (!raw || raw->size() != 32) return Fail("expected 64 hex digits (a raw 32-byte Ed25519 key) or a PEM block");
+  if (!raw) raw = Base64Decode(text);
+  if (!raw || raw->size() != 32) {
+    return Fail("expected 64 hex digits or base64 of a raw 32-byte Ed25519 key, or a PEM block");
+  }
   EVP_PKEY* key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr,
                                               reinterpret_cast<const unsigned char*>(raw->data()), raw->size());
   if (key == nullptr) return Fail("not an Ed25519 public key");
@@ -191,7 +196,7 @@ std::string_view AlgorithmName(KeyKind kind) {
 
 std::string DescribeKey(KeyKind kind) {
   switch (kind) {
-    case KeyKind::kEd25519: return "an Ed25519 public key (64 hex digits, or PEM)";
+    case KeyKind::kEd25519: return "an Ed25519 public key (64 hex digits, base64 of 32 bytes, or PEM)";
     case KeyKind::kEcdsaP256Sha256: return "an EC P-256 public key (base64 DER, or PEM)";
     case KeyKind::kRsaSha256Cert: return "a PEM certificate with an RSA key";
     case KeyKind::kRsaSha256: return "an RSA public key of 2048 bits or more (PEM, or base64 DER)";

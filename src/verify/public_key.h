@@ -6,8 +6,9 @@
 // crosses this header, so verify/'s other files and the tests never see one.
 //
 // Kinds and the key text each accepts (surrounding whitespace ignored):
-//   ed25519           Discord: 64 hex digits (the raw 32-byte key), or a PEM
-//                     "PUBLIC KEY" block holding an Ed25519 key.
+//   ed25519           Discord: 64 hex digits (the raw 32-byte key); Telnyx:
+//                     the same 32 bytes in base64; or a PEM "PUBLIC KEY" block
+//                     holding an Ed25519 key.
 //   ecdsa-p256-sha256 SendGrid: base64 of a DER SubjectPublicKeyInfo, or the
 //                     same as a PEM "PUBLIC KEY" block; the curve must be P-256.
 //                     Signatures are ASN.1 DER (r, s), SHA-256.

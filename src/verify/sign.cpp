@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "common/encoding.h"
 #include "verify/crypto.h"
 #include "verify/form.h"
 #include "verify/json.h"
@@ -152,6 +153,10 @@ Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t n
   const std::string mac = Hmac(*alg, secret.bytes(), *payload);
   const std::string encoded = sig.encoding == "base64" ? Base64Encode(mac) : HexEncode(mac);
   if (!sig.signature_pointer.empty()) return PutSignatureInBody(sig, FormatSignature(*format, encoded, ts), out);
+  if (!sig.signature_query.empty()) {
+    out.query = sig.signature_query + "=" + PercentEncode(FormatSignature(*format, encoded, ts));
+    return Status::Ok();
+  }
   out.headers.emplace_back(sig.header, FormatSignature(*format, encoded, ts));
   return Status::Ok();
 }
@@ -230,13 +235,20 @@ std::string SampleBody(const config::EndpointConfig& e, std::string_view event_t
     if (!IsHeaderField(field)) SetAt(doc, field, "test_" + std::to_string(++part) + "_" + suffix);
   }
   SetAt(doc, e.key.event_type_pointer, std::string(event_type));
+  // Telegram: the type is the name of the update's one other member.
+  if (!e.key.event_type_member_besides.empty()) {
+    doc[std::string(event_type)] = {{"hookinbox", "send-test"}, {"endpoint", e.name}};
+  }
   if (e.signature.timestamp_unit == "iso8601") {
     SetAt(doc, e.signature.timestamp_pointer, NowText(e.signature, now_ms));
   } else {
     SetAt(doc, e.signature.timestamp_pointer, InUnit(e.signature, now_ms));
   }
   SetAt(doc, e.signature.token_pointer, RandomHex(25));  // Mailgun: a random 50-character token
-  if (!doc.contains("data")) doc["data"] = {{"hookinbox", "send-test"}, {"endpoint", e.name}};
+  // No "data" beside Telegram's one member, or "data" would be read as the type.
+  if (!doc.contains("data") && e.key.event_type_member_besides.empty()) {
+    doc["data"] = {{"hookinbox", "send-test"}, {"endpoint", e.name}};
+  }
   // A body keyed on its own hash must differ per run, or a second send-test is a duplicate.
   if (e.key.canonical_hash && doc["data"].is_object()) doc["data"]["nonce"] = suffix;
   if (e.handshake == "discord") {  // a webhook event (type 1), not the PING (type 0) the handshake answers

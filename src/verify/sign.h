@@ -30,6 +30,9 @@ struct SignedDelivery {
   // Every header to send, Content-Type first. Holds the signature or the
   // secret itself (token, basic): never print the values.
   std::vector<std::pair<std::string, std::string>> headers;
+  // "name=value" to add to the URL's query, when the signature travels there
+  // (signature.signature_query, PandaDoc); empty otherwise. Never print it.
+  std::string query;
 };
 
 // A JSON sample for `endpoint`: a fresh unique id at key.id_pointer and at each

@@ -266,6 +266,9 @@ const std::set<std::string> kCoveredElsewhere = {
     "twitch-eventsub", "dropbox",  // presets_devtools_test.cpp
     "formstack", "webflow", "surveymonkey", "close", "attio", "airtable", "highlevel", "gohighlevel",  // presets_forms_crm_test.cpp
     "mandrill", "mailchimp-transactional", "brevo", "sendinblue",
+    "telegram", "viber", "line", "telnyx", "help-scout", "helpscout", "front", "freshdesk", "keycrm", "cal-com",
+    "cal", "acuity", "acuity-scheduling", "docusign", "docusign-connect", "xero", "quickbooks",
+    "intuit", "pandadoc",  // presets_messaging_test.cpp
 };
 
 TEST_CASE("preset table: every name loads and every name is covered by a delivery case", "[verify]") {
