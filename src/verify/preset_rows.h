@@ -31,4 +31,7 @@ config::EndpointConfig WithTypes(config::EndpointConfig e, std::vector<std::stri
 // Standard Webhooks and Svix differ only in the header prefix ("webhook-" / "svix-").
 config::EndpointConfig StandardWebhooks(const std::string& prefix);
 
+// Wave 2 groups
+void AddVnUaPresets(std::vector<Preset>& t);  // presets_vn_ua.cpp: VNPay, MoMo, ZaloPay, payOS, SePay
+
 }  // namespace hookinbox::verify::presets

@@ -344,6 +344,7 @@ std::vector<Preset> BuildTable() {
   AddKnobPresets(t);
   AddAsymmetricPresets(t);
   // Wave 2: one file of rows per group of providers (presets_*.cpp, declared in preset_rows.h).
+  presets::AddVnUaPresets(t);
   for (Preset& p : t) {
     p.endpoint.provider = p.names.front();
     // A row of the wave-2 files sets its own window; the table above holds the first wave's.
