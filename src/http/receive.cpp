@@ -375,6 +375,9 @@ void Delivery::AcceptBatch(const std::vector<store::NewEvent>& events) {
 }
 
 void Delivery::Accept(const store::NewEvent& event) {
+  // The row records the status really sent. Every preset answers a new
+  // event and a duplicate with the same status (only the body differs).
+  if (answers_ != nullptr && answers_->enabled()) audit_.http_status = answers_->accepted.http_status;
   auto claim = store_.RecordEvent(event, audit_);
   if (!claim.ok()) {
     ClaimFailed(claim.status());
@@ -455,16 +458,18 @@ void Delivery::Answer(const verify::HandshakeAnswer& answer, bool authenticated)
 }
 
 void Delivery::Ignore() {
+  // With the provider's own answers, an ignored event is answered as
+  // accepted: done as far as the provider is concerned, so no retry.
+  const bool provider_answer = answers_ != nullptr && answers_->enabled();
   audit_.outcome = store::DeliveryOutcome::kIgnored;
-  audit_.http_status = 200;
+  audit_.http_status = provider_answer ? answers_->accepted.http_status : 200;
   audit_.reason = "event type not in the endpoint's event_types";
   if (Status st = store_.RecordIgnored(audit_); !st.ok()) {
     ReplyError(res_, st);  // the audit row is part of the promise; let the provider retry
     return;
   }
-  if (answers_ != nullptr && answers_->enabled()) {
-    ReplyProvider(res_, answers_->accepted);  // taken as far as the provider is concerned: no retry
-    audit_.http_status = res_.status;
+  if (provider_answer) {
+    ReplyProvider(res_, answers_->accepted);
   } else {
     ReplyJson(res_, 200, R"({"status":"ignored"})");
   }

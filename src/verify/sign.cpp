@@ -115,6 +115,13 @@ Status PutSignatureInBody(const config::SignatureConfig& sig, const std::string&
 Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t now_ms, std::string_view method,
                 std::string_view url, const std::optional<std::string>& id, SignedDelivery& out) {
   const config::SignatureConfig& sig = e.signature;
+  // VNPay, MoMo, ZaloPay, payOS: the signature is a field of a body shaped
+  // like the provider's own, which a generic sample is not.
+  if (!sig.signature_source.empty()) {
+    return InvalidArgument("send-test cannot sign this endpoint: its signature (signature_source = \"" +
+                           sig.signature_source +
+                           "\") covers fields of the provider's own body; use the provider's test delivery");
+  }
   std::optional<HashAlg> alg = ParseHashAlg(sig.algorithm);
   if (!alg) return InvalidArgument("unknown signature.algorithm");
   if (sig.encoding != "hex" && sig.encoding != "base64") return InvalidArgument("unknown signature.encoding");

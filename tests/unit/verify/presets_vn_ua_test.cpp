@@ -305,3 +305,19 @@ TEST_CASE("sepay: the API key verifies; SePay gets {\"success\":true}", "[preset
 }
 
 }  // namespace
+
+namespace {
+
+// The store records one status for a new event and a duplicate
+// (store/sql_store.cpp), so a preset's two answers must share it.
+TEST_CASE("vn_ua presets: accepted and duplicate answers share their status", "[presets][vn_ua]") {
+  for (const char* name : {"vnpay", "momo", "zalopay", "payos", "sepay"}) {
+    INFO(name);
+    const config::EndpointConfig* e = FindPreset(name);
+    REQUIRE(e != nullptr);
+    CHECK(e->answers.accepted.http_status == e->answers.duplicate.http_status);
+    CHECK(e->get_deliveries == (std::string(name) == "vnpay"));
+  }
+}
+
+}  // namespace
