@@ -298,26 +298,25 @@ void Delivery::ReceiveGet(const Target& target) {
   Process(target, std::move(query), signed_query, false);
 }
 
-void Delivery::Process(const Target& target_ref, std::string body, std::string_view query, bool is_json) {
-  const Target* target = &target_ref;
+void Delivery::Process(const Target& target, std::string body, std::string_view query, bool is_json) {
   HttplibHeaders headers(req_.headers);
   verify::ParsedBody parsed(body);  // one JSON parse for every step below
   verify::DeliveryView view{req_.method, req_.path, headers, body, query, &parsed};
-  if (auto answer = verify::AnswerUnsignedHandshake(*target->endpoint, view)) return Answer(*answer, false);
-  if (Status st = verify::Verify(*target->endpoint, *target->secrets, view, audit_.received_at_ms); !st.ok()) {
+  if (auto answer = verify::AnswerUnsignedHandshake(*target.endpoint, view)) return Answer(*answer, false);
+  if (Status st = verify::Verify(*target.endpoint, *target.secrets, view, audit_.received_at_ms); !st.ok()) {
     return Reject(st, Body::kConsumed);
   }
-  if (auto answer = verify::AnswerSignedHandshake(*target->endpoint, *target->secrets, view, audit_.received_at_ms)) {
+  if (auto answer = verify::AnswerSignedHandshake(*target.endpoint, *target.secrets, view, audit_.received_at_ms)) {
     return Answer(*answer, true);
   }
-  if (target->endpoint->key.batch) return ReceiveBatch(*target, headers, std::move(body));
-  auto identity = verify::Identify(*target->endpoint, headers, body, is_json, &parsed);
+  if (target.endpoint->key.batch) return ReceiveBatch(target, headers, std::move(body));
+  auto identity = verify::Identify(*target.endpoint, headers, body, is_json, &parsed);
   if (!identity.ok()) return Reject(identity.status(), Body::kConsumed);
   audit_.event_id = identity->event_id;
   audit_.event_type = identity->event_type;
   audit_.payload_hash = identity->payload_hash;
-  if (Status st = CheckEventType(*target->endpoint, identity->event_type); !st.ok()) {
-    if (target->endpoint->ignore_other_event_types) return Ignore();
+  if (Status st = CheckEventType(*target.endpoint, identity->event_type); !st.ok()) {
+    if (target.endpoint->ignore_other_event_types) return Ignore();
     return Reject(st, Body::kConsumed);
   }
 
