@@ -136,6 +136,26 @@ struct WorkerConfig {  // [worker]: the loop that runs the actions (worker/worke
   bool operator==(const WorkerConfig&) const = default;
 };
 
+// The fields a provider signs, joined into one string: what {sorted_fields}
+// in signed_payload stands for (VNPay signs its query parameters, payOS the
+// members of its "data" object). Preset data, not TOML keys; see
+// verify/signed_fields.h for how each option is applied.
+struct FieldJoinConfig {
+  // Where the fields are: "query" (the request's query string), "form" (the
+  // form body) or "json:<pointer>" (a JSON object in the body, "json:/data").
+  std::string source;
+  std::string include_prefix;         // only names starting with this ("vnp_": not the user's own parameters)
+  std::vector<std::string> exclude;   // names left out (the signature's own fields)
+  bool skip_empty = false;            // leave out fields whose value is empty (after null_as)
+  std::string separator = "&";        // between fields
+  bool values_only = false;           // "v1|v2" instead of "k1=v1&k2=v2"
+  // none | php-urlencode: names and values re-encoded as PHP's urlencode()
+  // does (VNPay signs the encoded form of what it sent).
+  std::string value_encoding = "none";
+  std::string null_as;                // a JSON null's text (payOS: "")
+  bool operator==(const FieldJoinConfig&) const = default;
+};
+
 // How a delivery proves it came from the provider ([endpoint.signature]).
 struct SignatureConfig {
   // hmac | token | basic | none (none needs endpoint.insecure = true), or an
@@ -148,7 +168,7 @@ struct SignatureConfig {
   // the separator the format uses (',' or ';', as Paddle's "ts={timestamp};h1={signature}")
   // and matched by key, any order, any number of signature parts.
   std::string format = "{signature}";
-  std::string algorithm = "sha256";  // sha1 | sha256 | sha512
+  std::string algorithm = "sha256";  // sha1 | sha256 | sha512 | md5 (WayForPay)
   std::string encoding = "hex";      // hex | base64
   // signature.secret_encoding: how each configured secret becomes HMAC key
   // bytes, after secret_prefix is stripped: utf8 (as written; Stripe keeps its
@@ -156,7 +176,9 @@ struct SignatureConfig {
   std::string secret_encoding = "utf8";
   std::string secret_prefix;         // signature.secret_prefix: removed from a secret that starts with it ("whsec_")
   // The bytes that are signed: placeholders {body}, {timestamp}, {id}, {method}
-  // (the HTTP method) and {url} (endpoint.public_url plus "?query" when the request had one).
+  // (the HTTP method) and {url} (endpoint.public_url plus "?query" when the request had one);
+  // for signatures inside the delivery also {field:<pointer>} (a JSON value as
+  // text), {sorted_fields} (field_join) and {access_key}.
   std::string signed_payload = "{body}";
   // At most one timestamp source: this header, a {timestamp} part of format, or timestamp_pointer.
   std::string timestamp_header;      // signature.timestamp_header: header with the signed timestamp, if any
@@ -172,9 +194,6 @@ struct SignatureConfig {
   // signature.signature_pointer: the signature sits in the JSON body at this
   // pointer instead of a header (Mailgun "/signature/signature").
   std::string signature_pointer;
-  // The query parameter carrying the signature instead of a header (PandaDoc's
-  // "?signature="). Preset data, not a TOML key; writing signature.header clears it.
-  std::string signature_query;
   // signature.token_pointer: the body field {token} of signed_payload stands for (Mailgun "/signature/token").
   std::string token_pointer;
   // signature.url_decode: percent-escapes ("%3A") that {url} has decoded
@@ -188,6 +207,16 @@ struct SignatureConfig {
   // PAYPAL-AUTH-ALGO); when set it must be present and name the scheme's own
   // algorithm (rsa-sha256-cert: "SHA256withRSA"). Preset data, not a TOML key.
   std::string algorithm_header;
+  // signature.signature_source: where the signature is when the provider
+  // puts it in the delivery itself rather than in `header`: "json:<pointer>"
+  // (as signature_pointer; MoMo "json:/signature", ZaloPay "json:/mac"),
+  // "form:<field>" (a form body's field) or "query:<param>" (VNPay
+  // "query:vnp_SecureHash"). "" = the header (or signature_pointer).
+  std::string signature_source;
+  // signature.access_key: what {access_key} in signed_payload stands for: a
+  // constant of the merchant that the provider signs but does not send (MoMo's accessKey).
+  std::string access_key;
+  FieldJoinConfig field_join;  // {sorted_fields}; preset data
   bool operator==(const SignatureConfig&) const = default;
 };
 
@@ -357,6 +386,30 @@ struct AlertConfig {  // [alert]
   bool operator==(const AlertConfig&) const = default;
 };
 
+// One answer a provider expects (ProviderAnswers).
+struct ProviderAnswer {
+  int http_status = 0;  // 0 = not set
+  std::string body;     // "" = no body
+  std::string content_type = "application/json";
+  bool operator==(const ProviderAnswer&) const = default;
+};
+
+// The answers a provider expects instead of the inbox's own JSON (SPEC §10):
+// VNPay reads {"RspCode":"00"|"02"|"97"} from a 200, ZaloPay a return_code,
+// MoMo wants 204. Preset data, not TOML keys. They are given only once the
+// claim is durable, exactly where the inbox's own answer would be, and the
+// audit row still records the real outcome (accepted, duplicate, rejected).
+struct ProviderAnswers {
+  ProviderAnswer accepted;   // a new event stored
+  ProviderAnswer duplicate;  // the event was already stored (also a conflict: the provider must not retry)
+  // A delivery whose signature does not verify. Only that refusal: an
+  // unavailable store or an oversized body keep their own status, so the
+  // provider retries them.
+  ProviderAnswer refused;
+  bool enabled() const { return accepted.http_status != 0; }
+  bool operator==(const ProviderAnswers&) const = default;
+};
+
 struct EndpointConfig {
   std::string name;                    // endpoint.name: the {endpoint} of POST /hooks/{endpoint}
   std::string provider = "generic";    // endpoint.provider: "generic" or a preset name (verify/registry.cpp)
@@ -413,6 +466,13 @@ struct EndpointConfig {
   // from docs/providers.md, not a TOML key; 0 = not documented, no minimum):
   // retention.key_days may not be shorter, or a late retry would act twice.
   int redelivery_window_hours = 0;
+  // The provider's own answers (preset data; empty = the inbox's JSON answers).
+  ProviderAnswers answers;
+  // The provider delivers with GET, its data in the query string (VNPay IPN;
+  // preset data, not a TOML key). Such a GET is received like a POST whose
+  // form body is the query string: stored, deduplicated and audited the same.
+  // GET stays refused (405) on every other endpoint.
+  bool get_deliveries = false;
   SignatureConfig signature;
   KeyConfig key;
   ActionConfig action;

@@ -457,8 +457,9 @@ std::vector<KeyInfo> BuildKeys() {
                      "header carrying the signature or token"));
   k.push_back(String("endpoint.signature.format", Signature, &SignatureConfig::format,
                      "where the signature sits in the header value, e.g. \"t={timestamp},v1={signature}\""));
-  k.push_back(String("endpoint.signature.algorithm", Signature, &SignatureConfig::algorithm, "HMAC hash",
-                     {"sha1", "sha256", "sha512"}));
+  k.push_back(String("endpoint.signature.algorithm", Signature, &SignatureConfig::algorithm,
+                     "HMAC hash (md5 only for providers that still use it: WayForPay)",
+                     {"sha1", "sha256", "sha512", "md5"}));
   k.push_back(String("endpoint.signature.encoding", Signature, &SignatureConfig::encoding,
                      "encoding of the signature", {"hex", "base64"}));
   k.push_back(String("endpoint.signature.secret_encoding", Signature, &SignatureConfig::secret_encoding,
@@ -485,6 +486,12 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(String("endpoint.signature.signature_pointer", Signature, &SignatureConfig::signature_pointer,
                      "JSON Pointer to the signature inside the body instead of a header (Mailgun "
                      "\"/signature/signature\"); signed_payload then must not contain {body}"));
+  k.push_back(String("endpoint.signature.signature_source", Signature, &SignatureConfig::signature_source,
+                     "where the signature is when not in a header: \"json:<pointer>\" (\"json:/signature\"), "
+                     "\"form:<field>\" or \"query:<parameter>\" (\"query:vnp_SecureHash\")"));
+  k.push_back(String("endpoint.signature.access_key", Signature, &SignatureConfig::access_key,
+                     "what {access_key} in signed_payload stands for: a merchant constant the provider signs "
+                     "but does not send (MoMo's accessKey)"));
   k.push_back(String("endpoint.signature.token_pointer", Signature, &SignatureConfig::token_pointer,
                      "JSON Pointer to the body field {token} in signed_payload stands for (Mailgun \"/signature/token\")"));
   k.push_back(Strings("endpoint.signature.url_decode", Signature, &SignatureConfig::url_decode,

@@ -327,7 +327,10 @@ void DropPresetAlternatives(Parsed& parsed) {
       if (!has("canonical_hash")) e.key.canonical_hash = false;
     }
     if (has("event_type_pointer") || has("event_type_header")) e.key.event_type_member_besides.clear();
-    if (parsed.Has("endpoint[" + std::to_string(i) + "].signature.header")) e.signature.signature_query.clear();
+    // A preset's signature outside the headers (PandaDoc's ?signature=) moves
+    // back to a header the file names, unless the file names a source itself.
+    const std::string sig_at = "endpoint[" + std::to_string(i) + "].signature.";
+    if (parsed.Has(sig_at + "header") && !parsed.Has(sig_at + "signature_source")) e.signature.signature_source.clear();
     if (has("event_type_pointer") && !has("event_type_header")) e.key.event_type_header.clear();
     if (has("event_type_header") && !has("event_type_pointer")) e.key.event_type_pointer.clear();
   }

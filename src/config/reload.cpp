@@ -357,7 +357,8 @@ std::vector<std::string> EndpointLines(const EndpointConfig& a, const EndpointCo
   std::vector<std::string> lines;
   if (a == b) return lines;
   const bool preset_data = a.handshake != b.handshake || a.sample_headers != b.sample_headers ||
-                           a.redelivery_window_hours != b.redelivery_window_hours;
+                           a.redelivery_window_hours != b.redelivery_window_hours || a.answers != b.answers ||
+                           a.get_deliveries != b.get_deliveries;
   AddDiffering(
       {
           {"provider changed (" + a.provider + " → " + b.provider + ")", a.provider != b.provider},

@@ -161,6 +161,9 @@ bool HasWildcardSegment(std::string_view pointer) {
 // "{header:NAME}" (any NAME; IsHeaderName checks it).
 bool IsHeaderPlaceholder(std::string_view ph) { return ph.rfind("{header:", 0) == 0 && ph.size() > 9; }
 
+// "{field:<pointer>}" (the pointer is checked by FieldSignature).
+bool IsFieldPlaceholder(std::string_view ph) { return ph.rfind("{field:", 0) == 0; }
+
 bool HasControl(std::string_view s) {
   for (char c : s) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
@@ -512,7 +515,7 @@ class Validator {
                                       : "insecure = true: this endpoint is marked as accepting unauthenticated deliveries");
     }
     if ((s.scheme == "hmac" || s.scheme == "token") && s.header.empty() && s.signature_pointer.empty() &&
-        s.signature_query.empty()) {
+        s.signature_source.empty()) {
       report_.Error(at + ".header", "required for scheme " + Quote(s.scheme) + ": the header carrying the signature");
     }
 
@@ -531,7 +534,7 @@ class Validator {
     for (const auto& ph : payload) {
       if (ph != "{body}" && ph != "{timestamp}" && ph != "{id}" && ph != "{method}" && ph != "{url}" &&
           ph != "{form_sorted_kv}" && ph != "{token}" && ph != "{crc32}" && ph != "{webhook_id}" &&
-          !IsHeaderPlaceholder(ph)) {
+          ph != "{sorted_fields}" && ph != "{access_key}" && !IsFieldPlaceholder(ph) && !IsHeaderPlaceholder(ph)) {
         report_.Error(at + ".signed_payload", "unknown placeholder " + ph +
                                                   "; signed_payload may contain {body}, {timestamp}, {id}, "
                                                   "{method} and {url}");
@@ -546,7 +549,7 @@ class Validator {
     const bool signed_key = Count(payload, "{token}") > 0 && !s.token_pointer.empty() &&
                             s.token_pointer == e.key.id_pointer && e.key.fields.empty() && e.key.id_header.empty();
     if (Count(payload, "{body}") == 0 && Count(payload, "{form_sorted_kv}") == 0 && Count(payload, "{crc32}") == 0 &&
-        s.signature_pointer.empty() && !signed_key) {
+        s.signature_pointer.empty() && s.signature_source.empty() && !signed_key) {
       report_.Error(at + ".signed_payload", "must contain {body} (or {form_sorted_kv} for a form body)");
     }
     if (Count(payload, "{form_sorted_kv}") > 0 && s.body_kind != "form" && s.body_kind != "multipart") {
@@ -555,6 +558,7 @@ class Validator {
     }
     Timestamp(s, at, format, payload);
     BodySignature(s, at, payload);
+    FieldSignature(e, at, payload);
     UrlDecode(s, at);
     if (Count(payload, "{id}") > 0 && e.key.id_header.empty()) {
       report_.Error(at + ".signed_payload", "uses {id} but " + endpoint_at + ".key.id_header is not set");
@@ -683,6 +687,58 @@ class Validator {
         report_.Error(at + ".token_pointer", "reads a JSON body but body_kind is " + Quote(s.body_kind) +
                                                  ": set body_kind = \"json\"");
       }
+    }
+  }
+
+  // A signature inside the delivery over some of its fields (VNPay, MoMo,
+  // ZaloPay, payOS; verify/signed_fields.h): signature_source, {field:…},
+  // {sorted_fields} and {access_key}.
+  void FieldSignature(const EndpointConfig& e, const std::string& at, const std::vector<std::string>& payload) {
+    const SignatureConfig& s = e.signature;
+    if (!s.signature_source.empty()) {
+      const size_t colon = s.signature_source.find(':');
+      const std::string kind = s.signature_source.substr(0, colon);
+      const std::string name = colon == std::string::npos ? "" : s.signature_source.substr(colon + 1);
+      if ((kind != "json" && kind != "form" && kind != "query") || name.empty()) {
+        report_.Error(at + ".signature_source", "must be \"json:<pointer>\", \"form:<field>\" or \"query:<parameter>\" "
+                                                "(e.g. \"json:/signature\"), not " + Quote(s.signature_source));
+      } else if (kind == "json") {
+        Pointer(at + ".signature_source", name, false);
+      }
+      if (s.scheme != "hmac") report_.Error(at + ".signature_source", "only scheme = \"hmac\" reads it");
+      if (!s.signature_pointer.empty()) {
+        report_.Error(at + ".signature_source", "set signature_source or signature_pointer, not both");
+      }
+      if (kind == "json" && s.body_kind != "json") {
+        report_.Error(at + ".signature_source", "reads a JSON body but body_kind is " + Quote(s.body_kind));
+      }
+      if (kind == "form" && s.body_kind != "form" && s.body_kind != "multipart") {
+        report_.Error(at + ".signature_source", "reads a form body but body_kind is " + Quote(s.body_kind));
+      }
+      // The signature is part of the body it would sign, so the body cannot be signed whole.
+      if ((kind == "json" || kind == "form") && Count(payload, "{body}") > 0) {
+        report_.Error(at + ".signed_payload", "must not contain {body} when the signature is inside the body; "
+                                              "sign the fields the provider signs ({field:/…} or {sorted_fields})");
+      }
+      if (payload.empty()) report_.Error(at + ".signed_payload", "signs nothing: name the fields the provider signs");
+    }
+    for (const auto& ph : payload) {
+      if (IsFieldPlaceholder(ph)) Pointer(at + ".signed_payload", ph.substr(7, ph.size() - 8), false);
+      if (IsFieldPlaceholder(ph) && s.body_kind != "json") {
+        report_.Error(at + ".signed_payload", ph + " reads a JSON body but body_kind is " + Quote(s.body_kind));
+      }
+    }
+    if (Count(payload, "{sorted_fields}") > 0 && s.field_join.source.empty()) {
+      report_.Error(at + ".signed_payload", "uses {sorted_fields}, which only a provider preset defines");
+    }
+    if (Count(payload, "{access_key}") > 0 && s.access_key.empty()) {
+      report_.Error(at + ".access_key", e.provider != "generic"
+                                            ? "required for provider " + Quote(e.provider) +
+                                                  ", which signs it: the access key the provider gave you "
+                                                  "(MoMo: accessKey, next to the secretKey)"
+                                            : "signed_payload uses {access_key}: set access_key");
+    } else if (Count(payload, "{access_key}") == 0 && p_.Has(at + ".access_key")) {
+      report_.Warn(at + ".access_key", "has no effect: signed_payload does not use {access_key}");
     }
   }
 

@@ -98,6 +98,21 @@ void SettleBody(const httplib::Request& req, httplib::Response& res, Body body,
   CloseAfterResponse(res);
 }
 
+// What a GET delivery's query is stored and read as.
+constexpr std::string_view kGetBodyType = "application/x-www-form-urlencoded";
+
+// The raw query string without '?' ("" when none).
+std::string_view RawQuery(const httplib::Request& req) {
+  const size_t query_at = req.target.find('?');
+  return query_at == std::string::npos ? std::string_view() : std::string_view(req.target).substr(query_at + 1);
+}
+
+// Writes one of the provider's own answers (EndpointConfig::answers).
+void ReplyProvider(httplib::Response& res, const config::ProviderAnswer& answer) {
+  res.status = answer.http_status;
+  if (!answer.body.empty()) res.set_content(answer.body, answer.content_type);
+}
+
 Status CheckEventType(const config::EndpointConfig& endpoint, const std::string& event_type) {
   const auto& allowed = endpoint.event_types;
   if (allowed.empty() || std::find(allowed.begin(), allowed.end(), event_type) != allowed.end()) {
@@ -202,6 +217,9 @@ class Delivery {
   void ReceiveOtherMethod();
 
  private:
+  void ReceiveGet(const Target& target);
+  // Authenticate → Identify → Claim → reply, for a body already read (or a GET's query).
+  void Process(const Target& target, std::string body, std::string_view query, bool is_json);
   void ReceiveBatch(const Target& target, const HeaderView& headers, std::string body);
   void Reject(const Status& status, Body body, const httplib::ContentReader* reader = nullptr);
   void Ignore();
@@ -218,7 +236,11 @@ class Delivery {
             identity.business_key, identity.business_key_hint, identity.object_key, identity.object_version,
             key_spec_};
   }
-  void SetTarget(const Target& target) { DescribeTarget(target, &audit_); key_spec_ = target.endpoint->key_spec; }
+  void SetTarget(const Target& target) {
+    DescribeTarget(target, &audit_);
+    key_spec_ = target.endpoint->key_spec;
+    answers_ = &target.endpoint->answers;
+  }
   int64_t ElapsedUs() const {
     return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started_).count();
   }
@@ -235,6 +257,8 @@ class Delivery {
   store::DeliveryRecord audit_;
   std::string request_id_;
   std::string key_spec_;  // the target endpoint's key settings fingerprint, stored with each event
+  // The target endpoint's own answers (SPEC §10), or nullptr before routing.
+  const config::ProviderAnswers* answers_ = nullptr;
 };
 
 void Delivery::Receive(const httplib::ContentReader& reader) {
@@ -248,33 +272,55 @@ void Delivery::Receive(const httplib::ContentReader& reader) {
   auto body = ReadCappedBody(req_, reader, config_.MaxBodyBytes(*target->endpoint), &fully_read);
   if (!body.ok()) return Reject(body.status(), fully_read ? Body::kConsumed : Body::kBroken);
   audit_.body_bytes = static_cast<int64_t>(body->size());
+  Process(*target, std::move(body).value(), RawQuery(req_),
+          verify::IsJsonMediaType(req_.get_header_value("Content-Type")));
+}
 
+// A GET delivery (EndpointConfig::get_deliveries, VNPay IPN): its query string
+// is its form body, taken through the same steps as a POST's body, so it is
+// stored, deduplicated and audited the same way.
+void Delivery::ReceiveGet(const Target& target) {
+  std::string query(RawQuery(req_));
+  // The audit row keeps the path without the query: the query carries the signature.
+  audit_.path = req_.path;
+  audit_.content_type = std::string(kGetBodyType);
+  audit_.body_bytes = static_cast<int64_t>(query.size());
+  // A GET body is never read (its bytes end the connection): such a request is not a delivery.
+  if (req_.has_header("Content-Length") || req_.has_header("Transfer-Encoding")) {
+    return Reject(InvalidArgument("a GET delivery carries no body"), Body::kBroken);
+  }
+  if (query.empty()) return Reject(InvalidArgument("GET delivery without a query string"), Body::kConsumed);
+  if (query.size() > static_cast<uint64_t>(config_.MaxBodyBytes(*target.endpoint))) {
+    return Reject(TooLarge("query exceeds " + std::to_string(config_.MaxBodyBytes(*target.endpoint)) + " bytes"),
+                  Body::kConsumed);
+  }
+  const std::string signed_query = query;  // the request's query stays readable as the query too
+  Process(target, std::move(query), signed_query, false);
+}
+
+void Delivery::Process(const Target& target, std::string body, std::string_view query, bool is_json) {
   HttplibHeaders headers(req_.headers);
-  const size_t query_at = req_.target.find('?');  // the raw query, for signatures over {url}
-  verify::ParsedBody parsed(*body);  // one JSON parse for every step below
-  verify::DeliveryView view{req_.method, req_.path, headers, *body,
-                            query_at == std::string::npos ? "" : std::string_view(req_.target).substr(query_at + 1),
-                            &parsed};
-  if (auto answer = verify::AnswerUnsignedHandshake(*target->endpoint, view)) return Answer(*answer, false);
-  if (Status st = verify::Verify(*target->endpoint, *target->secrets, view, audit_.received_at_ms); !st.ok()) {
+  verify::ParsedBody parsed(body);  // one JSON parse for every step below
+  verify::DeliveryView view{req_.method, req_.path, headers, body, query, &parsed};
+  if (auto answer = verify::AnswerUnsignedHandshake(*target.endpoint, view)) return Answer(*answer, false);
+  if (Status st = verify::Verify(*target.endpoint, *target.secrets, view, audit_.received_at_ms); !st.ok()) {
     return Reject(st, Body::kConsumed);
   }
-  if (auto answer = verify::AnswerSignedHandshake(*target->endpoint, *target->secrets, view, audit_.received_at_ms)) {
+  if (auto answer = verify::AnswerSignedHandshake(*target.endpoint, *target.secrets, view, audit_.received_at_ms)) {
     return Answer(*answer, true);
   }
-  if (target->endpoint->key.batch) return ReceiveBatch(*target, headers, std::move(body).value());
-  bool is_json = verify::IsJsonMediaType(req_.get_header_value("Content-Type"));
-  auto identity = verify::Identify(*target->endpoint, headers, *body, is_json, &parsed);
+  if (target.endpoint->key.batch) return ReceiveBatch(target, headers, std::move(body));
+  auto identity = verify::Identify(*target.endpoint, headers, body, is_json, &parsed);
   if (!identity.ok()) return Reject(identity.status(), Body::kConsumed);
   audit_.event_id = identity->event_id;
   audit_.event_type = identity->event_type;
   audit_.payload_hash = identity->payload_hash;
-  if (Status st = CheckEventType(*target->endpoint, identity->event_type); !st.ok()) {
-    if (target->endpoint->ignore_other_event_types) return Ignore();
+  if (Status st = CheckEventType(*target.endpoint, identity->event_type); !st.ok()) {
+    if (target.endpoint->ignore_other_event_types) return Ignore();
     return Reject(st, Body::kConsumed);
   }
 
-  Accept(NewEvent(*identity, std::move(body).value()));
+  Accept(NewEvent(*identity, std::move(body)));
 }
 
 // A batch is taken whole: every element must identify, and the allow-list
@@ -328,15 +374,24 @@ void Delivery::AcceptBatch(const std::vector<store::NewEvent>& events) {
 }
 
 void Delivery::Accept(const store::NewEvent& event) {
+  // The row records the status really sent. Every preset answers a new
+  // event and a duplicate with the same status (only the body differs).
+  if (answers_ != nullptr && answers_->enabled()) audit_.http_status = answers_->accepted.http_status;
   auto claim = store_.RecordEvent(event, audit_);
   if (!claim.ok()) {
     ClaimFailed(claim.status());
     return;
   }
-  ReplyJson(res_, 200, ClaimReply(*claim));
+  if (answers_ != nullptr && answers_->enabled()) {
+    // The provider's own answer, still only now that the claim is durable; a
+    // conflict is answered as a duplicate (a retry would not change it).
+    ReplyProvider(res_, claim->outcome == store::DeliveryOutcome::kAccepted ? answers_->accepted : answers_->duplicate);
+  } else {
+    ReplyJson(res_, 200, ClaimReply(*claim));
+  }
   if (claim->outcome == store::DeliveryOutcome::kAccepted && on_accepted_) on_accepted_(audit_.endpoint);
   audit_.outcome = claim->outcome;
-  audit_.http_status = 200;
+  audit_.http_status = res_.status;
   CountDelivery(audit_);
   LogDelivery(audit_, claim->inbox_id, ElapsedUs(), request_id_);
 }
@@ -344,6 +399,7 @@ void Delivery::Accept(const store::NewEvent& event) {
 void Delivery::ReceiveOtherMethod() {
   auto target = Route(config_, req_.path);
   if (target.ok()) SetTarget(*target);
+  if (target.ok() && req_.method == "GET" && target->endpoint->get_deliveries) return ReceiveGet(*target);
   if (target.ok() && req_.method == "GET") {
     const size_t query_at = req_.target.find('?');
     std::string_view query = query_at == std::string::npos ? "" : std::string_view(req_.target).substr(query_at + 1);
@@ -362,13 +418,21 @@ void Delivery::ReceiveOtherMethod() {
 }
 
 void Delivery::Reject(const Status& status, Body body, const httplib::ContentReader* reader) {
+  // A refused signature gets the provider's own refusal where it has one
+  // (VNPay's 200 {"RspCode":"97"}): the audit row still says rejected.
+  const bool provider_refusal = answers_ != nullptr && answers_->enabled() && answers_->refused.http_status != 0 &&
+                                status.code() == Code::kUnauthenticated;
   audit_.outcome = store::DeliveryOutcome::kRejected;
-  audit_.http_status = HttpStatusFor(status.code());
+  audit_.http_status = provider_refusal ? answers_->refused.http_status : HttpStatusFor(status.code());
   audit_.reason = std::string(CodeName(status.code())) + ": " + status.message();
   if (Status st = store_.RecordRejected(audit_); !st.ok()) {
     log::Warn("audit_write_failed", {{"error", st.message()}});
   }
-  ReplyError(res_, status);
+  if (provider_refusal) {
+    ReplyProvider(res_, answers_->refused);
+  } else {
+    ReplyError(res_, status);
+  }
   SettleBody(req_, res_, body, reader);
   CountDelivery(audit_, CodeName(status.code()));
   LogDelivery(audit_, 0, ElapsedUs(), request_id_);
@@ -398,14 +462,21 @@ void Delivery::Answer(const verify::HandshakeAnswer& answer, bool authenticated)
 }
 
 void Delivery::Ignore() {
+  // With the provider's own answers, an ignored event is answered as
+  // accepted: done as far as the provider is concerned, so no retry.
+  const bool provider_answer = answers_ != nullptr && answers_->enabled();
   audit_.outcome = store::DeliveryOutcome::kIgnored;
-  audit_.http_status = 200;
+  audit_.http_status = provider_answer ? answers_->accepted.http_status : 200;
   audit_.reason = "event type not in the endpoint's event_types";
   if (Status st = store_.RecordIgnored(audit_); !st.ok()) {
     ReplyError(res_, st);  // the audit row is part of the promise; let the provider retry
     return;
   }
-  ReplyJson(res_, 200, R"({"status":"ignored"})");
+  if (provider_answer) {
+    ReplyProvider(res_, answers_->accepted);
+  } else {
+    ReplyJson(res_, 200, R"({"status":"ignored"})");
+  }
   LogDelivery(audit_, 0, ElapsedUs(), request_id_);
 }
 

@@ -37,7 +37,9 @@ class Receiver {
   // while reading, not after buffering whatever a client sends.
   void HandlePost(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) const;
 
-  // Any other method on /hooks/…: 404 for an unknown endpoint, else 405.
+  // Any other method on /hooks/…: 404 for an unknown endpoint; a GET to an
+  // endpoint whose provider delivers by GET (VNPay) is received like a POST,
+  // its query string as a form body; a GET handshake is answered; else 405.
   void HandleOtherMethod(const httplib::Request& req, httplib::Response& res) const;
 
   // Backstop for SPEC §9 "every request to /hooks/… gets one row": called

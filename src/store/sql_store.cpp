@@ -137,7 +137,9 @@ void KeepPayload(sql::Connection& db, const NewEvent& e, const RecordedEvent& r,
 // One delivery of one event: its key decided, its delivery row and its body.
 RecordedEvent RecordEventInTransaction(sql::Connection& db, const NewEvent& e, DeliveryRecord d) {
   RecordedEvent r = DecideKey(db, e);
-  d.http_status = 200;
+  // 200, or the status a provider's own answer uses for both outcomes, set
+  // by the receive path (MoMo's 204; SPEC §10).
+  if (d.http_status == 0) d.http_status = 200;
   d.outcome = r.outcome;
   r.delivery_id = InsertDelivery(db, d, r.inbox_id);
   KeepPayload(db, e, r, r.delivery_id);

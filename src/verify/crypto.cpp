@@ -26,6 +26,8 @@ const EVP_MD* Md(HashAlg alg) {
       return EVP_sha256();
     case HashAlg::kSha512:
       return EVP_sha512();
+    case HashAlg::kMd5:
+      return EVP_md5();
   }
   return EVP_sha256();
 }
@@ -42,6 +44,7 @@ std::optional<HashAlg> ParseHashAlg(std::string_view name) {
   if (name == "sha1") return HashAlg::kSha1;
   if (name == "sha256") return HashAlg::kSha256;
   if (name == "sha512") return HashAlg::kSha512;
+  if (name == "md5") return HashAlg::kMd5;
   return std::nullopt;
 }
 
@@ -73,7 +76,7 @@ class HmacContexts {
   }
 
  private:
-  std::array<EVP_MAC_CTX*, 3> contexts_{};  // by HashAlg
+  std::array<EVP_MAC_CTX*, 4> contexts_{};  // by HashAlg
 };
 
 }  // namespace

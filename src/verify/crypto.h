@@ -17,12 +17,14 @@
 
 namespace hookinbox::verify {
 
-enum class HashAlg { kSha1, kSha256, kSha512 };
+// kMd5 exists for providers that still sign with HMAC-MD5 (WayForPay); HMAC
+// keeps MD5's collisions from forging a MAC, but no new scheme should pick it.
+enum class HashAlg { kSha1, kSha256, kSha512, kMd5 };
 
-// "sha1" | "sha256" | "sha512" (lower case, as in the config), else nullopt.
+// "sha1" | "sha256" | "sha512" | "md5" (lower case, as in the config), else nullopt.
 std::optional<HashAlg> ParseHashAlg(std::string_view name);
 
-// HMAC of `data` under `key` (any length, may be empty): 20, 32 or 64 raw bytes.
+// HMAC of `data` under `key` (any length, may be empty): 20, 32, 64 or 16 raw bytes.
 std::string Hmac(HashAlg alg, std::string_view key, std::string_view data);
 
 // SHA-256 (common/digest.h), under the name the verifier has always used.

@@ -17,6 +17,7 @@
 #include "verify/json.h"
 #include "verify/schemes.h"
 #include "verify/signature_header.h"
+#include "verify/signed_fields.h"
 #include "verify/signed_payload.h"
 #include "verify/text.h"
 #include "verify/timestamp.h"
@@ -34,17 +35,6 @@ std::optional<int64_t> ParseUnixTime(std::string_view s) {
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;  // overflow
   return v;
-}
-
-// The first value of query parameter `name`, or nullopt (also for a query
-// that is not valid form encoding: no signature is read from it).
-std::optional<std::string> QueryValue(std::string_view query, const std::string& name) {
-  Result<std::vector<FormField>> params = ParseUrlEncoded(query);
-  if (!params.ok()) return std::nullopt;
-  for (const FormField& p : *params) {
-    if (p.name == name) return p.value;
-  }
-  return std::nullopt;
 }
 
 // Whether this configuration signs or carries a timestamp at all. If any
@@ -75,6 +65,12 @@ class BodyFields {
     if (v->is_string()) return std::string(TrimSpaces(v->get_ref<const std::string&>()));
     if (v->is_number_unsigned() && !strings_only) return std::to_string(v->get<uint64_t>());
     return std::nullopt;
+  }
+
+  // The body's JSON document, or nullptr when the body is not JSON.
+  const nlohmann::json* Doc() {
+    const Result<nlohmann::json>& doc = (shared_ != nullptr ? *shared_ : own_).Get();
+    return doc.ok() ? &*doc : nullptr;
   }
 
  private:
@@ -179,10 +175,25 @@ Result<std::string> SignedBytes(const config::EndpointConfig& e, const DeliveryV
   }
   std::optional<std::string_view> token_view;
   if (token) token_view = *token;
+  const bool uses_fields = TemplateUses(sig.signed_payload, "{field:");
+  const bool uses_join = TemplateUses(sig.signed_payload, "{sorted_fields}");
+  const bool join_json = sig.field_join.source.rfind("json:", 0) == 0;
+  const FieldInputs in{sig.body_kind, d.headers, d.body, d.query,
+                       uses_fields || (uses_join && join_json) ? fields.Doc() : nullptr};
+  std::string joined;
+  if (uses_join) {
+    Result<std::string> j = SortedFieldsForSigning(sig.field_join, in);
+    if (!j.ok()) return j.status();
+    joined = std::move(j).value();
+  }
   SignedParts parts{d.body, ts, id, d.method, url, token_view};
   parts.form_sorted_kv = form_kv;
+  parts.sorted_fields = joined;
+  parts.access_key = sig.access_key;
+  parts.doc = in.doc;
   Result<std::string> payload = ExpandSignedPayload(sig.signed_payload, parts);
-  if (!payload.ok()) return Internal(payload.status().message());
+  // A signed field the delivery lacks is its fault (Unauthenticated); anything else is the config's.
+  if (!payload.ok() && payload.status().code() != Code::kUnauthenticated) return Internal(payload.status().message());
   return payload;
 }
 
@@ -207,8 +218,14 @@ Status VerifyHmac(const config::EndpointConfig& endpoint, const std::vector<Secr
   std::optional<std::string> value;
   if (!sig.signature_pointer.empty()) {
     value = fields.Text(sig.signature_pointer, /*strings_only=*/true);
-  } else if (!sig.signature_query.empty()) {
-    value = QueryValue(d.query, sig.signature_query);
+  } else if (!sig.signature_source.empty()) {
+    // In a JSON field, a form field or a query parameter (VNPay, MoMo, ZaloPay).
+    std::optional<SignatureSource> source = ParseSignatureSource(sig.signature_source);
+    if (!source) return Internal("malformed signature.signature_source");
+    const FieldInputs in{sig.body_kind, d.headers, d.body, d.query, source->kind == "json" ? fields.Doc() : nullptr};
+    Result<std::optional<std::string>> read = ReadSignatureSource(*source, in);
+    if (!read.ok()) return read.status();
+    value = std::move(read).value();
   } else if (std::optional<std::string_view> h = d.headers.Get(sig.header)) {
     value = std::string(*h);
   }

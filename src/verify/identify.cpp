@@ -87,6 +87,20 @@ Result<std::string> IdFromPointer(const json& doc, const std::string& pointer) {
   return InvalidArgument("event id at " + pointer + " is not a string or an integer");
 }
 
+// The value at `pointer` in `doc`; a pointer "<outer>#<inner>" names the value
+// at <inner> in the JSON text that is the string at <outer> (parsed into
+// *inner). nullptr when absent, or the outer value is not a JSON string.
+const json* InnerJsonPart(const json& doc, const std::string& pointer, std::optional<json>* inner) {
+  const size_t hash = pointer.find("#/");
+  if (hash == std::string::npos) return FindPointer(doc, pointer);
+  const json* outer = FindPointer(doc, std::string_view(pointer).substr(0, hash));
+  if (outer == nullptr || !outer->is_string()) return nullptr;
+  Result<json> parsed = ParseJson(outer->get_ref<const std::string&>());
+  if (!parsed.ok()) return nullptr;
+  *inner = std::move(parsed).value();
+  return FindPointer(**inner, std::string_view(pointer).substr(hash + 1));
+}
+
 // `doc` is null only when every part is a header (NeedsJson).
 Result<std::string> IdFromFields(const json* doc, const HeaderView& headers, const std::vector<std::string>& parts) {
   std::string id;
@@ -106,7 +120,10 @@ Result<std::string> IdFromFields(const json* doc, const HeaderView& headers, con
                                     ? FormFieldPointer(part.substr(config::kFormField.size()))
                                     : part;
     if (doc == nullptr) return InvalidArgument("body is not JSON; key field " + pointer + " needs JSON");
-    const json* v = FindPointer(*doc, pointer);
+    // "/data#/app_trans_id": the string at /data is itself JSON (ZaloPay signs
+    // it as text), and the part is the value at /app_trans_id inside it.
+    std::optional<json> inner;
+    const json* v = InnerJsonPart(*doc, pointer, &inner);
     if (v == nullptr) return InvalidArgument("event id missing (no value at key field " + pointer + ")");
     std::optional<std::string> text = ScalarText(*v);
     if (!text) return InvalidArgument("key field " + pointer + " is not a string, number or boolean");
@@ -132,10 +149,12 @@ Result<std::string> EventType(const config::KeyConfig& k, const HeaderView& head
   std::string type;
   if (!k.event_type_pointer.empty()) {
     const json* v = FindPointer(*doc, k.event_type_pointer);
-    if (v != nullptr && !v->is_string()) {
-      return InvalidArgument("event type at " + k.event_type_pointer + " is not a string");
+    // An integer type is its decimal text: payment providers type their
+    // notifications with a result code (MoMo resultCode 0, ZaloPay type 1).
+    if (v != nullptr && !v->is_string() && !v->is_number_integer()) {
+      return InvalidArgument("event type at " + k.event_type_pointer + " is not a string or an integer");
     }
-    if (v != nullptr) type = v->get<std::string>();
+    if (v != nullptr) type = v->is_string() ? v->get<std::string>() : v->dump();
   } else if (!k.event_type_header.empty()) {
     type = std::string(TrimSpaces(headers.Get(k.event_type_header).value_or("")));
   } else if (!k.event_type_member_besides.empty() && doc != nullptr) {

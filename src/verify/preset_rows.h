@@ -36,5 +36,6 @@ void AddShopsPaymentsPresets(std::vector<Preset>& t);
 void AddDevtoolsPresets(std::vector<Preset>& t);
 void AddFormsCrmPresets(std::vector<Preset>& t);
 void AddMessagingPresets(std::vector<Preset>& t);
+void AddVnUaPresets(std::vector<Preset>& t);
 
 }  // namespace hookinbox::verify::presets

@@ -141,7 +141,7 @@ void AddSchedulingAndDocumentPresets(std::vector<Preset>& t) {
   // "a stable ID … across automatic and manual retries" (…/docs/webhooks-overview),
   // so the delivery is one row keyed on it, typed by its first notification.
   t.push_back({{"pandadoc"},
-               Endpoint({.header = "", .signature_query = "signature"},
+               Endpoint({.header = "", .signature_source = "query:signature"},
                         {.id_header = "X-PandaDoc-Webhook-Event-Id", .event_type_pointer = "/0/event"}),
                "PandaDoc Developer Dashboard → Webhooks → your subscription → Shared key"});
 }

@@ -12,6 +12,7 @@
 #include "verify/public_key.h"
 #include "verify/schemes.h"
 #include "verify/signature_header.h"
+#include "verify/signed_fields.h"
 #include "verify/signed_payload.h"
 #include "verify/timestamp.h"
 
@@ -120,6 +121,18 @@ Status PutSignatureInBody(const config::SignatureConfig& sig, const std::string&
 Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t now_ms, std::string_view method,
                 std::string_view url, const std::optional<std::string>& id, SignedDelivery& out) {
   const config::SignatureConfig& sig = e.signature;
+  // VNPay, MoMo, ZaloPay, payOS: the signature is a field of a body shaped
+  // like the provider's own, which a generic sample is not. A signature that
+  // only travels in the query (PandaDoc's ?signature= over the body) is made
+  // like any other.
+  const std::optional<SignatureSource> source = ParseSignatureSource(sig.signature_source);
+  const bool in_query = source && source->kind == "query" && !TemplateUses(sig.signed_payload, "{sorted_fields}") &&
+                        sig.signed_payload.find("{field:") == std::string::npos;
+  if (!sig.signature_source.empty() && !in_query) {
+    return InvalidArgument("send-test cannot sign this endpoint: its signature (signature_source = \"" +
+                           sig.signature_source +
+                           "\") covers fields of the provider's own body; use the provider's test delivery");
+  }
   std::optional<HashAlg> alg = ParseHashAlg(sig.algorithm);
   if (!alg) return InvalidArgument("unknown signature.algorithm");
   if (sig.encoding != "hex" && sig.encoding != "base64") return InvalidArgument("unknown signature.encoding");
@@ -153,8 +166,8 @@ Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t n
   const std::string mac = Hmac(*alg, secret.bytes(), *payload);
   const std::string encoded = sig.encoding == "base64" ? Base64Encode(mac) : HexEncode(mac);
   if (!sig.signature_pointer.empty()) return PutSignatureInBody(sig, FormatSignature(*format, encoded, ts), out);
-  if (!sig.signature_query.empty()) {
-    out.query = sig.signature_query + "=" + PercentEncode(FormatSignature(*format, encoded, ts));
+  if (in_query) {
+    out.query = source->name + "=" + PercentEncode(FormatSignature(*format, encoded, ts));
     return Status::Ok();
   }
   out.headers.emplace_back(sig.header, FormatSignature(*format, encoded, ts));

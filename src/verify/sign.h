@@ -31,7 +31,7 @@ struct SignedDelivery {
   // secret itself (token, basic): never print the values.
   std::vector<std::pair<std::string, std::string>> headers;
   // "name=value" to add to the URL's query, when the signature travels there
-  // (signature.signature_query, PandaDoc); empty otherwise. Never print it.
+  // (signature.signature_source = "query:…", PandaDoc); empty otherwise. Never print it.
   std::string query;
 };
 

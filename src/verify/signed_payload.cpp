@@ -2,12 +2,14 @@
 #include "verify/signed_payload.h"
 
 #include "verify/crypto.h"
+#include "verify/signed_fields.h"
 
 namespace hookinbox::verify {
 
 namespace {
 
 constexpr std::string_view kHeaderPrefix = "header:";
+constexpr std::string_view kFieldPrefix = "field:";
 
 // The value of placeholder `name` ("body", "timestamp", "id", "method", "url", "token"), or an error.
 Result<std::string_view> Lookup(std::string_view name, const SignedParts& parts) {
@@ -27,6 +29,10 @@ Result<std::string_view> Lookup(std::string_view name, const SignedParts& parts)
     v = parts.form_sorted_kv;
   else if (name == "webhook_id")
     v = parts.webhook_id;
+  else if (name == "sorted_fields")
+    v = parts.sorted_fields;
+  else if (name == "access_key")
+    v = parts.access_key;
   else if (name.substr(0, kHeaderPrefix.size()) == kHeaderPrefix && name.size() > kHeaderPrefix.size())
     v = parts.headers != nullptr ? parts.headers->Get(name.substr(kHeaderPrefix.size())) : std::nullopt;
   else
@@ -64,6 +70,14 @@ Result<std::string> ExpandSignedPayload(std::string_view tmpl, const SignedParts
     std::string_view name = tmpl.substr(open + 1, close - open - 1);
     if (name == "crc32") {
       out.append(std::to_string(Crc32(parts.body)));  // computed, so not a SignedParts field
+    } else if (name.substr(0, kFieldPrefix.size()) == kFieldPrefix) {
+      if (parts.any_field) {
+        tmpl.remove_prefix(close + 1);
+        continue;
+      }
+      Result<std::string> field = FieldForSigning(parts.doc, name.substr(kFieldPrefix.size()));
+      if (!field.ok()) return field.status();  // Unauthenticated: the delivery lacks what it signs
+      out.append(*field);
     } else {
       Result<std::string_view> value = Lookup(name, parts);
       if (!value.ok()) return value.status();

@@ -5,9 +5,11 @@
 // MAC. {body} is always the raw body as received, never re-serialised.
 // {method} is the request method and {url} the endpoint's configured public
 // URL plus the received query (HubSpot v3, Square). Further placeholders
-// ({form_sorted_kv}) join here as presets need them.
+// ({form_sorted_kv}; {field:<pointer>}, {sorted_fields} and {access_key} for
+// signatures inside the delivery) join here as presets need them.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +38,15 @@ struct SignedParts {
   // {webhook_id}: signature.webhook_id, a constant of the endpoint the provider signs (PayPal).
   std::optional<std::string_view> webhook_id = std::nullopt;
   // {crc32} needs no field: the CRC-32 of `body` as unsigned decimal (PayPal).
+  // {sorted_fields}: signature.field_join applied (verify/signed_fields.h; VNPay, payOS).
+  std::optional<std::string_view> sorted_fields = std::nullopt;
+  // {access_key}: signature.access_key, a merchant constant the provider signs (MoMo).
+  std::optional<std::string_view> access_key = std::nullopt;
+  // {field:<pointer>}: the JSON value at the pointer in this document, as
+  // text (signed_fields.h FieldForSigning); nullptr = the body is not JSON.
+  const nlohmann::json* doc = nullptr;
+  // For start-up checks (CheckEndpoint): every {field:…} stands for "".
+  bool any_field = false;
 };
 
 // True when `tmpl` contains `placeholder` (e.g. "{timestamp}").

@@ -26,6 +26,9 @@ Status CheckSignature(const config::EndpointConfig& e) {
   }
   SignedParts every{"", "", "", "", "", ""};
   every.form_sorted_kv = "";
+  every.sorted_fields = "";
+  every.access_key = "";
+  every.any_field = true;
   Result<std::string> expanded = ExpandSignedPayload(sig.signed_payload, every);
   return expanded.ok() ? Status::Ok() : expanded.status();
 }

@@ -38,7 +38,8 @@ TEST_CASE("keys: the table lists exactly the documented keys", "[config]") {
       "endpoint.signature.secret_prefix", "endpoint.signature.signed_payload", "endpoint.signature.webhook_id",
       "endpoint.signature.timestamp_header",
       "endpoint.signature.timestamp_pointer", "endpoint.signature.timestamp_unit",
-      "endpoint.signature.signature_pointer", "endpoint.signature.token_pointer", "endpoint.signature.url_decode",
+      "endpoint.signature.signature_pointer", "endpoint.signature.signature_source",
+      "endpoint.signature.access_key", "endpoint.signature.token_pointer", "endpoint.signature.url_decode",
       "endpoint.signature.tolerance_seconds", "endpoint.signature.body_kind",
       "endpoint.key", "endpoint.key.id_header", "endpoint.key.id_pointer", "endpoint.key.fields",
       "endpoint.key.canonical_hash", "endpoint.key.event_type_pointer", "endpoint.key.event_type_header",
@@ -152,8 +153,8 @@ TEST_CASE("keys: a sample file written from the table loads without key or type 
 
 TEST_CASE("keys: rejection messages list what is allowed", "[config]") {
   KeyValue v;
-  v.text = "md5";
-  CHECK(FindKey("endpoint.signature.algorithm")->RejectionFor(v) == "must be one of sha1, sha256, sha512 (got \"md5\")");
+  v.text = "sha384";
+  CHECK(FindKey("endpoint.signature.algorithm")->RejectionFor(v) == "must be one of sha1, sha256, sha512, md5 (got \"sha384\")");
   v.text = "stripe";
   CHECK(FindKey("endpoint.provider")->RejectionFor(v) == "unknown provider \"stripe\"; supported: generic");
   v.text = "{allowed}";

@@ -372,7 +372,7 @@ TEST_CASE("config: every problem in a file is reported, in line order", "[config
       "name = \"bad name\"\n"            // 7: pattern
       "secret_env = \"HOOKINBOX_CT_BASE_SECRET\"\n"
       "[endpoint.signature]\n"
-      "algorithm = \"md5\"\n"            // 10: enum
+      "algorithm = \"sha384\"\n"         // 10: enum
       "[endpoint.key]\n"
       "id_pointer = \"id\"\n";           // 12: not a pointer
   LoadResult r = Load(toml);
@@ -388,7 +388,7 @@ TEST_CASE("config: every problem in a file is reported, in line order", "[config
                                                           {12, "endpoint[0].key.id_pointer"}});
   CHECK(Find(r.errors, "storage.backend")->message == "must be one of sqlite, postgres (got \"mysql\")");
   CHECK(Find(r.errors, "endpoint[0].signature.algorithm")->message ==
-        "must be one of sha1, sha256, sha512 (got \"md5\")");
+        "must be one of sha1, sha256, sha512, md5 (got \"sha384\")");
 }
 
 TEST_CASE("config: Describe formats source, line, key and message", "[config]") {

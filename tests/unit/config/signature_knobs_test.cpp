@@ -115,3 +115,50 @@ TEST_CASE("config: url_decode takes percent-escapes only", "[config]") {
     CHECK(p->message.find("percent-escape") != std::string::npos);
   }
 }
+
+// signature_source, {field:…}, {sorted_fields} and {access_key} (the payment
+// providers of wave 2: VNPay, MoMo, ZaloPay, payOS; verify/signed_fields.h).
+TEST_CASE("config: a signature inside the delivery over fields loads, and its mistakes are named",
+          "[config][vn_ua]") {
+  LoadResult ok = WithSignature(
+      "signature_source = \"json:/signature\"\naccess_key = \"AK\"\n"
+      "signed_payload = \"accessKey={access_key}&amount={field:/amount}\"\n");
+  INFO(Dump(ok.errors));
+  REQUIRE(ok.ok());
+  CHECK(ok.config.endpoints[0].signature.signature_source == "json:/signature");
+  CHECK(ok.config.endpoints[0].signature.access_key == "AK");
+  CHECK(WithSignature("signature_source = \"query:sig\"\n").ok());  // the body may stay signed (Viber's fallback)
+
+  struct Bad {
+    std::string lines, key, message;
+  };
+  const std::vector<Bad> cases = {
+      {"signature_source = \"header:X\"\nsigned_payload = \"{field:/a}\"\n", "signature_source", "must be \"json:<pointer>\""},
+      {"signature_source = \"json:sig\"\nsigned_payload = \"{field:/a}\"\n", "signature_source", ""},
+      {"signature_source = \"json:/s\"\n", "signed_payload", "must not contain {body}"},
+      {"signature_source = \"form:s\"\nsigned_payload = \"{field:/a}\"\n", "signature_source", "reads a form body"},
+      {"signature_source = \"json:/s\"\nsignature_pointer = \"/s\"\nsigned_payload = \"{field:/a}\"\n",
+       "signature_source", "not both"},
+      {"scheme = \"token\"\nsignature_source = \"json:/s\"\nsigned_payload = \"{field:/a}\"\n", "signature_source",
+       "only scheme = \"hmac\""},
+      {"signature_source = \"json:/s\"\nsigned_payload = \"{field:a}\"\n", "signed_payload", ""},
+      {"signature_source = \"json:/s\"\nsigned_payload = \"{sorted_fields}\"\n", "signed_payload",
+       "only a provider preset defines"},
+      {"signature_source = \"json:/s\"\nsigned_payload = \"{access_key}{field:/a}\"\n", "access_key",
+       "signed_payload uses {access_key}: set access_key"},
+      {"body_kind = \"form\"\nsigned_payload = \"{body}{field:/a}\"\n", "signed_payload", "reads a JSON body"},
+  };
+  for (const Bad& c : cases) {
+    INFO(c.lines);
+    LoadResult r = WithSignature(c.lines);
+    CHECK_FALSE(r.ok());
+    const Problem* p = Find(r.errors, "endpoint[0].signature." + c.key);
+    REQUIRE(p != nullptr);
+    CHECK_THAT(p->message, Catch::Contains(c.message));
+  }
+  LoadResult unused = WithSignature("access_key = \"AK\"\n");
+  REQUIRE(unused.ok());
+  const Problem* w = Find(unused.warnings, "endpoint[0].signature.access_key");
+  REQUIRE(w != nullptr);
+  CHECK_THAT(w->message, Catch::Contains("has no effect"));
+}

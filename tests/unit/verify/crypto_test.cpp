@@ -26,6 +26,11 @@ TEST_CASE("crypto: HMAC-SHA1 matches RFC 2202 test case 2", "[verify]") {
   CHECK(HexEncode(Hmac(HashAlg::kSha1, "Jefe", kJefeData)) == "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79");
 }
 
+TEST_CASE("crypto: HMAC-MD5 matches RFC 2202 test case 2 (WayForPay signs with it)", "[verify]") {
+  CHECK(HexEncode(Hmac(HashAlg::kMd5, "Jefe", kJefeData)) == "750c783e6ab0b503eaa86e310a5db738");
+  CHECK(Hmac(HashAlg::kMd5, "k", "").size() == 16);
+}
+
 TEST_CASE("crypto: HMAC with an empty key or empty data is defined", "[verify]") {
   // RFC 4231 has no empty-key case; these are the values every HMAC library agrees on.
   CHECK(HexEncode(Hmac(HashAlg::kSha256, "", "")) ==
@@ -43,7 +48,8 @@ TEST_CASE("crypto: hash algorithm names", "[verify]") {
   CHECK(ParseHashAlg("sha1") == HashAlg::kSha1);
   CHECK(ParseHashAlg("sha256") == HashAlg::kSha256);
   CHECK(ParseHashAlg("sha512") == HashAlg::kSha512);
-  CHECK_FALSE(ParseHashAlg("md5"));
+  CHECK(ParseHashAlg("md5") == HashAlg::kMd5);
+  CHECK_FALSE(ParseHashAlg("MD5"));
   CHECK_FALSE(ParseHashAlg(""));
   CHECK_FALSE(ParseHashAlg("sha-256"));
 }

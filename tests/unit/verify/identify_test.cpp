@@ -193,7 +193,9 @@ TEST_CASE("identify: event type from a pointer or a header, empty when absent", 
   e.key.event_type_pointer = "/type";
   CHECK(Run(e)->event_type == "invoice.paid");
   CHECK(Run(e, R"({"id":"x"})")->event_type.empty());
-  CheckInvalid(Run(e, R"({"id":"x","type":5})"), "event type at /type is not a string");
+  CHECK(Run(e, R"({"id":"x","type":5})")->event_type == "5");  // MoMo resultCode, ZaloPay type
+  CheckInvalid(Run(e, R"({"id":"x","type":5.5})"), "event type at /type is not a string or an integer");
+  CheckInvalid(Run(e, R"({"id":"x","type":true})"), "event type at /type is not a string or an integer");
   CheckInvalid(Run(e, R"({"id":"x","type":")" + std::string(201, 't') + R"("})"), "event type longer than 200 bytes");
   auto h = ByPointer("/id");
   h.key.event_type_header = "X-Event-Type";
@@ -266,4 +268,15 @@ TEST_CASE("identify: a HubSpot batch retried with new attemptNumbers hashes the 
     e.volatile_fields = {"/0/attemptNumber"};
     CHECK(HashOf(e, retries[0]) != HashOf(e, first));
   }
+}
+
+TEST_CASE("identify: a key part inside a JSON string (\"/data#/app_trans_id\", ZaloPay)", "[verify]") {
+  auto e = ByPointer("/id");
+  e.key.id_pointer.clear();
+  e.key.fields = {"/data#/app_id", "/data#/app_trans_id"};
+  const std::string body = R"({"data":"{\"app_id\":2553,\"app_trans_id\":\"200904_2553_1\"}","type":1})";
+  CHECK(Run(e, body)->event_id == "2553:200904_2553_1");
+  CheckInvalid(Run(e, R"({"data":"{\"app_id\":2553}"})"), "event id missing (no value at key field /data#/app_trans_id)");
+  CheckInvalid(Run(e, R"({"data":"not json"})"), "event id missing (no value at key field /data#/app_id)");
+  CheckInvalid(Run(e, R"({"data":{"app_id":1}})"), "event id missing (no value at key field /data#/app_id)");
 }

@@ -562,7 +562,7 @@ TEST_CASE("preset pandadoc: the signature is the query parameter \"signature\"; 
 
   // Writing signature.header moves the signature back to that header.
   const config::EndpointConfig moved = Load("pandadoc", key, "[endpoint.signature]\nheader = \"X-Signature\"\n");
-  CHECK(moved.signature.signature_query.empty());
+  CHECK(moved.signature.signature_source.empty());
   MapHeaders hh = With(kJson, {{"X-Signature", HexSha256(key, body)}});
   CHECK(Verify(moved, moved.secrets, DeliveryView{"POST", "/hooks/hooks", hh, body}, kNow * 1000).ok());
 }

@@ -124,6 +124,17 @@ TEST_CASE("SignDelivery: presets round-trip through Verify and Identify", "[veri
   SECTION("gitlab (token: the body is not signed)") { RoundTrip(Load("gitlab", "gl-token"), false); }
 }
 
+TEST_CASE("SignDelivery: signatures inside a provider's own body are refused clearly", "[verify][sign][vn_ua]") {
+  for (const char* provider : {"vnpay", "zalopay", "payos"}) {
+    config::EndpointConfig e = Load(provider, "some-secret");
+    Result<SignedDelivery> d = SignDelivery(e, e.secrets.front(), "", kNowMs, "POST", "");
+    INFO(provider);
+    CHECK(d.status().code() == Code::kInvalidArgument);
+    CHECK_THAT(d.status().message(), Catch::Contains("send-test cannot sign this endpoint"));
+  }
+  SECTION("sepay (a key in a header) can be sent") { RoundTrip(Load("sepay", "sepay-key"), false); }
+}
+
 TEST_CASE("SignDelivery: basic credentials and a caller's own body", "[verify][sign]") {
   config::EndpointConfig e =
       Load("generic", "user:pass", "[endpoint.signature]\nscheme = \"basic\"\n" + kKey);
