@@ -95,7 +95,7 @@ colour = "blue"
 name = "demo"
 secret_env = "HOOKINBOX_TEST_CHECK_CONFIG_UNSET_VAR"
 [endpoint.signature]
-algorithm = "md5"
+algorithm = "md4"
 [endpoint.key]
 id_pointer = "/id"
 )");

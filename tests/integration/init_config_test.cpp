@@ -213,7 +213,7 @@ TEST_CASE("init -c: an invalid config is an error naming the key; nothing is cre
   std::string key;
   SECTION("a bad value") {
     p.Write("", std::string("\n[[endpoint]]\nname = \"demo\"\nsecret_file = \"s.secret\"\n") +
-                    std::regex_replace(kSignature, std::regex("\n\\[endpoint.key\\]"), "algorithm = \"md5\"\n$&"));
+                    std::regex_replace(kSignature, std::regex("\n\\[endpoint.key\\]"), "algorithm = \"md4\"\n$&"));
     key = "endpoint[0].signature.algorithm";
   }
   SECTION("an unknown key") {
