@@ -27,6 +27,7 @@ import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { packages as wave2Packages, wave2Cases } from './wave2.mjs';
 
 const { values: opt } = parseArgs({
   options: { bin: { type: 'string' }, dir: { type: 'string' }, base: { type: 'string' } },
@@ -393,6 +394,8 @@ const verifiers = {
     return asBool(() => Razorpay.validateWebhookSignature(raw, signature, secretOf('razorpay')));
   },
 };
+const wave2 = wave2Cases({ secretOf, publicKeyOf, header, rand, json, dir: opt.dir });
+Object.assign(verifiers, wave2.verifiers);
 const quietLogger = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel() {}, setName() {} };
 
 // One capture server for every verifier case; `current` says which package checks.
@@ -430,7 +433,8 @@ async function verifierCases(p, port) {
   }
   current = { provider: p, verdicts: [], last: null };
   const args = [p, '-c', path.join(opt.dir, 'check', `${p}.toml`), '--url', `http://127.0.0.1:${port}/hooks/${p}`];
-  if (p === 'discord' || p === 'sendgrid') args.push('--private-key', keyFile(p));
+  if (p === 'discord' || p === 'sendgrid' || p === 'telnyx') args.push('--private-key', keyFile(p));
+  args.push(...(wave2.sendTestArgs[p]?.() ?? []));
   await attempt(p, 'send-test', async () => {
     const r = await sendTest(args);
     if (current.verdicts.length === 0) {
@@ -444,7 +448,7 @@ async function verifierCases(p, port) {
     const { headers, body } = current.last;
     delete headers['content-length'];
     delete headers['transfer-encoding'];
-    const corrupted = body.replace(/[a-z]/, (c) => (c === 'x' ? 'y' : 'x'));
+    const corrupted = wave2.corrupters[p]?.(body) ?? body.replace(/[a-z]/, (c) => (c === 'x' ? 'y' : 'x'));
     const r = await request(`http://127.0.0.1:${port}/hooks/${p}`, { headers, body: corrupted });
     return r.status === 401 ? null : `the package accepted a corrupted body (status ${r.status})`;
   });
@@ -595,6 +599,7 @@ const signers = {
   twilio: signTwilio,
   hubspot: signHubspot,
   discord: signDiscord,
+  ...wave2.signers,
 };
 const started = Date.now();
 // Load every package first: a first import inside a check would eat into
@@ -605,6 +610,7 @@ await Promise.allSettled([
   '@hubspot/api-client', 'tweetnacl',
   'discord-interactions', '@slack/bolt', '@shopify/shopify-api/adapters/node', '@shopify/shopify-api',
   '@sendgrid/eventwebhook', '@paddle/paddle-node-sdk', 'square', '@linear/sdk/webhooks', 'razorpay',
+  ...wave2Packages,
 ].map((name) => import(name)));
 for (const [p, sign] of Object.entries(signers)) await signerCases(p, sign);
 await signerCases('twilio', signTwilioJson, 'json-');

@@ -4,7 +4,8 @@
 #   bash tests/interop/run.sh BUILD_DIR
 #
 # Signer packages (stripe, octokit, standardwebhooks, svix, twilio, hubspot,
-# tweetnacl for discord) sign deliveries that a running `hookinbox serve` must
+# tweetnacl for discord; wave 2: workos, sanity, adyen, payos,
+# coinbase-commerce) sign deliveries that a running `hookinbox serve` must
 # accept, answer "duplicate" for a second time and 401 when tampered with.
 # Verifier packages check what `hookinbox send-test` sends, through a capture
 # server in interop.mjs; standardwebhooks also verifies what a second `hookinbox
@@ -62,7 +63,8 @@ s="$work/secrets"
 
 # Secrets in files, each in the form the provider's dashboard shows it.
 printf 'whsec_%s' "$(openssl rand -hex 24)" >"$s/stripe.secret"
-for p in github shopify slack twilio hubspot paddle square linear razorpay; do
+for p in github shopify slack twilio hubspot paddle square linear razorpay \
+  line gocardless workos sanity adyen payos coinbase-commerce polar; do
   openssl rand -hex 32 | tr -d '\n' >"$s/$p.secret"
 done
 for p in standard-webhooks svix clerk resend; do
@@ -71,6 +73,9 @@ done
 # Discord: Ed25519; the dashboard shows the public key as hex.
 openssl genpkey -algorithm ed25519 -out "$s/discord.key" 2>/dev/null
 openssl pkey -in "$s/discord.key" -pubout -outform DER | tail -c 32 | od -An -v -tx1 | tr -d ' \n' >"$s/discord.pub"
+# Telnyx: Ed25519 too; Mission Control shows the public key as base64 of the raw 32 bytes.
+openssl genpkey -algorithm ed25519 -out "$s/telnyx.key" 2>/dev/null
+openssl pkey -in "$s/telnyx.key" -pubout -outform DER | tail -c 32 | base64 -w0 >"$s/telnyx.pub"
 # SendGrid: ECDSA P-256; the dashboard shows base64 DER SubjectPublicKeyInfo.
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$s/sendgrid.key" 2>/dev/null
 openssl pkey -in "$s/sendgrid.key" -pubout -outform DER | base64 -w0 >"$s/sendgrid.pub"
@@ -86,12 +91,13 @@ endpoint() {  # endpoint PROVIDER [extra toml lines...]
 }
 public_url() { printf 'public_url = "https://hooks.example.test/hooks/%s"' "$1"; }
 providers=(stripe github standard-webhooks svix clerk resend twilio hubspot discord
-  slack shopify sendgrid paddle square linear razorpay)
+  slack shopify sendgrid paddle square linear razorpay
+  line telnyx gocardless workos sanity adyen payos coinbase-commerce polar)
 mkdir -p "$work/endpoints" "$work/check"
 for p in "${providers[@]}"; do
   case $p in
     twilio | hubspot | square) endpoint "$p" "secret_file = \"secrets/$p.secret\"" "$(public_url "$p")" ;;
-    discord | sendgrid) endpoint "$p" "public_key_file = \"secrets/$p.pub\"" ;;
+    discord | sendgrid | telnyx) endpoint "$p" "public_key_file = \"secrets/$p.pub\"" ;;
     *) endpoint "$p" "secret_file = \"secrets/$p.secret\"" ;;
   esac >"$work/endpoints/$p.toml"
 done
