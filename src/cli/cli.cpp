@@ -67,8 +67,12 @@ int Main(int argc, char** argv) {
   send_test->add_option("ENDPOINT", send.endpoint, "endpoint name")->required();
   send_test->add_option("--tenant", send.tenant, "tenant id (endpoints with tenants)");
   send_test->add_option("--url", send.url, "server URL (default: from server.listen)");
-  send_test->add_option("--event-type", send.event_type, "event type of the sample (default hookinbox.test)");
-  send_test->add_option("--body", send.body_file, "send this file's bytes as the body, as-is");
+  send_test->add_option("--event-type", send.event_type,
+                        "event type of the sample (default hookinbox.test; for vnpay, momo, zalopay and payos "
+                        "the provider's success code)");
+  send_test->add_option("--body", send.body_file,
+                        "send this file's bytes as the body, as-is (vnpay, momo, zalopay, payos: with the "
+                        "signature added)");
   send_test->add_option("--times", send.times, "send the same delivery N times")->check(CLI::Range(1, 10000));
   send_test->add_flag("--concurrent", send.concurrent, "send the N copies at once, one thread each");
   send_test->add_flag("--insecure-tls", send.insecure_tls, "do not verify the server certificate");

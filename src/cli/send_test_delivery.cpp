@@ -1,5 +1,6 @@
 // `hookinbox send-test ENDPOINT`: sign a sample delivery exactly as the
-// endpoint's provider would (verify/sign.h) and POST it to the running server,
+// endpoint's provider would (verify/sign.h) and POST it to the running server
+// (or GET it, its form in the query, for a provider that delivers so: VNPay),
 // so a user can check their setup without waiting for the provider.
 //
 // The same signed delivery is sent --times N (the 2nd+ answer "duplicate"),
@@ -99,10 +100,12 @@ Response SendOnce(const Target& t, const verify::SignedDelivery& d, const std::s
       headers.emplace(name, value);
     }
   }
-  // A signature that travels in the query (PandaDoc) is added to the path.
+  // A signature that travels in the query (PandaDoc), or a GET's whole signed
+  // form (VNPay), is added to the path.
   const std::string path =
       d.query.empty() ? t.path : t.path + (t.path.find('?') == std::string::npos ? "?" : "&") + d.query;
-  httplib::Result res = client.Post(path, headers, d.body, content_type);
+  httplib::Result res =
+      d.method == "GET" ? client.Get(path, headers) : client.Post(path, headers, d.body, content_type);
   if (!res) {
     std::string why = httplib::to_string(res.error());
     if (t.scheme == "https" && res.error() == httplib::Error::SSLServerVerification) {
@@ -263,8 +266,10 @@ int RunSendTest(const SendTestOptions& opt, const CommonOptions& common, std::os
   } else {
     body = verify::SampleBody(*e, event_type, now_ms);
   }
+  // A provider that delivers with GET (VNPay) is imitated: the signed form goes in the query.
+  const std::string_view method = e->get_deliveries ? "GET" : "POST";
   Result<verify::SignedDelivery> signed_delivery =
-      verify::SignDelivery(*e, secret, std::move(body), now_ms, "POST", UrlForSigning(*e, *target), event_type);
+      verify::SignDelivery(*e, secret, std::move(body), now_ms, method, UrlForSigning(*e, *target), event_type);
   if (!signed_delivery.ok()) {
     err << "hookinbox send-test: cannot sign for endpoint \"" << e->name
         << "\": " << signed_delivery.status().message() << "\n";

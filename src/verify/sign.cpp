@@ -9,6 +9,7 @@
 #include "verify/crypto.h"
 #include "verify/form.h"
 #include "verify/json.h"
+#include "verify/provider_sample.h"
 #include "verify/public_key.h"
 #include "verify/schemes.h"
 #include "verify/signature_header.h"
@@ -103,35 +104,69 @@ Result<std::optional<std::string>> TokenFromBody(const config::SignatureConfig& 
   return InvalidArgument("the body has no string at signature.token_pointer " + sig.token_pointer);
 }
 
-// Writes the signature into the JSON body at signature_pointer (Mailgun). The
-// body is re-serialised, which is safe only because such a signature never
-// covers {body} (config validation refuses that combination).
-Status PutSignatureInBody(const config::SignatureConfig& sig, const std::string& value, SignedDelivery& out) {
+// Writes the signature into the JSON body at `pointer` (Mailgun's
+// signature_pointer; MoMo's, ZaloPay's and payOS's signature_source "json:").
+// The body is re-serialised, which is safe only because such a signature
+// never covers {body} (config validation refuses that combination for
+// signature_pointer; SignHmac refuses it for signature_source), and what it
+// does cover is read back from the parsed values, which a dump keeps.
+Status PutSignatureInBody(const std::string& pointer, const std::string& value, SignedDelivery& out) {
   Result<json> doc = ParseJson(out.body);
-  if (!doc.ok()) return InvalidArgument("signature.signature_pointer needs a JSON object body");
-  SetAt(*doc, sig.signature_pointer, value);
-  const json* placed = FindPointer(*doc, sig.signature_pointer);
-  if (placed == nullptr || !placed->is_string()) {
-    return InvalidArgument("cannot place the signature at " + sig.signature_pointer);
+  if (!doc.ok()) {
+    return InvalidArgument("the signature goes in the body at " + pointer + ", which needs a JSON object body");
   }
+  SetAt(*doc, pointer, value);
+  const json* placed = FindPointer(*doc, pointer);
+  if (placed == nullptr || !placed->is_string()) return InvalidArgument("cannot place the signature at " + pointer);
   out.body = doc->dump();
+  return Status::Ok();
+}
+
+// The signed fields of the delivery for {field:…}, {sorted_fields} and
+// {access_key}, read by the verifier's own functions (signed_fields.h) from
+// what will be sent: the body, and for a GET (VNPay) the body as the query.
+// `doc` keeps the body's parse alive for `parts`. A body without the fields
+// the signature covers is InvalidArgument: the caller's --body is wrong.
+Status FillSignedFields(const config::SignatureConfig& sig, std::string_view method, const SignedDelivery& out,
+                        std::optional<json>& doc, std::string& joined, SignedParts& parts) {
+  const bool uses_fields = TemplateUses(sig.signed_payload, "{field:");
+  const bool uses_join = TemplateUses(sig.signed_payload, "{sorted_fields}");
+  if (!uses_fields && !uses_join) return Status::Ok();
+  if (uses_fields || sig.field_join.source.rfind("json:", 0) == 0) {
+    Result<json> parsed = ParseJson(out.body);
+    if (!parsed.ok()) return InvalidArgument("the signature covers fields of a JSON body, and the body is not JSON");
+    doc = std::move(parsed).value();
+    parts.doc = &*doc;
+  }
+  MapHeaders sent;
+  for (const auto& [name, value] : out.headers) sent.Set(name, value);
+  const std::string_view query = method == "GET" ? std::string_view(out.body) : std::string_view(out.query);
+  const FieldInputs in{sig.body_kind, sent, out.body, query, parts.doc};
+  if (uses_join) {
+    Result<std::string> j = SortedFieldsForSigning(sig.field_join, in);
+    if (!j.ok()) {
+      return InvalidArgument("the body lacks the fields the signature covers (" + j.status().message() + ")");
+    }
+    joined = std::move(j).value();
+    parts.sorted_fields = joined;
+  }
   return Status::Ok();
 }
 
 Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t now_ms, std::string_view method,
                 std::string_view url, const std::optional<std::string>& id, SignedDelivery& out) {
   const config::SignatureConfig& sig = e.signature;
-  // VNPay, MoMo, ZaloPay, payOS: the signature is a field of a body shaped
-  // like the provider's own, which a generic sample is not. A signature that
-  // only travels in the query (PandaDoc's ?signature= over the body) is made
-  // like any other.
-  const std::optional<SignatureSource> source = ParseSignatureSource(sig.signature_source);
-  const bool in_query = source && source->kind == "query" && !TemplateUses(sig.signed_payload, "{sorted_fields}") &&
-                        sig.signed_payload.find("{field:") == std::string::npos;
-  if (!sig.signature_source.empty() && !in_query) {
-    return InvalidArgument("send-test cannot sign this endpoint: its signature (signature_source = \"" +
-                           sig.signature_source +
-                           "\") covers fields of the provider's own body; use the provider's test delivery");
+  // signature_source: the signature is a query parameter (PandaDoc), a JSON
+  // field (MoMo, ZaloPay, payOS) or a form field (VNPay, whose form is the
+  // GET's query). One placed in the body cannot also sign the body's bytes.
+  std::optional<SignatureSource> source;
+  if (!sig.signature_source.empty()) {
+    source = ParseSignatureSource(sig.signature_source);
+    if (!source) return InvalidArgument("malformed signature.signature_source");
+    if (source->kind != "query" && TemplateUses(sig.signed_payload, "{body}")) {
+      return InvalidArgument("the signature (signature_source = \"" + sig.signature_source +
+                             "\") is placed in the body it signs ({body})");
+    }
   }
   std::optional<HashAlg> alg = ParseHashAlg(sig.algorithm);
   if (!alg) return InvalidArgument("unknown signature.algorithm");
@@ -161,16 +196,28 @@ Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t n
   }
   SignedParts parts{out.body, ts, id_view, method, signed_url, token_view};
   parts.form_sorted_kv = form_kv;
+  parts.access_key = sig.access_key;  // as the verifier sets it
+  std::optional<json> doc;
+  std::string joined;
+  if (Status st = FillSignedFields(sig, method, out, doc, joined, parts); !st.ok()) return st;
   Result<std::string> payload = ExpandSignedPayload(sig.signed_payload, parts);
-  if (!payload.ok()) return payload.status();
+  if (!payload.ok()) {
+    if (payload.status().code() != Code::kUnauthenticated) return payload.status();
+    return InvalidArgument("the body lacks the fields the signature covers (" + payload.status().message() + ")");
+  }
   const std::string mac = Hmac(*alg, secret.bytes(), *payload);
   const std::string encoded = sig.encoding == "base64" ? Base64Encode(mac) : HexEncode(mac);
-  if (!sig.signature_pointer.empty()) return PutSignatureInBody(sig, FormatSignature(*format, encoded, ts), out);
-  if (in_query) {
-    out.query = source->name + "=" + PercentEncode(FormatSignature(*format, encoded, ts));
-    return Status::Ok();
+  const std::string value = FormatSignature(*format, encoded, ts);
+  if (!sig.signature_pointer.empty()) return PutSignatureInBody(sig.signature_pointer, value, out);
+  if (!source) {
+    out.headers.emplace_back(sig.header, value);
+  } else if (source->kind == "json") {
+    return PutSignatureInBody(source->name, value, out);
+  } else if (source->kind == "form") {
+    out.body += (out.body.empty() ? "" : "&") + PercentEncode(source->name) + "=" + PercentEncode(value);
+  } else {
+    out.query = PercentEncode(source->name) + "=" + PercentEncode(value);
   }
-  out.headers.emplace_back(sig.header, FormatSignature(*format, encoded, ts));
   return Status::Ok();
 }
 
@@ -238,6 +285,8 @@ std::string BatchSampleBody(const config::EndpointConfig& e, std::string_view ev
 }  // namespace
 
 std::string SampleBody(const config::EndpointConfig& e, std::string_view event_type, int64_t now_ms) {
+  // A signature over the provider's own fields needs the provider's own shape.
+  if (!ProviderExample(e).empty()) return ProviderSample(e, event_type == kTestEventType ? "" : event_type);
   if (e.key.batch) return BatchSampleBody(e, event_type);
   if (IsFormBodyKind(e.signature.body_kind)) return SampleFormBody(e, event_type, "test_" + RandomHex(12));
   json doc = json::object();
@@ -301,6 +350,7 @@ Result<SignedDelivery> SignDelivery(const config::EndpointConfig& e, const Secre
                                     int64_t now_ms, std::string_view method, std::string_view url_for_signing,
                                     std::string_view event_type) {
   SignedDelivery out;
+  out.method = std::string(method);
   out.body = std::move(body);
   out.headers.emplace_back("Content-Type", FormContentType(e.content_types.empty() ? std::string("application/json")
                                                                                    : e.content_types.front(),
@@ -325,6 +375,12 @@ Result<SignedDelivery> SignDelivery(const config::EndpointConfig& e, const Secre
     if (Status st = SignAsymmetric(e, *kind, secret, now_ms, method, url_for_signing, id, out); !st.ok()) return st;
   } else if (sig.scheme != "none") {
     return InvalidArgument("unknown signature scheme");
+  }
+  // A GET delivery (VNPay) carries its form in the query and has no body.
+  if (out.method == "GET") {
+    out.query = out.body + (out.query.empty() || out.body.empty() ? "" : "&") + out.query;
+    out.body.clear();
+    std::erase_if(out.headers, [](const auto& h) { return h.first == "Content-Type"; });
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // `hookinbox send-test` against the real server: the demo endpoint, a Stripe
-// and a GitHub preset endpoint; --times, --concurrent, --json, and the exit
+// and a GitHub preset endpoint, VNPay (a signed GET) and MoMo (a signed body)
+// with their providers' answers; --times, --concurrent, --json, and the exit
 // codes for an unknown endpoint (2) and a server that is not running (1).
 #include <catch2/catch.hpp>
 
@@ -133,4 +134,49 @@ secret_env = "HOOKINBOX_IT_STRIPE_SECRET"
   INFO(refused.out);
   CHECK(refused.exit_code == 1);
   CHECK(refused.out.find("https://127.0.0.1:1/hooks/demo") != std::string::npos);
+}
+
+// VNPay and MoMo sign their own fields (the signature is inside the delivery):
+// send-test sends each provider's documented example with fresh key fields,
+// VNPay's as a GET whose query is the signed form, and gets the provider's answers.
+TEST_CASE("send-test: VNPay (a signed GET) and MoMo (a signed body) get their providers' answers",
+          "[integration][send-test][vn_ua]") {
+  Installation inst;
+  ServerProcess server{inst};
+  ::setenv("HOOKINBOX_IT_VNPAY_SECRET", "vnp-send-test-secret", 1);
+  ::setenv("HOOKINBOX_IT_MOMO_SECRET", "momo-send-test-secret", 1);
+  inst.WriteTestConfig(R"(
+[[endpoint]]
+name = "vnpay"
+provider = "vnpay"
+secret_env = "HOOKINBOX_IT_VNPAY_SECRET"
+
+[[endpoint]]
+name = "momo"
+provider = "momo"
+secret_env = "HOOKINBOX_IT_MOMO_SECRET"
+[endpoint.signature]
+access_key = "send-test-access-key"
+)");
+  server.Start();
+  auto send = [&](const std::string& args) {
+    return RunCommand(BinaryPath() + " send-test " + args + " -c " + inst.config_path() +
+                      " --url https://127.0.0.1:" + std::to_string(server.port()) + " 2>&1");
+  };
+  auto vnpay = send("vnpay --times 2");
+  INFO(vnpay.out);
+  CHECK(vnpay.exit_code == 0);
+  CHECK(Count(vnpay.out, R"(200 {"RspCode":"00")") == 1);
+  CHECK(Count(vnpay.out, R"(200 {"RspCode":"02")") == 1);
+  CHECK(vnpay.out.find("vnp-send-test-secret") == std::string::npos);
+  CHECK(inst.Sql("SELECT event_type FROM webhook_inbox WHERE endpoint = 'vnpay'") == "00");
+  CHECK(inst.Sql("SELECT method FROM webhook_deliveries WHERE endpoint = 'vnpay' LIMIT 1") == "GET");
+
+  auto momo = send("momo --times 2");
+  INFO(momo.out);
+  CHECK(momo.exit_code == 0);
+  CHECK(Count(momo.out, "204") == 2);
+  CHECK(inst.Sql("SELECT event_type FROM webhook_inbox WHERE endpoint = 'momo'") == "0");
+  CHECK(inst.Sql("SELECT outcome || ' ' || http_status FROM webhook_deliveries WHERE endpoint = 'momo' ORDER BY id") ==
+        "accepted 204\nduplicate 204");
 }

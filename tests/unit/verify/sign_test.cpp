@@ -1,19 +1,26 @@
 // SignDelivery + SampleBody round trips: what send-test signs, Verify accepts
 // and Identify reads, for the generic HMAC shapes, the credential schemes and
 // a handful of presets (each loaded through config::LoadString with the real
-// preset table); one changed body byte is rejected.
+// preset table); one changed body byte is rejected. The presets that sign
+// their own fields (VNPay, MoMo, ZaloPay, payOS) are also checked against
+// OpenSSL's HMAC() where the signed string is simple to rebuild (MoMo, ZaloPay).
 #include <catch2/catch.hpp>
 
+#include <openssl/evp.h>
+
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "common/encoding.h"
 #include "preset_test_util.h"
+#include "support/openssl_hmac.h"
 #include "verify/sign.h"
 #include "verify/verify.h"
 
 using namespace hookinbox;
 using namespace hookinbox::verify;
 using namespace hookinbox::verify::test;
+using hookinbox::testing::OpensslHmac;
 
 namespace {
 
@@ -124,15 +131,124 @@ TEST_CASE("SignDelivery: presets round-trip through Verify and Identify", "[veri
   SECTION("gitlab (token: the body is not signed)") { RoundTrip(Load("gitlab", "gl-token"), false); }
 }
 
-TEST_CASE("SignDelivery: signatures inside a provider's own body are refused clearly", "[verify][sign][vn_ua]") {
-  for (const char* provider : {"vnpay", "zalopay", "payos"}) {
-    config::EndpointConfig e = Load(provider, "some-secret");
-    Result<SignedDelivery> d = SignDelivery(e, e.secrets.front(), "", kNowMs, "POST", "");
-    INFO(provider);
-    CHECK(d.status().code() == Code::kInvalidArgument);
-    CHECK_THAT(d.status().message(), Catch::Contains("send-test cannot sign this endpoint"));
+namespace {
+
+// A signature inside the provider's own delivery (VNPay, MoMo, ZaloPay,
+// payOS): send-test's sample, signed, is what Verify and Identify accept, as
+// the receive path calls them (a GET's query is its form body).
+struct FieldDelivery {
+  SignedDelivery d;
+  EventIdentity id;
+};
+FieldDelivery SignFields(const config::EndpointConfig& e, std::string_view event_type = kTestEventType) {
+  const std::string method = e.get_deliveries ? "GET" : "POST";
+  Result<SignedDelivery> d =
+      SignDelivery(e, e.secrets.front(), SampleBody(e, event_type, kNowMs), kNowMs, method, "", event_type);
+  REQUIRE(d.ok());
+  INFO(d->body << d->query);
+  CHECK(d->method == method);
+  MapHeaders h = ToHeaders(*d);
+  const std::string& body = e.get_deliveries ? d->query : d->body;
+  if (e.get_deliveries) {
+    CHECK(d->body.empty());
+    h.Set("Content-Type", "application/x-www-form-urlencoded");  // what receive.cpp reads a GET's query as
+  }
+  Status verified = Verify(e, e.secrets, DeliveryView{method, "/hooks/hooks", h, body, d->query}, kNowMs);
+  INFO(verified.ToString());
+  CHECK(verified.ok());
+  Result<EventIdentity> id = Identify(e, h, body, !e.get_deliveries);
+  INFO(id.status().ToString());
+  REQUIRE(id.ok());
+  return {*d, *id};
+}
+
+Status VerifyFields(const config::EndpointConfig& e, const std::string& body) {
+  MapHeaders h = MapHeaders{{"Content-Type", "application/json"}};
+  return Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", h, body}, kNowMs);
+}
+
+}  // namespace
+
+TEST_CASE("SignDelivery: signatures over the provider's own fields round-trip", "[verify][sign][vn_ua]") {
+  SECTION("vnpay: a GET whose query is the signed vnp_* form") {
+    config::EndpointConfig e = Load("vnpay", "vnp-hash-secret");
+    FieldDelivery a = SignFields(e);
+    CHECK(a.id.event_type == "00");  // VNPay's success code, as in its example
+    CHECK_THAT(a.d.query, Catch::Contains("vnp_SecureHash=") && Catch::Contains("vnp_Amount=1000000"));
+    FieldDelivery b = SignFields(e);
+    CHECK(b.id.event_id != a.id.event_id);  // a fresh vnp_TmnCode:vnp_TxnRef each run
+    // One changed signed byte is refused.
+    std::string forged = a.d.query;
+    forged.replace(forged.find("vnp_Amount=1000000"), 18, "vnp_Amount=9000000");
+    MapHeaders h{{"Content-Type", "application/x-www-form-urlencoded"}};
+    CHECK(Verify(e, e.secrets, DeliveryView{"GET", "/hooks/hooks", h, forged, forged}, kNowMs).code() ==
+          Code::kUnauthenticated);
+    CHECK(SignFields(e, "24").id.event_type == "24");  // --event-type names VNPay's code
+  }
+  SECTION("momo: the 13-field string with the configured accessKey, checked with OpenSSL") {
+    config::EndpointConfig e = Load("momo", "momo-secret", "[endpoint.signature]\naccess_key = \"F8BBA842ECF85\"\n");
+    FieldDelivery a = SignFields(e);
+    CHECK(a.id.event_type == "0");
+    nlohmann::json body = nlohmann::json::parse(a.d.body);
+    CHECK(a.id.event_id == body["partnerCode"].get<std::string>() + ":" + body["orderId"].get<std::string>() + ":0");
+    std::string raw = "accessKey=F8BBA842ECF85";
+    for (const char* f : {"amount", "extraData", "message", "orderId", "orderInfo", "orderType", "partnerCode",
+                          "payType", "requestId", "responseTime", "resultCode", "transId"}) {
+      const nlohmann::json& v = body[f];
+      raw += std::string("&") + f + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    CHECK(body["signature"] == HexEncode(OpensslHmac(EVP_sha256(), "momo-secret", raw)));
+    CHECK(SignFields(e).id.event_id != a.id.event_id);
+    body["amount"] = 2000;
+    CHECK(VerifyFields(e, body.dump()).code() == Code::kUnauthenticated);
+  }
+  SECTION("zalopay: mac over the data string, checked with OpenSSL") {
+    config::EndpointConfig e = Load("zalopay", "zalo-key2");
+    FieldDelivery a = SignFields(e);
+    CHECK(a.id.event_type == "1");
+    nlohmann::json body = nlohmann::json::parse(a.d.body);
+    const std::string data = body["data"].get<std::string>();
+    nlohmann::json inner = nlohmann::json::parse(data);
+    CHECK(a.id.event_id == inner["app_id"].dump() + ":" + inner["app_trans_id"].get<std::string>());
+    CHECK(inner["amount"] == 10000);  // the rest of the documented example stays
+    CHECK(body["mac"] == HexEncode(OpensslHmac(EVP_sha256(), "zalo-key2", data)));
+    CHECK(SignFields(e).id.event_id != a.id.event_id);
+  }
+  SECTION("payos: sorted members of data") {
+    config::EndpointConfig e = Load("payos", "payos-checksum-key");
+    FieldDelivery a = SignFields(e);
+    CHECK(a.id.event_type == "00");
+    nlohmann::json body = nlohmann::json::parse(a.d.body);
+    CHECK(a.id.event_id == body["data"]["orderCode"].dump() + ":" + body["data"]["reference"].get<std::string>());
+    CHECK(body["data"]["orderCode"].is_number());  // a payOS order code stays a number
+    CHECK(SignFields(e).id.event_id != a.id.event_id);
+    body["data"]["amount"] = 4000;
+    CHECK(VerifyFields(e, body.dump()).code() == Code::kUnauthenticated);
   }
   SECTION("sepay (a key in a header) can be sent") { RoundTrip(Load("sepay", "sepay-key"), false); }
+}
+
+TEST_CASE("SignDelivery: a body without the fields the signature covers is refused clearly", "[verify][sign][vn_ua]") {
+  config::EndpointConfig momo = Load("momo", "s", "[endpoint.signature]\naccess_key = \"AK\"\n");
+  Result<SignedDelivery> d = SignDelivery(momo, momo.secrets.front(), R"({"orderId":"1"})", kNowMs, "POST", "");
+  CHECK(d.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(d.status().message(), Catch::Contains("lacks the fields the signature covers"));
+  d = SignDelivery(momo, momo.secrets.front(), "not json", kNowMs, "POST", "");
+  CHECK(d.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(d.status().message(), Catch::Contains("not JSON"));
+  config::EndpointConfig payos = Load("payos", "s");
+  d = SignDelivery(payos, payos.secrets.front(), R"({"data":"not an object"})", kNowMs, "POST", "");
+  CHECK(d.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(d.status().message(), Catch::Contains("lacks the fields the signature covers"));
+  config::EndpointConfig vnpay = Load("vnpay", "s");
+  d = SignDelivery(vnpay, vnpay.secrets.front(), "vnp_Amount=%ZZ", kNowMs, "GET", "");
+  CHECK(d.status().code() == Code::kInvalidArgument);
+  // Config validation refuses a signature placed in the body it signs; SignDelivery does too.
+  config::EndpointConfig own = momo;
+  own.signature.signed_payload = "{body}";
+  d = SignDelivery(own, own.secrets.front(), R"({"orderId":"1"})", kNowMs, "POST", "");
+  CHECK(d.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(d.status().message(), Catch::Contains("placed in the body it signs"));
 }
 
 TEST_CASE("SignDelivery: basic credentials and a caller's own body", "[verify][sign]") {
