@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "verify/sign.h"
 #include "verify/verify.h"
 
 namespace hookinbox::verify::test {
@@ -85,6 +86,27 @@ void CheckPresetCase(const Case& c) {
     CHECK(r->event_id == id->event_id);
     CHECK(r->payload_hash == id->payload_hash);
   }
+}
+
+SentSample CheckSendTestSample(const config::EndpointConfig& e, int64_t now_ms, const std::string& event_type,
+                               bool typed) {
+  Result<SignedDelivery> d = SignDelivery(e, e.secrets.front(), SampleBody(e, event_type, now_ms), now_ms, "POST",
+                                          e.public_url, event_type);
+  INFO(d.status().ToString());
+  REQUIRE(d.ok());
+  INFO(d->body);
+  SentSample sent{MapHeaders{}, d->body};
+  for (const auto& [name, value] : d->headers) sent.headers.Set(name, value);
+  Status ok = Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", sent.headers, sent.body}, now_ms);
+  INFO(ok.ToString());
+  CHECK(ok.ok());
+  const bool is_json = IsJsonMediaType(sent.headers.Get("Content-Type").value_or(""));
+  Result<EventIdentity> id = First(e, sent.headers, sent.body, is_json);
+  INFO(id.status().ToString());
+  REQUIRE(id.ok());
+  CHECK_FALSE(id->event_id.empty());
+  if (typed) CHECK(id->event_type == event_type);
+  return sent;
 }
 
 }  // namespace hookinbox::verify::test

@@ -64,4 +64,15 @@ struct Case {
 // The whole common check of one case, as CHECKs (REQUIRE where the rest needs it).
 void CheckPresetCase(const Case& c);
 
+// What `hookinbox send-test` signs for `e` (verify/sign.cpp: the sample body of
+// `event_type` at `now_ms`) must pass e's own Verify and Identify, with an id;
+// `typed` also requires the event type back. Returns the delivery's headers and
+// body for a file's own further checks.
+struct SentSample {
+  MapHeaders headers;
+  std::string body;
+};
+SentSample CheckSendTestSample(const config::EndpointConfig& e, int64_t now_ms, const std::string& event_type,
+                               bool typed);
+
 }  // namespace hookinbox::verify::test
