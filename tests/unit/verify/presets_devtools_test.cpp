@@ -337,18 +337,6 @@ TEST_CASE("devtools presets: send-test signs a sample each preset accepts", "[pr
   constexpr int64_t kNowMs = kNow * 1000 + 123;
   for (const char* name : {"clickup", "todoist", "ghost", "heroku", "circleci", "pagerduty", "workos", "sanity", "box",
                            "twitch", "dropbox"}) {
-    SECTION(name) {
-      const config::EndpointConfig e = LoadEndpoint(name, "send-test-secret");
-      Result<SignedDelivery> d =
-          SignDelivery(e, e.secrets.front(), SampleBody(e, "thing.happened", kNowMs), kNowMs, "POST", "", "thing.happened");
-      REQUIRE(d.ok());
-      INFO(d->body);
-      MapHeaders h;
-      for (const auto& [header, value] : d->headers) h.Set(header, value);
-      CHECK(Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", h, d->body}, kNowMs).ok());
-      Result<EventIdentity> id = Identify(e, h, d->body, true);
-      REQUIRE(id.ok());
-      CHECK_FALSE(id->event_id.empty());
-    }
+    SECTION(name) { CheckSendTestSample(LoadEndpoint(name, "send-test-secret"), kNowMs, "thing.happened", false); }
   }
 }
