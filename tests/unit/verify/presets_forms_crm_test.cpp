@@ -326,24 +326,7 @@ TEST_CASE("forms_crm presets: send-test's sample is accepted", "[presets][forms_
   const int64_t now_ms = kNow * 1000;
   for (const Row& row : rows) {
     SECTION(row.provider) {
-      config::LoadResult loaded = LoadPreset(row.provider, row.secret, row.extra);
-      INFO(Dump(loaded));
-      REQUIRE(loaded.ok());
-      const config::EndpointConfig& e = loaded.config.endpoints.at(0);
-      Result<SignedDelivery> d = SignDelivery(e, e.secrets.front(), SampleBody(e, "thing.happened", now_ms), now_ms,
-                                              "POST", e.public_url, "thing.happened");
-      INFO(d.status().ToString());
-      REQUIRE(d.ok());
-      MapHeaders h;
-      for (const auto& [name, value] : d->headers) h.Set(name, value);
-      Status ok = VerifyAt(e, h, d->body, kNow);
-      INFO(ok.ToString());
-      CHECK(ok.ok());
-      Result<EventIdentity> id = Identify(e, h, d->body, IsJsonMediaType(h.Get("Content-Type").value_or("")));
-      INFO(id.status().ToString());
-      REQUIRE(id.ok());
-      CHECK_FALSE(id->event_id.empty());
-      if (row.typed) CHECK(id->event_type == "thing.happened");
+      CheckSendTestSample(LoadEndpoint(row.provider, row.secret, row.extra), now_ms, "thing.happened", row.typed);
     }
   }
 }
