@@ -16,7 +16,6 @@
 #include "verify/handshake.h"
 #include "verify/registry.h"
 #include "verify/sign.h"
-#include "verify/signature_header.h"
 #include "verify/verify.h"
 
 using namespace hookinbox;
@@ -247,20 +246,6 @@ TEST_CASE("devtools presets: PagerDuty's several v1 signatures during a rotation
   CHECK(VerifyAt(e, ToMap({{"X-PagerDuty-Signature", theirs}}), body, kNow).code() == Code::kUnauthenticated);
   CHECK(VerifyAt(e, ToMap({{"X-PagerDuty-Signature", "v0=" + HexSha256("new-pagerduty-secret", body)}}), body, kNow)
             .code() == Code::kUnauthenticated);
-}
-
-TEST_CASE("signature format: a trailing separator makes a list of one key", "[presets][devtools][verify]") {
-  Result<SignatureFormat> f = ParseSignatureFormat("v1={signature},");
-  REQUIRE(f.ok());
-  CHECK(f->kind == SignatureFormat::Kind::kList);
-  CHECK(f->signature_key == "v1");
-  CHECK(f->timestamp_key.empty());
-  Result<SignatureHeader> h = ParseSignatureHeader(*f, "v1=aa, v1=bb");
-  REQUIRE(h.ok());
-  CHECK(h->signatures.size() == 2);
-  CHECK(ParseSignatureHeader(*f, "v0=aa").status().code() == Code::kUnauthenticated);
-  // Still refused: a part that is neither key={signature} nor key={timestamp}.
-  CHECK_FALSE(ParseSignatureFormat("v1={signature},x").ok());
 }
 
 TEST_CASE("devtools presets: Box reads only the primary signature", "[presets][devtools]") {

@@ -300,21 +300,6 @@ TEST_CASE("revolut-business: while a rotated secret is valid, either of the v1 p
   CHECK(VerifyAt(e, ToMap({{"Revolut-Signature", both}}), body, kNow).code() == Code::kUnauthenticated);
 }
 
-TEST_CASE("signature format: a trailing separator makes a key-value list of one key", "[presets][shops_payments]") {
-  Result<SignatureFormat> f = ParseSignatureFormat("v1={signature},");
-  REQUIRE(f.ok());
-  CHECK(f->kind == SignatureFormat::Kind::kList);
-  CHECK(f->signature_key == "v1");
-  CHECK(f->timestamp_key.empty());
-  Result<SignatureHeader> h = ParseSignatureHeader(*f, "v1=aa, v1=bb,v0=cc");
-  REQUIRE(h.ok());
-  CHECK(h->signatures == std::vector<std::string_view>{"aa", "bb"});
-  CHECK(ParseSignatureHeader(*f, "v0=cc").status().code() == Code::kUnauthenticated);
-  // Only one trailing separator; an empty part elsewhere is still an error.
-  CHECK_FALSE(ParseSignatureFormat("v1={signature},,").ok());
-  CHECK_FALSE(ParseSignatureFormat(",v1={signature}").ok());
-}
-
 TEST_CASE("polar: a whsec_ secret is used as its bytes unless the Standard Webhooks decoding is asked for",
           "[presets][shops_payments]") {
   const std::string secret = "whsec_cG9sYXItc2lnbmluZy1rZXktMDEyMzQ1Njc4OQ==";
