@@ -9,15 +9,14 @@
 // preset_case.h); handshakes.
 #include <catch2/catch.hpp>
 #include <openssl/evp.h>
-#include <openssl/pem.h>
 
 #include <cstdlib>
 #include <functional>
-#include <memory>
 #include <string>
 
 #include "common/encoding.h"
 #include "config/load.h"
+#include "ed25519_key.h"
 #include "preset_case.h"
 #include "verify/handshake.h"
 #include "verify/registry.h"
@@ -193,42 +192,6 @@ TEST_CASE("preset mandrill: without public_url the endpoint is refused", "[prese
 
 namespace {
 
-struct PkeyFree {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
-
-Pkey NewEd25519() {
-  EVP_PKEY* k = nullptr;
-  EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nullptr);
-  REQUIRE(ctx != nullptr);
-  REQUIRE(EVP_PKEY_keygen_init(ctx) == 1);
-  REQUIRE(EVP_PKEY_keygen(ctx, &k) == 1);
-  EVP_PKEY_CTX_free(ctx);
-  return Pkey(k);
-}
-
-std::string PublicPem(EVP_PKEY* k) {
-  BIO* bio = BIO_new(BIO_s_mem());
-  REQUIRE(PEM_write_bio_PUBKEY(bio, k) == 1);
-  char* data = nullptr;
-  long len = BIO_get_mem_data(bio, &data);
-  std::string pem(data, static_cast<size_t>(len));
-  BIO_free(bio);
-  return pem;
-}
-
-std::string Ed25519Sign(EVP_PKEY* k, std::string_view data) {
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  REQUIRE(EVP_DigestSignInit(ctx, nullptr, nullptr, nullptr, k) == 1);
-  std::string sig(64, '\0');
-  size_t len = sig.size();
-  REQUIRE(EVP_DigestSign(ctx, reinterpret_cast<unsigned char*>(sig.data()), &len,
-                         reinterpret_cast<const unsigned char*>(data.data()), data.size()) == 1);
-  EVP_MD_CTX_free(ctx);
-  return sig;
-}
-
 config::LoadResult LoadWithPublicKey(const std::string& provider, const std::string& pem) {
   ::setenv("HOOKINBOX_VT_FC_PUBKEY", pem.c_str(), 1);
   const std::string toml = "[[endpoint]]\nname = \"hooks\"\nprovider = \"" + provider +
@@ -239,11 +202,11 @@ config::LoadResult LoadWithPublicKey(const std::string& provider, const std::str
 }  // namespace
 
 TEST_CASE("preset highlevel: Ed25519 over the body with HighLevel's public key", "[presets][forms_crm]") {
-  Pkey key = NewEd25519();
-  Pkey other = NewEd25519();
+  const Key key = NewEd25519();
+  const Key other = NewEd25519();
   for (const char* name : {"highlevel", "gohighlevel"}) {
     INFO(name);
-    config::LoadResult loaded = LoadWithPublicKey(name, PublicPem(key.get()));
+    config::LoadResult loaded = LoadWithPublicKey(name, PublicPem(key));
     INFO(Dump(loaded));
     REQUIRE(loaded.ok());
     const config::EndpointConfig& e = loaded.config.endpoints.at(0);
@@ -251,22 +214,22 @@ TEST_CASE("preset highlevel: Ed25519 over the body with HighLevel's public key",
     const std::string body = R"({"type":"ContactCreate","locationId":"ve9EPM428h8vShlRW1KT",)"
                              R"("id":"nmFmQEsNgz6AVpgLVUJ0","email":"jane@example.com",)"
                              R"("timestamp":"2026-01-01T00:00:00.000Z","webhookId":"9f3a2b1c-7d6e-4f5a-8b9c-0d1e2f3a4b5c"})";
-    auto headers = [&](EVP_PKEY* k, const std::string& b) {
+    auto headers = [&](const Key& k, const std::string& b) {
       return WithType(kJson, {{"X-GHL-Signature", Base64Encode(Ed25519Sign(k, b))}});
     };
-    REQUIRE(VerifyAt(e, headers(key.get(), body), body, kNow).ok());
-    Result<EventIdentity> id = Identify(e, headers(key.get(), body), body, true);
+    REQUIRE(VerifyAt(e, headers(key, body), body, kNow).ok());
+    Result<EventIdentity> id = Identify(e, headers(key, body), body, true);
     REQUIRE(id.ok());
     CHECK(id->event_id == "9f3a2b1c-7d6e-4f5a-8b9c-0d1e2f3a4b5c");
     CHECK(id->event_type == "ContactCreate");
-    Result<EventIdentity> again = Identify(e, headers(key.get(), body), body, true);
+    Result<EventIdentity> again = Identify(e, headers(key, body), body, true);
     REQUIRE(again.ok());
     CHECK(again->event_id == id->event_id);
 
     std::string tampered = body;
     tampered[30] ^= 0x01;
-    CHECK(VerifyAt(e, headers(key.get(), body), tampered, kNow).code() == Code::kUnauthenticated);
-    CHECK(VerifyAt(e, headers(other.get(), body), body, kNow).code() == Code::kUnauthenticated);
+    CHECK(VerifyAt(e, headers(key, body), tampered, kNow).code() == Code::kUnauthenticated);
+    CHECK(VerifyAt(e, headers(other, body), body, kNow).code() == Code::kUnauthenticated);
     CHECK(VerifyAt(e, WithType(kJson, {}), body, kNow).code() == Code::kUnauthenticated);
   }
 }

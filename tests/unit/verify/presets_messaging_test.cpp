@@ -11,10 +11,10 @@
 #include <openssl/sha.h>
 
 #include <functional>
-#include <memory>
 #include <string>
 
 #include "common/encoding.h"
+#include "ed25519_key.h"
 #include "preset_case.h"
 #include "support/openssl_hmac.h"
 #include "verify/handshake.h"
@@ -308,31 +308,12 @@ TEST_CASE("preset keycrm: unsigned, so it needs insecure = true; keyed on event 
 
 namespace {
 
-using Key = std::shared_ptr<EVP_PKEY>;
-
-Key NewEd25519() {
-  EVP_PKEY* k = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
-  REQUIRE(k != nullptr);
-  return Key(k, EVP_PKEY_free);
-}
-
 // As Telnyx's portal shows it: the raw 32-byte key in base64.
 std::string RawBase64(const Key& k) {
   unsigned char raw[32];
   size_t len = sizeof raw;
   REQUIRE(EVP_PKEY_get_raw_public_key(k.get(), raw, &len) == 1);
   return Base64Encode(std::string(reinterpret_cast<char*>(raw), len));
-}
-
-std::string Ed25519Sign(const Key& k, const std::string& data) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  size_t len = 64;
-  std::string sig(len, '\0');
-  REQUIRE(EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) == 1);
-  REQUIRE(EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len,
-                         reinterpret_cast<const unsigned char*>(data.data()), data.size()) == 1);
-  sig.resize(len);
-  return sig;
 }
 
 }  // namespace
