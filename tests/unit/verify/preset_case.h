@@ -39,6 +39,9 @@ inline std::string B64Sha1(std::string_view key, std::string_view data) {
 }
 inline std::string Ts(int64_t ts) { return std::to_string(ts); }
 
+// Rows are written positionally up to has_volatile; the rarer knobs after it
+// are set on c.back(). Every member after event_type has a default member
+// initializer, so rows may stop early without -Wmissing-field-initializers.
 struct Case {
   std::string provider;
   std::string secret;        // as the provider's dashboard shows it
