@@ -39,16 +39,30 @@ inline std::string Dump(const config::LoadResult& r) {
   return out;
 }
 
+// The endpoint of LoadPreset, which must load.
+inline config::EndpointConfig LoadEndpoint(const std::string& provider, const std::string& secret,
+                                           const std::string& extra = "") {
+  config::LoadResult loaded = LoadPreset(provider, secret, extra);
+  INFO(Dump(loaded));
+  REQUIRE(loaded.ok());
+  return loaded.config.endpoints.at(0);
+}
+
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
-// The headers of a JSON delivery, leaving out `without` (to drop the signature).
-inline MapHeaders ToMap(const Headers& headers, const std::string& without = "") {
+// The headers of a delivery of `content_type`, leaving out `without` (to drop the signature).
+inline MapHeaders WithType(const std::string& content_type, const Headers& headers, const std::string& without = "") {
   MapHeaders m;
-  m.Set("Content-Type", "application/json");
+  m.Set("Content-Type", content_type);
   for (const auto& [name, value] : headers) {
     if (name != without) m.Set(name, value);
   }
   return m;
+}
+
+// The headers of a JSON delivery, leaving out `without`.
+inline MapHeaders ToMap(const Headers& headers, const std::string& without = "") {
+  return WithType("application/json", headers, without);
 }
 
 inline Status VerifyAt(const config::EndpointConfig& e, const MapHeaders& h, const std::string& body, int64_t now_s) {

@@ -1,8 +1,8 @@
 // The developer, ops and workspace tool presets (src/verify/presets_devtools.cpp),
 // end to end: each preset is loaded through config::LoadString with only
 // provider + secret, a delivery shaped like the provider's is signed here with
-// OpenSSL's HMAC() (never verify::Hmac), and Verify, Identify and the
-// handshakes are checked on it.
+// OpenSSL's HMAC() (never verify::Hmac), and Verify, Identify
+// (CheckPresetCase, preset_case.h) and the handshakes are checked on it.
 #include <catch2/catch.hpp>
 #include <openssl/evp.h>
 
@@ -11,12 +11,11 @@
 #include <string>
 
 #include "common/encoding.h"
-#include "preset_test_util.h"
+#include "preset_case.h"
 #include "support/openssl_hmac.h"
 #include "verify/handshake.h"
 #include "verify/registry.h"
 #include "verify/sign.h"
-#include "verify/signature_header.h"
 #include "verify/verify.h"
 
 using namespace hookinbox;
@@ -25,13 +24,6 @@ using namespace hookinbox::verify::test;
 
 namespace {
 
-constexpr int64_t kNow = 1767225600;  // 2026-01-01T00:00:00Z, in seconds
-
-using testing::OpensslHmac;
-std::string HexSha256(std::string_view key, std::string_view data) { return HexEncode(OpensslHmac(EVP_sha256(), key, data)); }
-std::string B64Sha256(std::string_view key, std::string_view data) {
-  return Base64Encode(OpensslHmac(EVP_sha256(), key, data));
-}
 // Sanity's signature: base64url without padding (@sanity/webhook).
 std::string B64UrlSha256(std::string_view key, std::string_view data) {
   std::string s = B64Sha256(key, data);
@@ -54,19 +46,6 @@ std::string Rfc3339(int64_t ts, int offset_hours, const std::string& fraction) {
   std::snprintf(zone, sizeof zone, "%c%02d:00", offset_hours < 0 ? '-' : '+', offset_hours < 0 ? -offset_hours : offset_hours);
   return buf + fraction + zone;
 }
-
-struct Case {
-  std::string provider;
-  std::string secret;
-  std::string other_secret;
-  std::function<std::string(int64_t ts, int attempt)> body;
-  std::function<Headers(const std::string& secret, const std::string& body, int64_t ts)> headers;
-  std::string signature_header;
-  std::string event_id;  // "" = the canonical hash of the body (checked for stability instead)
-  std::string event_type;
-  bool timestamped = false;
-  bool has_volatile = false;
-};
 
 const char* const kTwitchMessageId = "befa7b53-d79d-478f-86b9-120f112b044e";
 
@@ -113,7 +92,7 @@ std::vector<Case> Cases() {
                [](const std::string& s, const std::string& b, int64_t ts) -> Headers {
                  return {{"X-Ghost-Signature", "sha256=" + HexSha256(s, b + Ms(ts)) + ", t=" + Ms(ts)}};
                },
-               "X-Ghost-Signature", "", "", true});
+               "X-Ghost-Signature", "", "", true, true});
   c.push_back({"heroku", "heroku-webhook-secret-1f2e3d4c", "another-heroku-secret",
                [](int64_t, int attempt) {
                  return std::string(R"({"id":"43d64e30-2b5e-4b52-9a3f-2a5d6e7f8091","action":"create",)"
@@ -127,7 +106,7 @@ std::vector<Case> Cases() {
                [](const std::string& s, const std::string& b, int64_t) -> Headers {
                  return {{"Heroku-Webhook-Hmac-SHA256", B64Sha256(s, b)}};
                },
-               "Heroku-Webhook-Hmac-SHA256", "d1c4f2a0-7e3b-4c9d-8a1f-5b6c7d8e9f00", "api:release", false, true});
+               "Heroku-Webhook-Hmac-SHA256", "d1c4f2a0-7e3b-4c9d-8a1f-5b6c7d8e9f00", "api:release", true, false, true});
   c.push_back({"circleci", "circleci-secret-token", "another-token",
                [](int64_t, int) {
                  return std::string(R"({"id":"3888f21b-eaa7-38e3-8f3d-75a63bba8895","type":"workflow-completed",)"
@@ -159,7 +138,7 @@ std::vector<Case> Cases() {
                [](const std::string& s, const std::string& b, int64_t ts) -> Headers {
                  return {{"WorkOS-Signature", "t=" + Ms(ts) + ", v1=" + HexSha256(s, Ms(ts) + "." + b)}};
                },
-               "WorkOS-Signature", "event_01J9ZT8YQ2C3E4F5G6H7J8K9M0", "user.created", true});
+               "WorkOS-Signature", "event_01J9ZT8YQ2C3E4F5G6H7J8K9M0", "user.created", true, true});
   c.push_back({"sanity", "sanity-webhook-secret", "another-sanity-secret",
                [](int64_t, int) { return std::string(R"({"_id":"post-123","_type":"post","slug":"hello-world"})"); },
                [](const std::string& s, const std::string& b, int64_t ts) -> Headers {
@@ -170,7 +149,7 @@ std::vector<Case> Cases() {
                          {"sanity-project-id", "3do82whm"},
                          {"sanity-dataset", "production"}};
                },
-               "sanity-webhook-signature", "msg-1ZeoZyG9UuKoBOGcBUVVbP", "update", true});
+               "sanity-webhook-signature", "msg-1ZeoZyG9UuKoBOGcBUVVbP", "update", true, true});
   c.push_back({"box", "SamplePrimaryKey0123456789abcdef", "SampleSecondaryKeyfedcba98765432",
                [](int64_t, int) {
                  return std::string(R"({"type":"webhook_event","id":"eb0c4e06-751f-442c-86f8-fd5bb404dbec",)"
@@ -186,7 +165,7 @@ std::vector<Case> Cases() {
                          {"BOX-SIGNATURE-PRIMARY", B64Sha256(s, b + when)},
                          {"BOX-SIGNATURE-SECONDARY", B64Sha256("some-other-key", b + when)}};
                },
-               "BOX-SIGNATURE-PRIMARY", "eb0c4e06-751f-442c-86f8-fd5bb404dbec", "FILE.UPLOADED", true});
+               "BOX-SIGNATURE-PRIMARY", "eb0c4e06-751f-442c-86f8-fd5bb404dbec", "FILE.UPLOADED", true, true});
   for (const char* name : {"twitch", "twitch-eventsub"}) {
     c.push_back({name, "s3cRe7-twitch-eventsub", "another-twitch-secret",
                  [](int64_t, int) {
@@ -197,7 +176,7 @@ std::vector<Case> Cases() {
                  [](const std::string& s, const std::string& b, int64_t ts) {
                    return TwitchHeaders(s, b, ts, "notification");
                  },
-                 "Twitch-Eventsub-Message-Signature", kTwitchMessageId, "channel.follow", true});
+                 "Twitch-Eventsub-Message-Signature", kTwitchMessageId, "channel.follow", true, true});
   }
   c.push_back({"dropbox", "dropbox-app-secret-xyz", "another-app-secret",
                [](int64_t, int) {
@@ -211,58 +190,11 @@ std::vector<Case> Cases() {
   return c;
 }
 
-config::EndpointConfig Loaded(const std::string& provider, const std::string& secret) {
-  config::LoadResult loaded = LoadPreset(provider, secret);
-  INFO(Dump(loaded));
-  REQUIRE(loaded.ok());
-  return loaded.config.endpoints.at(0);
-}
-
 }  // namespace
 
 TEST_CASE("devtools presets: a signed delivery verifies and identifies; tampering is refused", "[presets][devtools]") {
   for (const Case& c : Cases()) {
-    SECTION("preset " + c.provider) {
-      const config::EndpointConfig e = Loaded(c.provider, c.secret);
-      const int64_t ts = kNow - 10;
-      const std::string body = c.body(ts, 1);
-      const Headers headers = c.headers(c.secret, body, ts);
-
-      Status ok = VerifyAt(e, ToMap(headers), body, kNow);
-      INFO(ok.ToString());
-      CHECK(ok.ok());
-      Result<EventIdentity> id = Identify(e, ToMap(headers), body, true);
-      REQUIRE(id.ok());
-      if (!c.event_id.empty()) CHECK(id->event_id == c.event_id);
-      CHECK_FALSE(id->event_id.empty());
-      CHECK(id->event_type == c.event_type);
-
-      // The same event sent again: the same key, so the store calls it a duplicate.
-      const int attempt = c.has_volatile ? 2 : 1;
-      const std::string again_body = c.body(ts + 60, attempt);
-      const Headers again_headers = c.headers(c.secret, again_body, ts + 60);
-      CHECK(VerifyAt(e, ToMap(again_headers), again_body, kNow + 60).ok());
-      Result<EventIdentity> again = Identify(e, ToMap(again_headers), again_body, true);
-      REQUIRE(again.ok());
-      CHECK(again->event_id == id->event_id);
-      CHECK(again->payload_hash == id->payload_hash);
-
-      // One body byte changed.
-      std::string tampered = body;
-      tampered[tampered.size() / 2] ^= 0x01;
-      CHECK(VerifyAt(e, ToMap(headers), tampered, kNow).code() == Code::kUnauthenticated);
-      // Signed with another secret.
-      CHECK(VerifyAt(e, ToMap(c.headers(c.other_secret, body, ts)), body, kNow).code() == Code::kUnauthenticated);
-      // No signature.
-      CHECK(VerifyAt(e, ToMap(headers, c.signature_header), body, kNow).code() == Code::kUnauthenticated);
-      // Signed correctly, but an hour ago.
-      if (c.timestamped) {
-        const std::string old_body = c.body(kNow - 3600, 1);
-        Status old = VerifyAt(e, ToMap(c.headers(c.secret, old_body, kNow - 3600)), old_body, kNow);
-        CHECK(old.code() == Code::kUnauthenticated);
-        CHECK(old.message() == "timestamp outside tolerance");
-      }
-    }
+    SECTION("preset " + c.provider) { CheckPresetCase(c); }
   }
 }
 
@@ -284,7 +216,7 @@ TEST_CASE("devtools presets: the documented tolerances and retry windows", "[pre
 
 TEST_CASE("devtools presets: a stale timestamp is refused even a few minutes out", "[presets][devtools]") {
   // WorkOS allows 180 s and Box 600 s: just inside passes, just outside does not.
-  const config::EndpointConfig workos = Loaded("workos", "wk_sig_secret");
+  const config::EndpointConfig workos = LoadEndpoint("workos", "wk_sig_secret");
   const std::string body = R"({"id":"event_1","event":"user.created"})";
   auto workos_at = [&](int64_t ts) {
     return VerifyAt(workos,
@@ -294,7 +226,7 @@ TEST_CASE("devtools presets: a stale timestamp is refused even a few minutes out
   CHECK(workos_at(kNow - 170).ok());
   CHECK(workos_at(kNow - 200).code() == Code::kUnauthenticated);
 
-  const config::EndpointConfig box = Loaded("box", "box-primary");
+  const config::EndpointConfig box = LoadEndpoint("box", "box-primary");
   auto box_at = [&](int64_t ts) {
     const std::string when = Rfc3339(ts, 2, "");
     return VerifyAt(box, ToMap({{"BOX-DELIVERY-TIMESTAMP", when}, {"BOX-SIGNATURE-PRIMARY", B64Sha256("box-primary", body + when)}}),
@@ -305,7 +237,7 @@ TEST_CASE("devtools presets: a stale timestamp is refused even a few minutes out
 }
 
 TEST_CASE("devtools presets: PagerDuty's several v1 signatures during a rotation", "[presets][devtools]") {
-  const config::EndpointConfig e = Loaded("pagerduty", "new-pagerduty-secret");
+  const config::EndpointConfig e = LoadEndpoint("pagerduty", "new-pagerduty-secret");
   const std::string body = R"({"event":{"id":"01DEN4HPBQAM5CHQ9M4D5ENRLT","event_type":"incident.resolved"}})";
   const std::string mine = "v1=" + HexSha256("new-pagerduty-secret", body);
   const std::string theirs = "v1=" + HexSha256("old-pagerduty-secret", body);
@@ -316,22 +248,8 @@ TEST_CASE("devtools presets: PagerDuty's several v1 signatures during a rotation
             .code() == Code::kUnauthenticated);
 }
 
-TEST_CASE("signature format: a trailing separator makes a list of one key", "[presets][devtools][verify]") {
-  Result<SignatureFormat> f = ParseSignatureFormat("v1={signature},");
-  REQUIRE(f.ok());
-  CHECK(f->kind == SignatureFormat::Kind::kList);
-  CHECK(f->signature_key == "v1");
-  CHECK(f->timestamp_key.empty());
-  Result<SignatureHeader> h = ParseSignatureHeader(*f, "v1=aa, v1=bb");
-  REQUIRE(h.ok());
-  CHECK(h->signatures.size() == 2);
-  CHECK(ParseSignatureHeader(*f, "v0=aa").status().code() == Code::kUnauthenticated);
-  // Still refused: a part that is neither key={signature} nor key={timestamp}.
-  CHECK_FALSE(ParseSignatureFormat("v1={signature},x").ok());
-}
-
 TEST_CASE("devtools presets: Box reads only the primary signature", "[presets][devtools]") {
-  const config::EndpointConfig e = Loaded("box", "box-primary");
+  const config::EndpointConfig e = LoadEndpoint("box", "box-primary");
   const std::string body = R"({"type":"webhook_event","id":"e1","trigger":"FILE.UPLOADED"})";
   const std::string when = Rfc3339(kNow, 0, "");
   // Signed only under the secondary key (primary = another key): refused,
@@ -345,7 +263,7 @@ TEST_CASE("devtools presets: Box reads only the primary signature", "[presets][d
 }
 
 TEST_CASE("devtools presets: Twitch's callback verification is answered with its challenge", "[presets][devtools]") {
-  const config::EndpointConfig e = Loaded("twitch", "s3cRe7-twitch-eventsub");
+  const config::EndpointConfig e = LoadEndpoint("twitch", "s3cRe7-twitch-eventsub");
   const std::string body = R"({"challenge":"pogchamp-kappa-360noscope-vohiyo","subscription":{"id":"f1c2a387",)"
                            R"("status":"webhook_callback_verification_pending","type":"channel.follow"}})";
   const Headers headers = TwitchHeaders("s3cRe7-twitch-eventsub", body, kNow - 5, "webhook_callback_verification");
@@ -382,7 +300,7 @@ TEST_CASE("devtools presets: Twitch's callback verification is answered with its
 }
 
 TEST_CASE("devtools presets: Dropbox's GET challenge is echoed, unverified", "[presets][devtools]") {
-  const config::EndpointConfig e = Loaded("dropbox", "dropbox-app-secret-xyz");
+  const config::EndpointConfig e = LoadEndpoint("dropbox", "dropbox-app-secret-xyz");
   std::optional<HandshakeAnswer> answer = AnswerGetHandshake(e, "challenge=abc123XYZ-_");
   REQUIRE(answer.has_value());
   CHECK(answer->http_status == 200);
@@ -397,25 +315,13 @@ TEST_CASE("devtools presets: Dropbox's GET challenge is echoed, unverified", "[p
     CHECK(refused->http_status == 400);
   }
   // Another preset answers no Dropbox challenge.
-  CHECK_FALSE(AnswerGetHandshake(Loaded("box", "k"), "challenge=abc"));
+  CHECK_FALSE(AnswerGetHandshake(LoadEndpoint("box", "k"), "challenge=abc"));
 }
 
 TEST_CASE("devtools presets: send-test signs a sample each preset accepts", "[presets][devtools][sign]") {
   constexpr int64_t kNowMs = kNow * 1000 + 123;
   for (const char* name : {"clickup", "todoist", "ghost", "heroku", "circleci", "pagerduty", "workos", "sanity", "box",
                            "twitch", "dropbox"}) {
-    SECTION(name) {
-      const config::EndpointConfig e = Loaded(name, "send-test-secret");
-      Result<SignedDelivery> d =
-          SignDelivery(e, e.secrets.front(), SampleBody(e, "thing.happened", kNowMs), kNowMs, "POST", "", "thing.happened");
-      REQUIRE(d.ok());
-      INFO(d->body);
-      MapHeaders h;
-      for (const auto& [header, value] : d->headers) h.Set(header, value);
-      CHECK(Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", h, d->body}, kNowMs).ok());
-      Result<EventIdentity> id = Identify(e, h, d->body, true);
-      REQUIRE(id.ok());
-      CHECK_FALSE(id->event_id.empty());
-    }
+    SECTION(name) { CheckSendTestSample(LoadEndpoint(name, "send-test-secret"), kNowMs, "thing.happened", false); }
   }
 }

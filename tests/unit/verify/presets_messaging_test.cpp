@@ -4,17 +4,18 @@
 // config::LoadString with only provider + secret (+ what the provider
 // requires); deliveries shaped like the provider's are signed here with
 // OpenSSL (HMAC(), EVP_DigestSign), never with verify/'s own signer, and
-// checked with Verify and Identify; each handshake is answered.
+// checked with Verify and Identify (CheckPresetCase, preset_case.h); each
+// handshake is answered.
 #include <catch2/catch.hpp>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 
 #include <functional>
-#include <memory>
 #include <string>
 
 #include "common/encoding.h"
-#include "preset_test_util.h"
+#include "ed25519_key.h"
+#include "preset_case.h"
 #include "support/openssl_hmac.h"
 #include "verify/handshake.h"
 #include "verify/identity.h"
@@ -29,17 +30,6 @@ using namespace hookinbox::verify::test;
 
 namespace {
 
-constexpr int64_t kNow = 1767225600;  // 2026-01-01T00:00:00Z, in seconds
-constexpr const char* kJson = "application/json";
-constexpr const char* kForm = "application/x-www-form-urlencoded";
-
-using testing::OpensslHmac;
-std::string HexSha256(std::string_view key, std::string_view data) { return HexEncode(OpensslHmac(EVP_sha256(), key, data)); }
-std::string B64Sha256(std::string_view key, std::string_view data) {
-  return Base64Encode(OpensslHmac(EVP_sha256(), key, data));
-}
-std::string B64Sha1(std::string_view key, std::string_view data) { return Base64Encode(OpensslHmac(EVP_sha1(), key, data)); }
-
 // The canonical-hash id of a body that is already canonical JSON (sorted keys, no spaces).
 std::string HashId(const std::string& body) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
@@ -47,52 +37,19 @@ std::string HashId(const std::string& body) {
   return "sha256:" + HexEncode(std::string(reinterpret_cast<char*>(digest), sizeof digest));
 }
 
-std::string Ts(int64_t ts) { return std::to_string(ts); }
-
-MapHeaders With(const std::string& content_type, const Headers& headers, const std::string& without = "") {
-  MapHeaders m;
-  m.Set("Content-Type", content_type);
-  for (const auto& [name, value] : headers) {
-    if (name != without) m.Set(name, value);
-  }
-  return m;
-}
-
 Status VerifyCt(const config::EndpointConfig& e, const std::string& ct, const Headers& h, const std::string& body,
                 const std::string& without = "") {
-  return VerifyAt(e, With(ct, h, without), body, kNow);
+  return VerifyAt(e, WithType(ct, h, without), body, kNow);
 }
 
 // The first event's identity: the whole body's, or the first of a batch.
 Result<EventIdentity> First(const config::EndpointConfig& e, const std::string& ct, const Headers& h,
                             const std::string& body) {
-  if (!e.key.batch) return Identify(e, With(ct, h), body, ct == kJson);
-  Result<std::vector<BatchEvent>> events = IdentifyBatch(e, With(ct, h), body);
+  if (!e.key.batch) return Identify(e, WithType(ct, h), body, ct == kJson);
+  Result<std::vector<BatchEvent>> events = IdentifyBatch(e, WithType(ct, h), body);
   if (!events.ok()) return events.status();
   return events->front().identity;
 }
-
-config::EndpointConfig Load(const std::string& provider, const std::string& secret, const std::string& extra = "") {
-  config::LoadResult r = LoadPreset(provider, secret, extra);
-  INFO(Dump(r));
-  REQUIRE(r.ok());
-  return r.config.endpoints.at(0);
-}
-
-struct Case {
-  std::string provider;
-  std::string secret;
-  std::string other_secret;
-  // A delivery sent at `ts` (seconds); `attempt` changes only what a retry changes.
-  std::function<std::string(int64_t ts, int attempt)> body;
-  std::function<Headers(const std::string& secret, const std::string& body, int64_t ts)> headers;
-  std::string signature_header;
-  std::string event_id;  // of the first event when the body is a batch
-  std::string event_type;
-  std::string content_type = kJson;
-  bool body_signed = true;
-  bool timestamped = false;
-};
 
 // Bodies written in canonical form (sorted keys, no spaces) where the key is the canonical hash.
 const std::string kHelpScoutBody =
@@ -109,7 +66,7 @@ std::vector<Case> Cases() {
                [](const std::string& s, const std::string&, int64_t) -> Headers {
                  return {{"X-Telegram-Bot-Api-Secret-Token", s}};
                },
-               "X-Telegram-Bot-Api-Secret-Token", "735591844", "message", kJson, false});
+               "X-Telegram-Bot-Api-Secret-Token", "735591844", "message", false});
   // The docs' example token and message event (providers-wave2.md, Viber).
   c.push_back({"viber", "445da6az1s345z78-dazcczb2542zv51a-e0vc5fva17480im9", "other-viber-token",
                [](int64_t, int) {
@@ -131,7 +88,7 @@ std::vector<Case> Cases() {
                [](const std::string& s, const std::string& b, int64_t) -> Headers {
                  return {{"x-line-signature", B64Sha256(s, b)}};
                },
-               "x-line-signature", "01H810YECXQQZ37VAXPF6H9E6T", "message"});
+               "x-line-signature", "01H810YECXQQZ37VAXPF6H9E6T", "message", true, false, true});
   c.push_back({"help-scout", "hs-secret-key", "another-secret", [](int64_t, int) { return kHelpScoutBody; },
                [](const std::string& s, const std::string& b, int64_t) -> Headers {
                  return {{"X-HelpScout-Signature", B64Sha1(s, b)}, {"X-HelpScout-Event", "convo.created"}};
@@ -146,12 +103,12 @@ std::vector<Case> Cases() {
                  const std::string ms = std::to_string(ts * 1000 + 250);
                  return {{"X-Front-Signature", B64Sha256(s, ms + ":" + b)}, {"X-Front-Request-Timestamp", ms}};
                },
-               "X-Front-Signature", "evt_55c8c149", "inbound_received", kJson, true, true});
+               "X-Front-Signature", "evt_55c8c149", "inbound_received", true, true});
   c.push_back({"freshdesk", "fd-user:fd-password", "fd-user:other", [](int64_t, int) { return kFreshdeskBody; },
                [](const std::string& s, const std::string&, int64_t) -> Headers {
                  return {{"Authorization", "Basic " + Base64Encode(s)}};
                },
-               "Authorization", HashId(kFreshdeskBody), "", kJson, false});
+               "Authorization", HashId(kFreshdeskBody), "", false});
   c.push_back({"cal-com", "cal-webhook-secret", "another-secret",
                [](int64_t, int) {
                  return std::string(R"({"triggerEvent":"BOOKING_CREATED","createdAt":"2026-01-01T00:00:00.000Z",)"
@@ -169,7 +126,8 @@ std::vector<Case> Cases() {
                [](const std::string& s, const std::string& b, int64_t) -> Headers {
                  return {{"X-Acuity-Signature", B64Sha256(s, b)}};
                },
-               "X-Acuity-Signature", "scheduled:1185342577", "scheduled", kForm});
+               "X-Acuity-Signature", "scheduled:1185342577", "scheduled"});
+  c.back().content_type = kForm;
   c.push_back({"docusign", "dsHMACkey+0123456789abcdefABCDEF=", "another-key",
                [](int64_t, int attempt) {
                  return R"({"event":"envelope-completed","apiVersion":"v2.1","uri":"/restapi/v2.1/accounts/a1/envelopes/e1",)"
@@ -183,7 +141,7 @@ std::vector<Case> Cases() {
                },
                "X-DocuSign-Signature-1",
                "envelope-completed:93be49ab-afa0-4adf-933c-f752070d71ec:2026-01-01T00:00:00.1234567Z",
-               "envelope-completed"});
+               "envelope-completed", true, false, true});
   c.push_back({"xero", "xeroWebhookKey/0123456789+abcdefghijklmnopqrstuvwxyz==", "another-key",
                [](int64_t, int) {
                  return std::string(
@@ -219,50 +177,14 @@ std::vector<Case> Cases() {
 TEST_CASE("presets messaging: a delivery verifies and identifies; resent it is the same key; tampering is refused",
           "[presets][messaging]") {
   for (const Case& c : Cases()) {
-    SECTION("preset " + c.provider) {
-      const config::EndpointConfig e = Load(c.provider, c.secret);
-      const int64_t ts = kNow - 10;
-      const std::string body = c.body(ts, 1);
-      const Headers headers = c.headers(c.secret, body, ts);
-
-      Status ok = VerifyCt(e, c.content_type, headers, body);
-      INFO(ok.ToString());
-      CHECK(ok.ok());
-      Result<EventIdentity> id = First(e, c.content_type, headers, body);
-      INFO(id.status().ToString());
-      REQUIRE(id.ok());
-      CHECK(id->event_id == c.event_id);
-      CHECK(id->event_type == c.event_type);
-
-      // The provider's retry, a little later: same key, same payload hash.
-      const std::string again = c.body(ts + 30, 2);
-      const Headers again_headers = c.headers(c.secret, again, ts + 30);
-      CHECK(VerifyCt(e, c.content_type, again_headers, again).ok());
-      Result<EventIdentity> dup = First(e, c.content_type, again_headers, again);
-      REQUIRE(dup.ok());
-      CHECK(dup->event_id == id->event_id);
-      CHECK(dup->payload_hash == id->payload_hash);
-
-      if (c.body_signed) {
-        std::string tampered = body;
-        tampered[tampered.size() / 2] ^= 0x01;
-        CHECK(VerifyCt(e, c.content_type, headers, tampered).code() == Code::kUnauthenticated);
-      }
-      CHECK(VerifyCt(e, c.content_type, c.headers(c.other_secret, body, ts), body).code() == Code::kUnauthenticated);
-      if (c.timestamped) {
-        Status old = VerifyCt(e, c.content_type, c.headers(c.secret, body, kNow - 3600), body);
-        CHECK(old.code() == Code::kUnauthenticated);
-        CHECK(old.message() == "timestamp outside tolerance");
-      }
-      CHECK(VerifyCt(e, c.content_type, headers, body, c.signature_header).code() == Code::kUnauthenticated);
-    }
+    SECTION("preset " + c.provider) { CheckPresetCase(c); }
   }
 }
 
 TEST_CASE("preset telegram: the event type is the update's one member besides update_id", "[presets][messaging]") {
-  const config::EndpointConfig e = Load("telegram", "tg_secret");
+  const config::EndpointConfig e = LoadEndpoint("telegram", "tg_secret");
   auto type_of = [&](const std::string& body) {
-    Result<EventIdentity> id = Identify(e, With(kJson, {}), body, true);
+    Result<EventIdentity> id = Identify(e, WithType(kJson, {}), body, true);
     REQUIRE(id.ok());
     return id->event_type;
   };
@@ -272,9 +194,9 @@ TEST_CASE("preset telegram: the event type is the update's one member besides up
 
   // The knob counts as an event type source for an allow-list, and a file's own source replaces it.
   CHECK(LoadPreset("telegram", "tg_secret", "event_types = [\"message\"]\n").ok());
-  const config::EndpointConfig own = Load("telegram", "tg_secret", "[endpoint.key]\nevent_type_pointer = \"/message/chat/type\"\n");
+  const config::EndpointConfig own = LoadEndpoint("telegram", "tg_secret", "[endpoint.key]\nevent_type_pointer = \"/message/chat/type\"\n");
   CHECK(own.key.event_type_member_besides.empty());
-  Result<EventIdentity> id = Identify(own, With(kJson, {}), R"({"update_id":4,"message":{"chat":{"type":"group"}}})", true);
+  Result<EventIdentity> id = Identify(own, WithType(kJson, {}), R"({"update_id":4,"message":{"chat":{"type":"group"}}})", true);
   REQUIRE(id.ok());
   CHECK(id->event_type == "group");
   CHECK(FindPreset("telegram")->redelivery_window_hours == 24);
@@ -282,11 +204,11 @@ TEST_CASE("preset telegram: the event type is the update's one member besides up
 
 TEST_CASE("preset viber: the signed \"webhook\" callback is answered 200 and not stored", "[presets][messaging]") {
   const std::string token = "445da6az1s345z78-dazcczb2542zv51a-e0vc5fva17480im9";
-  const config::EndpointConfig e = Load("viber", token);
+  const config::EndpointConfig e = LoadEndpoint("viber", token);
   CHECK(e.redelivery_window_hours == 1);
   const std::string body =
       R"({"event":"webhook","timestamp":1457764197627,"chat_hostname":"SN-376_","message_token":5019291014405669354})";
-  MapHeaders h = With(kJson, {{"X-Viber-Content-Signature", HexSha256(token, body)}});
+  MapHeaders h = WithType(kJson, {{"X-Viber-Content-Signature", HexSha256(token, body)}});
   const DeliveryView view{"POST", "/hooks/hooks", h, body};
   REQUIRE(Verify(e, e.secrets, view, kNow * 1000).ok());
   auto answer = AnswerSignedHandshake(e, e.secrets, view, kNow * 1000);
@@ -296,10 +218,10 @@ TEST_CASE("preset viber: the signed \"webhook\" callback is answered 200 and not
   CHECK(answer->what == "viber webhook");
 
   const std::string message = R"({"event":"message","timestamp":1,"message_token":2,"sender":{"id":"x"}})";
-  MapHeaders mh = With(kJson, {{"X-Viber-Content-Signature", HexSha256(token, message)}});
+  MapHeaders mh = WithType(kJson, {{"X-Viber-Content-Signature", HexSha256(token, message)}});
   CHECK_FALSE(AnswerSignedHandshake(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", mh, message}, kNow * 1000));
   // A forged "webhook" callback never reaches the handshake: Verify refuses it first.
-  MapHeaders forged = With(kJson, {{"X-Viber-Content-Signature", HexSha256("not-the-token", body)}});
+  MapHeaders forged = WithType(kJson, {{"X-Viber-Content-Signature", HexSha256("not-the-token", body)}});
   CHECK(Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", forged, body}, kNow * 1000).code() ==
         Code::kUnauthenticated);
 }
@@ -317,8 +239,8 @@ TEST_CASE("presets line and xero: a signed body with no events is the handshake"
   };
   for (const Shake& s : shakes) {
     SECTION(s.provider) {
-      const config::EndpointConfig e = Load(s.provider, s.secret);
-      MapHeaders h = With(kJson, {{s.header, B64Sha256(s.secret, s.body)}});
+      const config::EndpointConfig e = LoadEndpoint(s.provider, s.secret);
+      MapHeaders h = WithType(kJson, {{s.header, B64Sha256(s.secret, s.body)}});
       const DeliveryView view{"POST", "/hooks/hooks", h, s.body};
       REQUIRE(Verify(e, e.secrets, view, kNow * 1000).ok());
       auto answer = AnswerSignedHandshake(e, e.secrets, view, kNow * 1000);
@@ -327,12 +249,12 @@ TEST_CASE("presets line and xero: a signed body with no events is the handshake"
       CHECK(answer->body.empty());
       CHECK(answer->what == s.what);
       // Xero's check also sends badly signed bodies and expects 401: Verify's answer.
-      MapHeaders bad = With(kJson, {{s.header, B64Sha256("another-key", s.body)}});
+      MapHeaders bad = WithType(kJson, {{s.header, B64Sha256("another-key", s.body)}});
       CHECK(Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", bad, s.body}, kNow * 1000).code() ==
             Code::kUnauthenticated);
       // Events present: not a handshake.
       const std::string full = R"({"events":[{"type":"x"}]})";
-      MapHeaders fh = With(kJson, {{s.header, B64Sha256(s.secret, full)}});
+      MapHeaders fh = WithType(kJson, {{s.header, B64Sha256(s.secret, full)}});
       CHECK_FALSE(AnswerSignedHandshake(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", fh, full}, kNow * 1000));
     }
   }
@@ -340,11 +262,11 @@ TEST_CASE("presets line and xero: a signed body with no events is the handshake"
 
 TEST_CASE("preset front: the x-front-challenge request is answered with the challenge", "[presets][messaging]") {
   const std::string secret = "front-app-secret";
-  const config::EndpointConfig e = Load("front", secret);
+  const config::EndpointConfig e = LoadEndpoint("front", secret);
   const std::string body = R"({"type":"sync","authorization":{"id":"cmp_abc"}})";
   const std::string ms = std::to_string(kNow * 1000);
   auto headers = [&](const std::string& challenge) {
-    return With(kJson, {{"X-Front-Signature", B64Sha256(secret, ms + ":" + body)},
+    return WithType(kJson, {{"X-Front-Signature", B64Sha256(secret, ms + ":" + body)},
                         {"X-Front-Request-Timestamp", ms},
                         {"x-front-challenge", challenge}});
   };
@@ -363,7 +285,7 @@ TEST_CASE("preset front: the x-front-challenge request is answered with the chal
   CHECK(refused->http_status == 400);
   CHECK(refused->body.find("<script>") == std::string::npos);
 
-  MapHeaders plain = With(kJson, {{"X-Front-Signature", B64Sha256(secret, ms + ":" + body)}, {"X-Front-Request-Timestamp", ms}});
+  MapHeaders plain = WithType(kJson, {{"X-Front-Signature", B64Sha256(secret, ms + ":" + body)}, {"X-Front-Request-Timestamp", ms}});
   CHECK_FALSE(AnswerSignedHandshake(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", plain, body}, kNow * 1000));
 }
 
@@ -372,27 +294,19 @@ TEST_CASE("preset keycrm: unsigned, so it needs insecure = true; keyed on event 
   config::LoadResult refused = LoadPreset("keycrm", "unused");
   REQUIRE(!refused.ok());
   CHECK(refused.errors.at(0).key == "endpoint[0].signature.scheme");
-  const config::EndpointConfig e = Load("keycrm", "unused", "insecure = true\n");
+  const config::EndpointConfig e = LoadEndpoint("keycrm", "unused", "insecure = true\n");
   const std::string body = R"({"event":"order.change_order_status","context":{"id":5120,"status_id":3,)"
                            R"("source_uuid":"ab-12","grand_total":1520.5,"updated_at":"2026-01-01 10:00:00"}})";
-  CHECK(VerifyAt(e, With(kJson, {}), body, kNow).ok());
-  Result<EventIdentity> id = Identify(e, With(kJson, {}), body, true);
+  CHECK(VerifyAt(e, WithType(kJson, {}), body, kNow).ok());
+  Result<EventIdentity> id = Identify(e, WithType(kJson, {}), body, true);
   REQUIRE(id.ok());
   CHECK(id->event_id == "order.change_order_status:5120:3:2026-01-01 10:00:00");
   CHECK(id->event_type == "order.change_order_status");
   // A body without the order's fields is refused, not keyed on something else.
-  CHECK_FALSE(Identify(e, With(kJson, {}), R"({"event":"order.created"})", true).ok());
+  CHECK_FALSE(Identify(e, WithType(kJson, {}), R"({"event":"order.created"})", true).ok());
 }
 
 namespace {
-
-using Key = std::shared_ptr<EVP_PKEY>;
-
-Key NewEd25519() {
-  EVP_PKEY* k = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
-  REQUIRE(k != nullptr);
-  return Key(k, EVP_PKEY_free);
-}
 
 // As Telnyx's portal shows it: the raw 32-byte key in base64.
 std::string RawBase64(const Key& k) {
@@ -400,17 +314,6 @@ std::string RawBase64(const Key& k) {
   size_t len = sizeof raw;
   REQUIRE(EVP_PKEY_get_raw_public_key(k.get(), raw, &len) == 1);
   return Base64Encode(std::string(reinterpret_cast<char*>(raw), len));
-}
-
-std::string Ed25519Sign(const Key& k, const std::string& data) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  size_t len = 64;
-  std::string sig(len, '\0');
-  REQUIRE(EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) == 1);
-  REQUIRE(EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len,
-                         reinterpret_cast<const unsigned char*>(data.data()), data.size()) == 1);
-  sig.resize(len);
-  return sig;
 }
 
 }  // namespace
@@ -435,20 +338,20 @@ TEST_CASE("preset telnyx: Ed25519 over timestamp|body with the base64 public key
     return {{"telnyx-signature-ed25519", Base64Encode(Ed25519Sign(signer, Ts(ts) + "|" + b))},
             {"telnyx-timestamp", Ts(ts)}};
   };
-  CHECK(VerifyAt(e, With(kJson, headers(key, body, kNow - 5)), body, kNow).ok());
-  Result<EventIdentity> id = Identify(e, With(kJson, headers(key, body, kNow - 5)), body, true);
+  CHECK(VerifyAt(e, WithType(kJson, headers(key, body, kNow - 5)), body, kNow).ok());
+  Result<EventIdentity> id = Identify(e, WithType(kJson, headers(key, body, kNow - 5)), body, true);
   REQUIRE(id.ok());
   CHECK(id->event_id == "b301ed3f-1490-491f-995f-6e64e69674d4");
   CHECK(id->event_type == "message.received");
 
   std::string tampered = body;
   tampered[20] ^= 0x01;
-  CHECK(VerifyAt(e, With(kJson, headers(key, body, kNow - 5)), tampered, kNow).code() == Code::kUnauthenticated);
-  CHECK(VerifyAt(e, With(kJson, headers(other, body, kNow - 5)), body, kNow).code() == Code::kUnauthenticated);
-  Status old = VerifyAt(e, With(kJson, headers(key, body, kNow - 3600)), body, kNow);
+  CHECK(VerifyAt(e, WithType(kJson, headers(key, body, kNow - 5)), tampered, kNow).code() == Code::kUnauthenticated);
+  CHECK(VerifyAt(e, WithType(kJson, headers(other, body, kNow - 5)), body, kNow).code() == Code::kUnauthenticated);
+  Status old = VerifyAt(e, WithType(kJson, headers(key, body, kNow - 3600)), body, kNow);
   CHECK(old.code() == Code::kUnauthenticated);
   CHECK(old.message() == "timestamp outside tolerance");
-  CHECK(VerifyAt(e, With(kJson, headers(key, body, kNow), "telnyx-signature-ed25519"), body, kNow).code() ==
+  CHECK(VerifyAt(e, WithType(kJson, headers(key, body, kNow), "telnyx-signature-ed25519"), body, kNow).code() ==
         Code::kUnauthenticated);
 
   // The key forms: base64 of 32 bytes is accepted beside hex; base64 of another length is not.
@@ -474,22 +377,10 @@ TEST_CASE("presets messaging: send-test signs what Verify accepts and Identify r
   const int64_t now_ms = kNow * 1000;
   for (const Row& row : rows) {
     SECTION(row.provider) {
-      const config::EndpointConfig e = Load(row.provider, row.secret, row.extra);
-      Result<SignedDelivery> d =
-          SignDelivery(e, e.secrets.front(), SampleBody(e, "thing.happened", now_ms), now_ms, "POST", "", "thing.happened");
-      REQUIRE(d.ok());
-      INFO(d->body);
-      MapHeaders h;
-      for (const auto& [name, value] : d->headers) h.Set(name, value);
-      CHECK(Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", h, d->body}, now_ms).ok());
-      CHECK_FALSE(AnswerSignedHandshake(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", h, d->body}, now_ms));
-      const std::string ct(h.Get("Content-Type").value_or(""));
-      Result<EventIdentity> id = e.key.batch ? First(e, kJson, {}, d->body)
-                                             : Identify(e, h, d->body, ct.rfind(kJson, 0) == 0);
-      INFO(id.status().ToString());
-      REQUIRE(id.ok());
-      CHECK_FALSE(id->event_id.empty());
-      if (row.provider != "freshdesk") CHECK(id->event_type == "thing.happened");
+      const config::EndpointConfig e = LoadEndpoint(row.provider, row.secret, row.extra);
+      const SentSample sent = CheckSendTestSample(e, now_ms, "thing.happened", row.provider != "freshdesk");
+      // A delivery, not a handshake.
+      CHECK_FALSE(AnswerSignedHandshake(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", sent.headers, sent.body}, now_ms));
     }
   }
 }
@@ -497,7 +388,7 @@ TEST_CASE("presets messaging: send-test signs what Verify accepts and Identify r
 TEST_CASE("preset quickbooks: the legacy eventNotifications body with the documented key override",
           "[presets][messaging]") {
   const std::string token = "qbo-verifier-token-0123";
-  const config::EndpointConfig e = Load("quickbooks", token,
+  const config::EndpointConfig e = LoadEndpoint("quickbooks", token,
                                         "[endpoint.key]\ncanonical_hash = true\nbatch_pointer = \"/eventNotifications\"\n"
                                         "event_type_pointer = \"/dataChangeEvent/entities/0/name\"\n");
   const std::string body =
@@ -516,11 +407,11 @@ TEST_CASE("preset quickbooks: the legacy eventNotifications body with the docume
 TEST_CASE("preset pandadoc: the signature is the query parameter \"signature\"; the key is the event-id header",
           "[presets][messaging]") {
   const std::string key = "pd-shared-key-0123456789";
-  const config::EndpointConfig e = Load("pandadoc", key);
+  const config::EndpointConfig e = LoadEndpoint("pandadoc", key);
   const std::string body =
       R"([{"event":"document_state_changed","data":{"id":"msFYActMfJHqNTKH8YSvF1","name":"Quote 42",)"
       R"("status":"document.completed","date_modified":"2026-01-01T00:00:00.000Z"}}])";
-  MapHeaders h = With(kJson, {{"X-PandaDoc-Webhook-Event-Id", "3f1c4b8e-9d2a-4c6b-8e7f-0a1b2c3d4e5f"}});
+  MapHeaders h = WithType(kJson, {{"X-PandaDoc-Webhook-Event-Id", "3f1c4b8e-9d2a-4c6b-8e7f-0a1b2c3d4e5f"}});
   auto verify = [&](const std::string& query, const std::string& b) {
     return Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", h, b, query}, kNow * 1000);
   };
@@ -544,7 +435,7 @@ TEST_CASE("preset pandadoc: the signature is the query parameter \"signature\"; 
   CHECK(none.message() == "missing signature");
   CHECK(verify("signature=%zz", body).code() == Code::kUnauthenticated);  // not form encoding: nothing read
   // In a header it is not looked for.
-  MapHeaders in_header = With(kJson, {{"signature", HexSha256(key, body)}});
+  MapHeaders in_header = WithType(kJson, {{"signature", HexSha256(key, body)}});
   CHECK(Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", in_header, body}, kNow * 1000).code() ==
         Code::kUnauthenticated);
 
@@ -561,8 +452,8 @@ TEST_CASE("preset pandadoc: the signature is the query parameter \"signature\"; 
   CHECK(sample->event_type == "thing.happened");
 
   // Writing signature.header moves the signature back to that header.
-  const config::EndpointConfig moved = Load("pandadoc", key, "[endpoint.signature]\nheader = \"X-Signature\"\n");
+  const config::EndpointConfig moved = LoadEndpoint("pandadoc", key, "[endpoint.signature]\nheader = \"X-Signature\"\n");
   CHECK(moved.signature.signature_source.empty());
-  MapHeaders hh = With(kJson, {{"X-Signature", HexSha256(key, body)}});
+  MapHeaders hh = WithType(kJson, {{"X-Signature", HexSha256(key, body)}});
   CHECK(Verify(moved, moved.secrets, DeliveryView{"POST", "/hooks/hooks", hh, body}, kNow * 1000).ok());
 }

@@ -25,13 +25,6 @@ namespace {
 
 constexpr int64_t kNowMs = 1767225600000;  // 2026-01-01T00:00:00Z
 
-config::EndpointConfig Load(const std::string& provider, const std::string& secret, const std::string& extra = "") {
-  config::LoadResult loaded = LoadPreset(provider, secret, extra);
-  INFO(Dump(loaded));
-  REQUIRE(loaded.ok());
-  return loaded.config.endpoints.at(0);
-}
-
 // A JSON POST: Verify, then (when it verifies) Identify, as the receive path does.
 Status VerifyJson(const config::EndpointConfig& e, const std::string& body, const MapHeaders& h = ToMap({})) {
   return Verify(e, e.secrets, DeliveryView{"POST", "/hooks/hooks", h, body}, kNowMs);
@@ -64,7 +57,7 @@ const std::string kVnpHash =
     "29eb0be72895";
 
 TEST_CASE("vnpay: the documented IPN verifies, identifies and gets VNPay's answers", "[presets][vn_ua]") {
-  const config::EndpointConfig e = Load("vnpay", kVnpSecret);
+  const config::EndpointConfig e = LoadEndpoint("vnpay", kVnpSecret);
   // The vector is what OpenSSL computes too.
   REQUIRE(HexEncode(OpensslHmac(EVP_sha512(), kVnpSecret, kVnpSigned)) == kVnpHash);
   // VNPay's own order is not sorted, it adds vnp_SecureHashType, and the
@@ -102,14 +95,14 @@ TEST_CASE("vnpay: the documented IPN verifies, identifies and gets VNPay's answe
 }
 
 TEST_CASE("vnpay: a changed parameter, another secret or no hash is refused", "[presets][vn_ua]") {
-  const config::EndpointConfig e = Load("vnpay", kVnpSecret);
+  const config::EndpointConfig e = LoadEndpoint("vnpay", kVnpSecret);
   const std::string hash = "&vnp_SecureHash=" + kVnpHash;
   CHECK(VerifyGet(e, kVnpSigned + hash).ok());
   std::string changed = kVnpSigned;
   changed.replace(changed.find("1000000"), 7, "1000001");  // one byte of the amount
   CHECK(Refused(VerifyGet(e, changed + hash)));
   CHECK(Refused(VerifyGet(e, kVnpSigned + "&vnp_Extra=1" + hash)));  // a vnp_ parameter added
-  CHECK(Refused(VerifyGet(Load("vnpay", "another_secret"), kVnpSigned + hash)));
+  CHECK(Refused(VerifyGet(LoadEndpoint("vnpay", "another_secret"), kVnpSigned + hash)));
   CHECK(Refused(VerifyGet(e, kVnpSigned)));                       // no hash
   CHECK(Refused(VerifyGet(e, kVnpSigned + "&vnp_SecureHash=zz")));  // not hex
   CHECK(Refused(VerifyGet(e, kVnpSigned + "&vnp_OrderInfo=%zz" + hash)));  // a malformed query
@@ -146,7 +139,7 @@ const std::string kMomoExtra = "[endpoint.signature]\naccess_key = \"" + kMomoAc
 TEST_CASE("momo: the documented IPN verifies and identifies; MoMo gets 204", "[presets][vn_ua]") {
   const std::string sig = HexEncode(OpensslHmac(EVP_sha256(), kMomoSecret, kMomoRaw));
   REQUIRE(sig == "cd822c37841a22f5ccf3da3067d7c3662928f53be58abcb1bd08ff529a9b30c3");
-  const config::EndpointConfig e = Load("momo", kMomoSecret, kMomoExtra);
+  const config::EndpointConfig e = LoadEndpoint("momo", kMomoSecret, kMomoExtra);
   const std::string body = MomoBody(sig);
   Status ok = VerifyJson(e, body);
   INFO(ok.ToString());
@@ -164,10 +157,10 @@ TEST_CASE("momo: the documented IPN verifies and identifies; MoMo gets 204", "[p
 
 TEST_CASE("momo: a changed field, another secret or key, or no signature is refused", "[presets][vn_ua]") {
   const std::string sig = HexEncode(OpensslHmac(EVP_sha256(), kMomoSecret, kMomoRaw));
-  const config::EndpointConfig e = Load("momo", kMomoSecret, kMomoExtra);
+  const config::EndpointConfig e = LoadEndpoint("momo", kMomoSecret, kMomoExtra);
   CHECK(Refused(VerifyJson(e, MomoBody(sig, 1001))));
-  CHECK(Refused(VerifyJson(Load("momo", "another-secret-key", kMomoExtra), MomoBody(sig))));
-  CHECK(Refused(VerifyJson(Load("momo", kMomoSecret, "[endpoint.signature]\naccess_key = \"OTHER\"\n"), MomoBody(sig))));
+  CHECK(Refused(VerifyJson(LoadEndpoint("momo", "another-secret-key", kMomoExtra), MomoBody(sig))));
+  CHECK(Refused(VerifyJson(LoadEndpoint("momo", kMomoSecret, "[endpoint.signature]\naccess_key = \"OTHER\"\n"), MomoBody(sig))));
   CHECK(Refused(VerifyJson(e, MomoBody(""))));
   std::string no_trans = MomoBody(sig);
   no_trans.replace(no_trans.find(R"("transId":2588659987,)"), 21, "");
@@ -199,7 +192,7 @@ std::string ZaloBody(const std::string& data, const std::string& mac) {
 TEST_CASE("zalopay: the documented callback verifies and identifies; ZaloPay's return codes", "[presets][vn_ua]") {
   const std::string mac = HexEncode(OpensslHmac(EVP_sha256(), kZaloKey2, kZaloData));
   REQUIRE(mac == "d8d33baf449b31d7f9b94fa50d7c942c08cd4d83f28fa185557da21acb104f67");
-  const config::EndpointConfig e = Load("zalopay", kZaloKey2);
+  const config::EndpointConfig e = LoadEndpoint("zalopay", kZaloKey2);
   const std::string body = ZaloBody(kZaloData, mac);
   Status ok = VerifyJson(e, body);
   INFO(ok.ToString());
@@ -217,12 +210,12 @@ TEST_CASE("zalopay: the documented callback verifies and identifies; ZaloPay's r
 
 TEST_CASE("zalopay: a changed data byte, key1 or no mac is refused", "[presets][vn_ua]") {
   const std::string mac = HexEncode(OpensslHmac(EVP_sha256(), kZaloKey2, kZaloData));
-  const config::EndpointConfig e = Load("zalopay", kZaloKey2);
+  const config::EndpointConfig e = LoadEndpoint("zalopay", kZaloKey2);
   std::string changed = kZaloData;
   changed.replace(changed.find("10000"), 5, "10001");
   CHECK(Refused(VerifyJson(e, ZaloBody(changed, mac))));
   // key1 of the same sandbox app signs requests, not callbacks.
-  CHECK(Refused(VerifyJson(Load("zalopay", "PcY4iZIKFCIdgZvA6ueMcMHHUbRLYjPL"), ZaloBody(kZaloData, mac))));
+  CHECK(Refused(VerifyJson(LoadEndpoint("zalopay", "PcY4iZIKFCIdgZvA6ueMcMHHUbRLYjPL"), ZaloBody(kZaloData, mac))));
   CHECK(Refused(VerifyJson(e, nlohmann::json{{"data", kZaloData}, {"type", 1}}.dump())));
   CHECK(Refused(VerifyJson(e, nlohmann::json{{"mac", mac}, {"type", 1}}.dump())));  // nothing signed
 }
@@ -251,7 +244,7 @@ std::string PayosBody(const std::string& signature, const std::string& counter_n
 TEST_CASE("payos: the documented webhook verifies and identifies", "[presets][vn_ua]") {
   const std::string sig = HexEncode(OpensslHmac(EVP_sha256(), kPayosKey, kPayosSigned));
   REQUIRE(sig == "412e915d2871504ed31be63c8f62a149a4410d34c4c42affc9006ef9917eaa03");
-  const config::EndpointConfig e = Load("payos", kPayosKey);
+  const config::EndpointConfig e = LoadEndpoint("payos", kPayosKey);
   const std::string body = PayosBody(sig);
   Status ok = VerifyJson(e, body);
   INFO(ok.ToString());
@@ -267,10 +260,10 @@ TEST_CASE("payos: the documented webhook verifies and identifies", "[presets][vn
 
 TEST_CASE("payos: a changed data field, another key or no signature is refused", "[presets][vn_ua]") {
   const std::string sig = HexEncode(OpensslHmac(EVP_sha256(), kPayosKey, kPayosSigned));
-  const config::EndpointConfig e = Load("payos", kPayosKey);
+  const config::EndpointConfig e = LoadEndpoint("payos", kPayosKey);
   CHECK(Refused(VerifyJson(e, PayosBody(sig, R"("")", 3001))));
   CHECK(Refused(VerifyJson(e, PayosBody(sig, R"("Nguyen")"))));
-  CHECK(Refused(VerifyJson(Load("payos", "another-checksum-key"), PayosBody(sig))));
+  CHECK(Refused(VerifyJson(LoadEndpoint("payos", "another-checksum-key"), PayosBody(sig))));
   CHECK(Refused(VerifyJson(e, PayosBody(""))));
   CHECK(Refused(VerifyJson(e, R"({"data":[],"signature":")" + sig + R"("})")));  // data is not an object
 }
@@ -284,7 +277,7 @@ const std::string kSepayBody =
     R"("accumulated":19077000,"subAccount":null,"referenceCode":"MBVCB.3278907687","description":""})";
 
 TEST_CASE("sepay: the API key verifies; SePay gets {\"success\":true}", "[presets][vn_ua]") {
-  const config::EndpointConfig e = Load("sepay", "sepay-api-key-0123456789");
+  const config::EndpointConfig e = LoadEndpoint("sepay", "sepay-api-key-0123456789");
   MapHeaders h = ToMap({{"Authorization", "Apikey sepay-api-key-0123456789"}});
   Status ok = VerifyJson(e, kSepayBody, h);
   INFO(ok.ToString());

@@ -58,6 +58,25 @@ TEST_CASE("signature format: malformed formats are refused with a reason", "[ver
   }
 }
 
+// PagerDuty and Revolut write "v1={signature}," (presets_devtools.cpp,
+// presets_shops_payments.cpp): one trailing separator, a list of one key.
+TEST_CASE("signature format: a trailing separator makes a key-value list of one key", "[verify][presets]") {
+  Result<SignatureFormat> f = ParseSignatureFormat("v1={signature},");
+  REQUIRE(f.ok());
+  CHECK(f->kind == SignatureFormat::Kind::kList);
+  CHECK(f->signature_key == "v1");
+  CHECK(f->timestamp_key.empty());
+  Result<SignatureHeader> h = ParseSignatureHeader(*f, "v1=aa, v1=bb,v0=cc");
+  REQUIRE(h.ok());
+  CHECK(h->signatures == std::vector<std::string_view>{"aa", "bb"});
+  CHECK(ParseSignatureHeader(*f, "v0=cc").status().code() == Code::kUnauthenticated);
+  // Only one trailing separator; an empty part elsewhere is still an error.
+  CHECK_FALSE(ParseSignatureFormat("v1={signature},,").ok());
+  CHECK_FALSE(ParseSignatureFormat(",v1={signature}").ok());
+  // Still refused: a part that is neither key={signature} nor key={timestamp}.
+  CHECK_FALSE(ParseSignatureFormat("v1={signature},x").ok());
+}
+
 TEST_CASE("signature header: templates strip prefix and suffix", "[verify]") {
   CHECK(Candidates("{signature}", "abc") == V{"abc"});
   CHECK(Candidates("sha256={signature}", "sha256=abc") == V{"abc"});
