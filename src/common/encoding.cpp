@@ -66,6 +66,13 @@ std::string Base64Encode(std::string_view raw) {
   return out;
 }
 
+std::string Base64UrlEncode(std::string_view raw) {
+  std::string out = Base64Encode(raw);
+  while (!out.empty() && out.back() == '=') out.pop_back();
+  for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
+  return out;
+}
+
 std::optional<std::string> Base64Decode(std::string_view text) {
   size_t pad = 0;
   while (pad < 2 && pad < text.size() && text[text.size() - 1 - pad] == '=') ++pad;

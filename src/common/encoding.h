@@ -21,6 +21,9 @@ std::optional<std::string> HexDecode(std::string_view hex);
 // Standard base64 (RFC 4648 §4) with '=' padding.
 std::string Base64Encode(std::string_view raw);
 
+// URL-safe base64 (RFC 4648 §5: '-' and '_'), without padding (Sanity's signatures).
+std::string Base64UrlEncode(std::string_view raw);
+
 // The bytes `text` encodes. Accepts the standard and the URL-safe alphabet
 // (RFC 4648 §5) and missing padding, because providers send both. Rejects
 // anything else: whitespace, misplaced or excess '=', an impossible length, or

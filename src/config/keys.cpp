@@ -461,7 +461,7 @@ std::vector<KeyInfo> BuildKeys() {
                      "HMAC hash (md5 only for providers that still use it: WayForPay)",
                      {"sha1", "sha256", "sha512", "md5"}));
   k.push_back(String("endpoint.signature.encoding", Signature, &SignatureConfig::encoding,
-                     "encoding of the signature", {"hex", "base64"}));
+                     "encoding of the signature", {"hex", "base64", "base64url"}));
   k.push_back(String("endpoint.signature.secret_encoding", Signature, &SignatureConfig::secret_encoding,
                      "how a secret becomes HMAC key bytes (after secret_prefix is removed); html-entities "
                      "decodes &amp; &lt; &gt; &quot; &#039; as WooCommerce does",

@@ -139,7 +139,7 @@ Status VerifyAsymmetric(const config::EndpointConfig& endpoint, const DeliveryVi
   std::optional<KeyKind> kind = AsymmetricKind(sig.scheme);
   if (!kind) return Internal("not an asymmetric signature scheme");
   if (endpoint.public_keys.empty()) return Internal("endpoint has no public key");
-  if (sig.encoding != "hex" && sig.encoding != "base64") return Internal("unknown signature.encoding");
+  if (!KnownSignatureEncoding(sig.encoding)) return Internal("unknown signature.encoding");
   const std::string& unit = sig.timestamp_unit;
   if (unit != "s" && unit != "ms" && unit != "iso8601") return Internal("unknown signature.timestamp_unit");
   Result<SignatureFormat> format = ParseSignatureFormat(sig.format);
@@ -163,7 +163,7 @@ Status VerifyAsymmetric(const config::EndpointConfig& endpoint, const DeliveryVi
   // The exact text received is what was signed, so it goes in unparsed.
   Result<std::string> payload = SignedBytes(endpoint, d, ts_text);
   if (!payload.ok()) return payload.status();
-  std::vector<std::string> received = DecodeCandidates(parsed->signatures, sig.encoding == "base64");
+  std::vector<std::string> received = DecodeCandidates(parsed->signatures, Base64SignatureEncoding(sig.encoding));
   if (received.empty()) return Unauthenticated("malformed signature");
   if (!AnyKeyVerifies(*kind, endpoint.public_keys, *payload, received)) {
     return Unauthenticated("signature mismatch");

@@ -204,7 +204,7 @@ Status VerifyHmac(const config::EndpointConfig& endpoint, const std::vector<Secr
   const config::SignatureConfig& sig = endpoint.signature;
   std::optional<HashAlg> alg = ParseHashAlg(sig.algorithm);
   if (!alg) return Internal("unknown signature.algorithm");
-  if (sig.encoding != "hex" && sig.encoding != "base64") return Internal("unknown signature.encoding");
+  if (!KnownSignatureEncoding(sig.encoding)) return Internal("unknown signature.encoding");
   if (sig.timestamp_unit != "s" && sig.timestamp_unit != "ms" && sig.timestamp_unit != "iso8601") {
     return Internal("unknown signature.timestamp_unit");
   }
@@ -242,7 +242,7 @@ Status VerifyHmac(const config::EndpointConfig& endpoint, const std::vector<Secr
   Result<std::string> payload = SignedBytes(endpoint, d, ts_text, fields, endpoint.public_url);
   if (!payload.ok()) return payload.status();
   std::vector<std::string> received =
-      DecodeCandidates(parsed->signatures, sig.encoding == "base64", sig.algorithm + "=");
+      DecodeCandidates(parsed->signatures, Base64SignatureEncoding(sig.encoding), sig.algorithm + "=");
   if (received.empty()) return Unauthenticated("malformed signature");
   bool matched = AnyMacMatches(*alg, secrets, *payload, received);
   // The same URL with its default port spelled the other way (Twilio signs

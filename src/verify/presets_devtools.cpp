@@ -102,7 +102,7 @@ void AddDevtoolsPresets(std::vector<Preset>& t) {
   t.push_back({{"sanity"},
                Endpoint({.header = "sanity-webhook-signature",
                          .format = "t={timestamp},v1={signature}",
-                         .encoding = "base64",
+                         .encoding = "base64url",
                          .signed_payload = "{timestamp}.{body}",
                          .timestamp_unit = "ms"},
                         {.id_header = "idempotency-key", .event_type_header = "sanity-operation"}),

@@ -170,7 +170,7 @@ Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t n
   }
   std::optional<HashAlg> alg = ParseHashAlg(sig.algorithm);
   if (!alg) return InvalidArgument("unknown signature.algorithm");
-  if (sig.encoding != "hex" && sig.encoding != "base64") return InvalidArgument("unknown signature.encoding");
+  if (!KnownSignatureEncoding(sig.encoding)) return InvalidArgument("unknown signature.encoding");
   Result<SignatureFormat> format = ParseSignatureFormat(sig.format);
   if (!format.ok()) return format.status();
 
@@ -206,7 +206,7 @@ Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t n
     return InvalidArgument("the body lacks the fields the signature covers (" + payload.status().message() + ")");
   }
   const std::string mac = Hmac(*alg, secret.bytes(), *payload);
-  const std::string encoded = sig.encoding == "base64" ? Base64Encode(mac) : HexEncode(mac);
+  const std::string encoded = EncodeSignature(sig.encoding, mac);
   const std::string value = FormatSignature(*format, encoded, ts);
   if (!sig.signature_pointer.empty()) return PutSignatureInBody(sig.signature_pointer, value, out);
   if (!source) {
@@ -230,7 +230,7 @@ Status SignAsymmetric(const config::EndpointConfig& e, KeyKind kind, const Secre
                       std::string_view method, std::string_view url, const std::optional<std::string>& id,
                       SignedDelivery& out) {
   const config::SignatureConfig& sig = e.signature;
-  if (sig.encoding != "hex" && sig.encoding != "base64") return InvalidArgument("unknown signature.encoding");
+  if (!KnownSignatureEncoding(sig.encoding)) return InvalidArgument("unknown signature.encoding");
   Result<SignatureFormat> format = ParseSignatureFormat(sig.format);
   if (!format.ok()) return format.status();
   const std::string ts = TimestampText(sig, out.body, now_ms);
@@ -254,7 +254,7 @@ Status SignAsymmetric(const config::EndpointConfig& e, KeyKind kind, const Secre
   if (!payload.ok()) return payload.status();
   Result<std::string> signature = SignWithPrivateKey(kind, private_pem.bytes(), *payload);
   if (!signature.ok()) return InvalidArgument("--private-key: " + signature.status().message());
-  const std::string encoded = sig.encoding == "base64" ? Base64Encode(*signature) : HexEncode(*signature);
+  const std::string encoded = EncodeSignature(sig.encoding, *signature);
   out.headers.emplace_back(sig.header, FormatSignature(*format, encoded, ts));
   return Status::Ok();
 }

@@ -1,6 +1,7 @@
 // Signature format parsing and candidate extraction; see signature_header.h.
 #include "verify/signature_header.h"
 
+#include "common/encoding.h"
 #include "common/headers.h"
 #include "verify/text.h"
 
@@ -153,6 +154,18 @@ Result<SignatureHeader> ParseSignatureHeader(const SignatureFormat& format, std:
     case SignatureFormat::Kind::kPositional: return ExtractPositional(format, value);
   }
   return Unauthenticated("malformed signature");
+}
+
+bool KnownSignatureEncoding(std::string_view encoding) {
+  return encoding == "hex" || Base64SignatureEncoding(encoding);
+}
+
+bool Base64SignatureEncoding(std::string_view encoding) { return encoding == "base64" || encoding == "base64url"; }
+
+std::string EncodeSignature(std::string_view encoding, std::string_view raw) {
+  if (encoding == "base64") return Base64Encode(raw);
+  if (encoding == "base64url") return Base64UrlEncode(raw);
+  return HexEncode(raw);
 }
 
 }  // namespace hookinbox::verify

@@ -58,4 +58,11 @@ struct SignatureHeader {
 // the timestamp key.
 Result<SignatureHeader> ParseSignatureHeader(const SignatureFormat& format, std::string_view value);
 
+// signature.encoding: "hex", "base64" or "base64url" (unpadded, RFC 4648 §5:
+// Sanity). Reading, both base64 spellings accept either alphabet and missing
+// padding (Base64Decode); writing (send-test) uses the one named.
+bool KnownSignatureEncoding(std::string_view encoding);
+bool Base64SignatureEncoding(std::string_view encoding);
+std::string EncodeSignature(std::string_view encoding, std::string_view raw);
+
 }  // namespace hookinbox::verify

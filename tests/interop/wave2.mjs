@@ -9,13 +9,11 @@
 // (Webhook.computeSignature). Verifiers, on what `hookinbox send-test` sends:
 // line (validateSignature), telnyx (webhooks.unwrap, Ed25519), gocardless
 // (webhooks.parse), workos (constructEvent), adyen (validateHMAC),
-// coinbase-commerce (verifyEventBody) and polar (validateEvent). LINE,
+// coinbase-commerce (verifyEventBody), polar (validateEvent), sanity
+// (isValidSignature: send-test writes its unpadded base64url) and payos
+// (webhooks.verify: send-test signs payOS's own example body). LINE,
 // GoCardless and Polar publish no signing function, and Telnyx signs with a
-// key only Telnyx holds: they are verifier cases alone. Not verifier cases:
-// payos (send-test cannot sign a signature carried in the provider's own
-// body, by design) and sanity (send-test writes padded standard base64 where
-// Sanity's SDK compares unpadded base64url text; hookinbox's verifier takes
-// both, which the signer case shows).
+// key only Telnyx holds: they are verifier cases alone.
 //
 // Several of these SDKs quote the signature header or the body in their
 // error messages (telnyx, coinbase-commerce), so a refusal is reported by
@@ -160,6 +158,15 @@ export function wave2Cases(ctx) {
         return items.every((i) => validator.validateHMAC(i.NotificationRequestItem, secretOf('adyen')));
       });
     },
+    async sanity(req, raw) {
+      const { isValidSignature } = await import('@sanity/webhook');
+      return quietBool(() => isValidSignature(raw, header(req, 'sanity-webhook-signature'), secretOf('sanity')));
+    },
+    async payos(req, raw) {
+      const { PayOS } = await import('@payos/node');
+      const payos = new PayOS({ clientId: 'interop', apiKey: 'interop', checksumKey: secretOf('payos') });
+      return quietBool(() => payos.webhooks.verify(JSON.parse(raw)));
+    },
     async 'coinbase-commerce'(req, raw) {
       const { Webhook } = (await import('coinbase-commerce-node')).default;
       return quietBool(() => Webhook.verifyEventBody(raw, header(req, 'X-CC-Webhook-Signature'), secretOf('coinbase-commerce')));
@@ -202,7 +209,12 @@ export function wave2Cases(ctx) {
   };
   // The generic corruption changes the first lower-case letter, which in
   // Adyen's body is the unsigned "live": change the signed merchantReference.
-  const corrupters = { adyen: (body) => body.replace('order-interop', 'order-intrude') };
+  // payOS signs only `data`: the generic corruption would hit the unsigned
+  // "code" around it, so the signed amount is changed instead.
+  const corrupters = {
+    adyen: (body) => body.replace('order-interop', 'order-intrude'),
+    payos: (body) => body.replace('"amount":', '"amount":1'),
+  };
 
   return { signers, verifiers, sendTestArgs, corrupters };
 }

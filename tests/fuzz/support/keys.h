@@ -62,7 +62,8 @@ inline KeyPair MakeKeyPair(verify::KeyKind kind) {
   switch (kind) {
     case verify::KeyKind::kEd25519: key = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"); break;
     case verify::KeyKind::kEcdsaP256Sha256: key = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"); break;
-    case verify::KeyKind::kRsaSha256Cert: key = EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", size_t{2048}); break;
+    case verify::KeyKind::kRsaSha256Cert:
+    case verify::KeyKind::kRsaSha256: key = EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", size_t{2048}); break;
   }
   if (key == nullptr) return {};
   KeyPair out;
@@ -72,7 +73,7 @@ inline KeyPair MakeKeyPair(verify::KeyKind kind) {
     size_t len = sizeof raw;
     EVP_PKEY_get_raw_public_key(key, raw, &len);
     out.public_text = HexEncode(std::string_view(reinterpret_cast<const char*>(raw), len));
-  } else if (kind == verify::KeyKind::kEcdsaP256Sha256) {
+  } else if (kind == verify::KeyKind::kEcdsaP256Sha256 || kind == verify::KeyKind::kRsaSha256) {
     unsigned char* der = nullptr;
     int len = i2d_PUBKEY(key, &der);
     out.public_text = Base64Encode(std::string_view(reinterpret_cast<const char*>(der), static_cast<size_t>(len)));

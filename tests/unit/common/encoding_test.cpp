@@ -53,6 +53,14 @@ TEST_CASE("encoding: base64 accepts the URL-safe alphabet and missing padding", 
   CHECK(Base64Decode(Base64Encode(all)) == all);
 }
 
+TEST_CASE("encoding: base64url is the URL-safe alphabet without padding", "[common]") {
+  const std::string raw("\xfb\xff\xbf\x66", 4);
+  CHECK(Base64Encode(raw) == "+/+/Zg==");
+  CHECK(Base64UrlEncode(raw) == "-_-_Zg");
+  CHECK(Base64UrlEncode("") == "");
+  CHECK(Base64Decode(Base64UrlEncode(raw)) == raw);
+}
+
 TEST_CASE("encoding: base64 rejects garbage", "[common]") {
   for (const char* bad : {"Z", "Zg=", "Zg===", "Z===", "Zm9v\n", "Zm 9v", "Zm9v!", "=Zm9",
                           "Zg==Zg==", "Zh==" /* leftover bits set */, "Zm9=" /* leftover bits set */, "===="}) {

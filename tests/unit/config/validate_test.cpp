@@ -184,7 +184,7 @@ TEST_CASE("config: signature scheme, algorithm and encoding are checked", "[conf
       {"sha384", sig + "algorithm = \"sha384\" #<\n" + kKey, "endpoint[0].signature.algorithm",
        "must be one of sha1, sha256, sha512, md5 (got \"sha384\")"},
       {"base32", sig + "encoding = \"base32\" #<\n" + kKey, "endpoint[0].signature.encoding",
-       "must be one of hex, base64 (got \"base32\")"},
+       "must be one of hex, base64, base64url (got \"base32\")"},
       {"hmac without header", sig + "header = \"\" #<\n" + kKey, "endpoint[0].signature.header",
        "required for scheme \"hmac\""},
   });

@@ -26,10 +26,7 @@ namespace {
 
 // Sanity's signature: base64url without padding (@sanity/webhook).
 std::string B64UrlSha256(std::string_view key, std::string_view data) {
-  std::string s = B64Sha256(key, data);
-  for (char& c : s) c = c == '+' ? '-' : c == '/' ? '_' : c;
-  while (!s.empty() && s.back() == '=') s.pop_back();
-  return s;
+  return Base64UrlEncode(testing::OpensslHmac(EVP_sha256(), key, data));
 }
 
 std::string Ms(int64_t ts) { return std::to_string(ts * 1000 + 417); }
@@ -316,6 +313,24 @@ TEST_CASE("devtools presets: Dropbox's GET challenge is echoed, unverified", "[p
   }
   // Another preset answers no Dropbox challenge.
   CHECK_FALSE(AnswerGetHandshake(LoadEndpoint("box", "k"), "challenge=abc"));
+}
+
+TEST_CASE("devtools presets: send-test writes Sanity's signature as Sanity does (base64url, unpadded)",
+          "[presets][devtools][sign]") {
+  const config::EndpointConfig e = LoadEndpoint("sanity", "send-test-secret");
+  Result<SignedDelivery> d = SignDelivery(e, e.secrets.front(), SampleBody(e, "update", kNow * 1000), kNow * 1000,
+                                          "POST", "https://h/hooks/sanity", "update");
+  REQUIRE(d.ok());
+  std::string header;
+  for (const auto& [name, value] : d->headers) {
+    if (name == "sanity-webhook-signature") header = value;
+  }
+  const size_t v1 = header.find(",v1=");
+  REQUIRE(v1 != std::string::npos);
+  const std::string sig = header.substr(v1 + 4);
+  const std::string ts = header.substr(2, v1 - 2);
+  CHECK(sig == B64UrlSha256("send-test-secret", ts + "." + d->body));
+  CHECK(sig.find_first_of("+/=") == std::string::npos);
 }
 
 TEST_CASE("devtools presets: send-test signs a sample each preset accepts", "[presets][devtools][sign]") {
