@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -213,6 +214,15 @@ event_type_pointer = "/type"
 std::string DemoLikeEndpoint(const std::string& name, const std::string& table_extra) {
   return "\n[[endpoint]]\nname = \"" + name + "\"\nprovider = \"generic\"\n" + table_extra +
          "secret_file = \"secrets/demo.secret\"\n" + kDemoSignatureTables;
+}
+
+std::string PresetEndpoint(const std::string& name, const std::string& provider, const std::string& secret,
+                           const std::string& tables) {
+  std::string var = "HOOKINBOX_IT_" + name + "_SECRET";
+  for (char& c : var) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ::setenv(var.c_str(), secret.c_str(), 1);
+  return "\n[[endpoint]]\nname = \"" + name + "\"\nprovider = \"" + provider + "\"\nsecret_env = \"" + var + "\"\n" +
+         tables;
 }
 
 std::string Installation::SignedRequest(const std::string& path, const std::string& body) const {

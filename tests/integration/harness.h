@@ -114,6 +114,13 @@ class Installation {
 // `tenant = "acme"`) is added to the [[endpoint]] table itself.
 std::string DemoLikeEndpoint(const std::string& name, const std::string& table_extra = "");
 
+// An [[endpoint]] named `name` with `provider = "<provider>"` and its secret
+// in the environment variable HOOKINBOX_IT_<NAME>_SECRET (set here to
+// `secret`), as TOML that can follow WriteTestConfig's; `tables` (e.g. an
+// [endpoint.signature] table) follows it.
+std::string PresetEndpoint(const std::string& name, const std::string& provider, const std::string& secret,
+                           const std::string& tables = "");
+
 // The demo endpoint's [endpoint.signature] and [endpoint.key] tables (what
 // DemoLikeEndpoint appends after the secret), for configs that name the
 // secret their own way.

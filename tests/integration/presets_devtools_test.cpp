@@ -19,19 +19,8 @@ struct DevtoolsServer {
   Installation inst;
   ServerProcess server{inst};
   DevtoolsServer() {
-    ::setenv("HOOKINBOX_IT_DROPBOX_SECRET", "dropbox-app-secret", 1);
-    ::setenv("HOOKINBOX_IT_TWITCH_SECRET", kTwitchSecret, 1);
-    inst.WriteTestConfig(R"(
-[[endpoint]]
-name = "dropbox"
-provider = "dropbox"
-secret_env = "HOOKINBOX_IT_DROPBOX_SECRET"
-
-[[endpoint]]
-name = "twitch"
-provider = "twitch"
-secret_env = "HOOKINBOX_IT_TWITCH_SECRET"
-)");
+    inst.WriteTestConfig(PresetEndpoint("dropbox", "dropbox", "dropbox-app-secret") +
+                         PresetEndpoint("twitch", "twitch", kTwitchSecret));
     server.Start();
   }
 

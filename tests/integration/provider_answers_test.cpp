@@ -47,27 +47,8 @@ struct AnswerServer {
   Installation inst;
   ServerProcess server{inst};
   AnswerServer() {
-    ::setenv("HOOKINBOX_IT_VNPAY_SECRET", kVnpSecret, 1);
-    ::setenv("HOOKINBOX_IT_ZALOPAY_KEY2", kZaloKey2, 1);
-    ::setenv("HOOKINBOX_IT_MOMO_SECRET", kMomoSecret, 1);
-    inst.WriteTestConfig(R"(
-[[endpoint]]
-name = "vnpay"
-provider = "vnpay"
-secret_env = "HOOKINBOX_IT_VNPAY_SECRET"
-
-[[endpoint]]
-name = "zalopay"
-provider = "zalopay"
-secret_env = "HOOKINBOX_IT_ZALOPAY_KEY2"
-
-[[endpoint]]
-name = "momo"
-provider = "momo"
-secret_env = "HOOKINBOX_IT_MOMO_SECRET"
-[endpoint.signature]
-access_key = "F8BBA842ECF85"
-)");
+    inst.WriteTestConfig(PresetEndpoint("vnpay", "vnpay", kVnpSecret) + PresetEndpoint("zalopay", "zalopay", kZaloKey2) +
+                         PresetEndpoint("momo", "momo", kMomoSecret, "[endpoint.signature]\naccess_key = \"F8BBA842ECF85\"\n"));
     server.Start();
   }
   HttpResult Get(const std::string& target) const { return server.Request("GET", target, "", {}, ""); }

@@ -143,21 +143,9 @@ TEST_CASE("send-test: VNPay (a signed GET) and MoMo (a signed body) get their pr
           "[integration][send-test][vn_ua]") {
   Installation inst;
   ServerProcess server{inst};
-  ::setenv("HOOKINBOX_IT_VNPAY_SECRET", "vnp-send-test-secret", 1);
-  ::setenv("HOOKINBOX_IT_MOMO_SECRET", "momo-send-test-secret", 1);
-  inst.WriteTestConfig(R"(
-[[endpoint]]
-name = "vnpay"
-provider = "vnpay"
-secret_env = "HOOKINBOX_IT_VNPAY_SECRET"
-
-[[endpoint]]
-name = "momo"
-provider = "momo"
-secret_env = "HOOKINBOX_IT_MOMO_SECRET"
-[endpoint.signature]
-access_key = "send-test-access-key"
-)");
+  inst.WriteTestConfig(PresetEndpoint("vnpay", "vnpay", "vnp-send-test-secret") +
+                       PresetEndpoint("momo", "momo", "momo-send-test-secret",
+                                      "[endpoint.signature]\naccess_key = \"send-test-access-key\"\n"));
   server.Start();
   auto send = [&](const std::string& args) {
     return RunCommand(BinaryPath() + " send-test " + args + " -c " + inst.config_path() +
