@@ -133,6 +133,10 @@ Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t n
                            sig.signature_source +
                            "\") covers fields of the provider's own body; use the provider's test delivery");
   }
+  if (ParseDigestAlg(sig.algorithm)) {
+    return InvalidArgument("send-test cannot sign this endpoint: signature.algorithm \"" + sig.algorithm +
+                           "\" hashes the secret with the provider's own fields; use the provider's test delivery");
+  }
   std::optional<HashAlg> alg = ParseHashAlg(sig.algorithm);
   if (!alg) return InvalidArgument("unknown signature.algorithm");
   if (sig.encoding != "hex" && sig.encoding != "base64") return InvalidArgument("unknown signature.encoding");
