@@ -168,7 +168,10 @@ struct SignatureConfig {
   // the separator the format uses (',' or ';', as Paddle's "ts={timestamp};h1={signature}")
   // and matched by key, any order, any number of signature parts.
   std::string format = "{signature}";
-  std::string algorithm = "sha256";  // sha1 | sha256 | sha512 | md5 (WayForPay)
+  // sha1 | sha256 | sha512 | md5 (WayForPay): HMAC. "<one of them>-digest": a
+  // plain hash of signed_payload, which then contains {secret} (LiqPay's
+  // sha1(key + data + key), Fondy's sha1(key|values)).
+  std::string algorithm = "sha256";
   std::string encoding = "hex";      // hex | base64
   // signature.secret_encoding: how each configured secret becomes HMAC key
   // bytes, after secret_prefix is stripped: utf8 (as written; Stripe keeps its
@@ -178,7 +181,8 @@ struct SignatureConfig {
   // The bytes that are signed: placeholders {body}, {timestamp}, {id}, {method}
   // (the HTTP method) and {url} (endpoint.public_url plus "?query" when the request had one);
   // for signatures inside the delivery also {field:<pointer>} (a JSON value as
-  // text), {sorted_fields} (field_join) and {access_key}.
+  // text), {sorted_fields} (field_join) and {access_key}; {secret} only with a
+  // "-digest" algorithm.
   std::string signed_payload = "{body}";
   // At most one timestamp source: this header, a {timestamp} part of format, or timestamp_pointer.
   std::string timestamp_header;      // signature.timestamp_header: header with the signed timestamp, if any

@@ -458,8 +458,9 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(String("endpoint.signature.format", Signature, &SignatureConfig::format,
                      "where the signature sits in the header value, e.g. \"t={timestamp},v1={signature}\""));
   k.push_back(String("endpoint.signature.algorithm", Signature, &SignatureConfig::algorithm,
-                     "HMAC hash (md5 only for providers that still use it: WayForPay)",
-                     {"sha1", "sha256", "sha512", "md5"}));
+                     "HMAC hash (md5 only for providers that still use it: WayForPay); \"<hash>-digest\": a "
+                     "plain hash of signed_payload, which must then contain {secret} (LiqPay, Fondy)",
+                     {"sha1", "sha256", "sha512", "md5", "sha1-digest", "sha256-digest", "sha512-digest", "md5-digest"}));
   k.push_back(String("endpoint.signature.encoding", Signature, &SignatureConfig::encoding,
                      "encoding of the signature", {"hex", "base64", "base64url"}));
   k.push_back(String("endpoint.signature.secret_encoding", Signature, &SignatureConfig::secret_encoding,
@@ -471,7 +472,8 @@ std::vector<KeyInfo> BuildKeys() {
   k.push_back(String("endpoint.signature.signed_payload", Signature, &SignatureConfig::signed_payload,
                      "the signed bytes: {body}, with optional {timestamp}, {id}, {method} and {url}; "
                      "asymmetric schemes also {header:NAME}, {webhook_id} and {crc32} (the body's CRC-32); "
-                     "{token}: the string at token_pointer (Mailgun)"));
+                     "{token}: the string at token_pointer (Mailgun); {secret}: the secret itself, only with a "
+                     "\"<hash>-digest\" algorithm (LiqPay, Fondy)"));
   k.push_back(String("endpoint.signature.webhook_id", Signature, &SignatureConfig::webhook_id,
                      "what {webhook_id} in signed_payload stands for: the provider's id of this webhook "
                      "(PayPal's Webhook ID)"));

@@ -534,7 +534,8 @@ class Validator {
     for (const auto& ph : payload) {
       if (ph != "{body}" && ph != "{timestamp}" && ph != "{id}" && ph != "{method}" && ph != "{url}" &&
           ph != "{form_sorted_kv}" && ph != "{token}" && ph != "{crc32}" && ph != "{webhook_id}" &&
-          ph != "{sorted_fields}" && ph != "{access_key}" && !IsFieldPlaceholder(ph) && !IsHeaderPlaceholder(ph)) {
+          ph != "{sorted_fields}" && ph != "{access_key}" && ph != "{secret}" && !IsFieldPlaceholder(ph) &&
+          !IsHeaderPlaceholder(ph)) {
         report_.Error(at + ".signed_payload", "unknown placeholder " + ph +
                                                   "; signed_payload may contain {body}, {timestamp}, {id}, "
                                                   "{method} and {url}");
@@ -556,6 +557,7 @@ class Validator {
       report_.Error(at + ".signed_payload", "uses {form_sorted_kv} but body_kind is " + Quote(s.body_kind) +
                                                 ": set body_kind = \"form\" (or \"multipart\")");
     }
+    Digest(s, at, payload);
     Timestamp(s, at, format, payload);
     BodySignature(s, at, payload);
     FieldSignature(e, at, payload);
@@ -739,6 +741,22 @@ class Validator {
                                             : "signed_payload uses {access_key}: set access_key");
     } else if (Count(payload, "{access_key}") == 0 && p_.Has(at + ".access_key")) {
       report_.Warn(at + ".access_key", "has no effect: signed_payload does not use {access_key}");
+    }
+  }
+
+  // A "<hash>-digest" algorithm is a plain hash: only the secret inside the
+  // hashed bytes makes it a signature, so {secret} is required there; with an
+  // HMAC the secret is the key and {secret} would put it in the data too.
+  void Digest(const SignatureConfig& s, const std::string& at, const std::vector<std::string>& payload) {
+    const bool digest = s.algorithm.size() > 7 && s.algorithm.compare(s.algorithm.size() - 7, 7, "-digest") == 0;
+    const size_t n = Count(payload, "{secret}");
+    if (digest && n == 0) {
+      report_.Error(at + ".signed_payload", "must contain {secret} with algorithm " + Quote(s.algorithm) +
+                                                ": a plain hash without the secret proves nothing");
+    }
+    if (!digest && n > 0) {
+      report_.Error(at + ".signed_payload", "uses {secret}, which only a \"<hash>-digest\" algorithm signs "
+                                            "(algorithm is " + Quote(s.algorithm) + ")");
     }
   }
 

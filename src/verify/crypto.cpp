@@ -40,6 +40,21 @@ const unsigned char* Bytes(std::string_view s) {
 
 }  // namespace
 
+std::optional<HashAlg> ParseDigestAlg(std::string_view name) {
+  constexpr std::string_view kSuffix = "-digest";
+  if (name.size() <= kSuffix.size() || name.substr(name.size() - kSuffix.size()) != kSuffix) return std::nullopt;
+  return ParseHashAlg(name.substr(0, name.size() - kSuffix.size()));
+}
+
+std::string Digest(HashAlg alg, std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), out, &len, Md(alg), nullptr) != 1) {
+    throw std::runtime_error("EVP_Digest failed");
+  }
+  return std::string(reinterpret_cast<const char*>(out), len);
+}
+
 std::optional<HashAlg> ParseHashAlg(std::string_view name) {
   if (name == "sha1") return HashAlg::kSha1;
   if (name == "sha256") return HashAlg::kSha256;

@@ -27,6 +27,16 @@ std::optional<HashAlg> ParseHashAlg(std::string_view name);
 // HMAC of `data` under `key` (any length, may be empty): 20, 32, 64 or 16 raw bytes.
 std::string Hmac(HashAlg alg, std::string_view key, std::string_view data);
 
+// A plain hash whose input contains the secret (signature.algorithm
+// "<hash>-digest", e.g. LiqPay's sha1(key + data + key), Fondy's
+// sha1(key|values)): "sha1-digest" | "sha256-digest" | "sha512-digest" |
+// "md5-digest", else nullopt. Weaker than HMAC (length extension where the
+// secret only leads), so only for providers that sign this way.
+std::optional<HashAlg> ParseDigestAlg(std::string_view name);
+
+// The raw hash of `data`: 20, 32, 64 or 16 bytes.
+std::string Digest(HashAlg alg, std::string_view data);
+
 // SHA-256 (common/digest.h), under the name the verifier has always used.
 using ::hookinbox::Sha256;
 

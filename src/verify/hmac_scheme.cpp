@@ -8,6 +8,9 @@
 // the window after the MAC means "timestamp outside tolerance" is only ever
 // said about authentic deliveries (a replay or a skewed clock), so it tells an
 // attacker nothing.
+#include <openssl/crypto.h>
+
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <string>
@@ -147,9 +150,14 @@ std::string SignedUrl(const config::EndpointConfig& e, std::string_view public_u
 }
 
 // The bytes that were signed, or Unauthenticated/Internal explaining why not.
+// `secret` is what {secret} stands for: set only for a "<hash>-digest" algorithm.
 Result<std::string> SignedBytes(const config::EndpointConfig& e, const DeliveryView& d,
-                                std::optional<std::string_view> ts, BodyFields& fields, std::string_view public_url) {
+                                std::optional<std::string_view> ts, BodyFields& fields, std::string_view public_url,
+                                std::optional<std::string_view> secret) {
   const config::SignatureConfig& sig = e.signature;
+  if (!secret && TemplateUses(sig.signed_payload, "{secret}")) {
+    return Internal("signed_payload uses {secret}, which only a \"<hash>-digest\" algorithm signs");
+  }
   std::optional<std::string_view> id;
   if (TemplateUses(sig.signed_payload, "{id}")) {
     if (e.key.id_header.empty()) return Internal("signed_payload uses {id} but key.id_header is not set");
@@ -190,6 +198,7 @@ Result<std::string> SignedBytes(const config::EndpointConfig& e, const DeliveryV
   parts.form_sorted_kv = form_kv;
   parts.sorted_fields = joined;
   parts.access_key = sig.access_key;
+  parts.secret = secret;
   parts.doc = in.doc;
   Result<std::string> payload = ExpandSignedPayload(sig.signed_payload, parts);
   // A signed field the delivery lacks is its fault (Unauthenticated); anything else is the config's.
@@ -197,12 +206,40 @@ Result<std::string> SignedBytes(const config::EndpointConfig& e, const DeliveryV
   return payload;
 }
 
+// Whether an active secret made one of `received` over the bytes built with
+// `public_url`: an HMAC under the secret, or for a digest algorithm
+// (`digest`) the plain hash of a payload that contains the secret ({secret}),
+// built once per secret. A payload that cannot be built is the error.
+Result<bool> AnySecretMatches(const config::EndpointConfig& e, const DeliveryView& d,
+                              std::optional<std::string_view> ts, BodyFields& fields, std::string_view public_url,
+                              HashAlg alg, bool digest, const std::vector<Secret>& secrets,
+                              const std::vector<std::string>& received) {
+  if (!digest) {
+    Result<std::string> payload = SignedBytes(e, d, ts, fields, public_url, std::nullopt);
+    if (!payload.ok()) return payload.status();
+    return AnyMacMatches(alg, secrets, *payload, received);
+  }
+  for (const Secret& secret : secrets) {
+    if (secret.empty()) continue;
+    Result<std::string> payload = SignedBytes(e, d, ts, fields, public_url, secret.bytes());
+    if (!payload.ok()) return payload.status();
+    std::string expected = Digest(alg, *payload);
+    OPENSSL_cleanse(payload->data(), payload->size());  // it holds the secret (a plain fill may be elided)
+    for (const std::string& r : received) {
+      if (ConstantTimeEqual(expected, r)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Status VerifyHmac(const config::EndpointConfig& endpoint, const std::vector<Secret>& secrets, const DeliveryView& d,
                   int64_t now_ms) {
   const config::SignatureConfig& sig = endpoint.signature;
-  std::optional<HashAlg> alg = ParseHashAlg(sig.algorithm);
+  // "<hash>-digest": a plain hash over a payload containing {secret} (LiqPay, Fondy).
+  const std::optional<HashAlg> digest_alg = ParseDigestAlg(sig.algorithm);
+  const std::optional<HashAlg> alg = digest_alg ? digest_alg : ParseHashAlg(sig.algorithm);
   if (!alg) return Internal("unknown signature.algorithm");
   if (!KnownSignatureEncoding(sig.encoding)) return Internal("unknown signature.encoding");
   if (sig.timestamp_unit != "s" && sig.timestamp_unit != "ms" && sig.timestamp_unit != "iso8601") {
@@ -239,18 +276,20 @@ Status VerifyHmac(const config::EndpointConfig& endpoint, const std::vector<Secr
   if (uses_ts && !ts) return Unauthenticated("missing or malformed timestamp");
 
   // The exact text received is what was signed, so it goes in unparsed.
-  Result<std::string> payload = SignedBytes(endpoint, d, ts_text, fields, endpoint.public_url);
-  if (!payload.ok()) return payload.status();
   std::vector<std::string> received =
       DecodeCandidates(parsed->signatures, Base64SignatureEncoding(sig.encoding), sig.algorithm + "=");
+  const bool digest = digest_alg.has_value();
+  Result<bool> first =
+      AnySecretMatches(endpoint, d, ts_text, fields, endpoint.public_url, *alg, digest, secrets, received);
+  if (!first.ok()) return first.status();
   if (received.empty()) return Unauthenticated("malformed signature");
-  bool matched = AnyMacMatches(*alg, secrets, *payload, received);
+  bool matched = *first;
   // The same URL with its default port spelled the other way (Twilio signs
   // either; twilio-node tries both). Only tried after a mismatch.
   if (!matched && TemplateUses(sig.signed_payload, "{url}")) {
     for (const std::string& url : DefaultPortVariants(endpoint.public_url)) {
-      Result<std::string> alt = SignedBytes(endpoint, d, ts_text, fields, url);
-      if (alt.ok() && AnyMacMatches(*alg, secrets, *alt, received)) matched = true;
+      Result<bool> alt = AnySecretMatches(endpoint, d, ts_text, fields, url, *alg, digest, secrets, received);
+      if (alt.ok() && *alt) matched = true;
     }
   }
   if (!matched) return Unauthenticated("signature mismatch");

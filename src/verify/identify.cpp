@@ -89,16 +89,33 @@ Result<std::string> IdFromPointer(const json& doc, const std::string& pointer) {
 
 // The value at `pointer` in `doc`; a pointer "<outer>#<inner>" names the value
 // at <inner> in the JSON text that is the string at <outer> (parsed into
-// *inner). nullptr when absent, or the outer value is not a JSON string.
+// *inner), and "<outer>#base64/<inner>" the same when that string is the
+// JSON's base64 (LiqPay's `data`). nullptr when absent, or the outer value is
+// not a string holding such JSON.
 const json* InnerJsonPart(const json& doc, const std::string& pointer, std::optional<json>* inner) {
-  const size_t hash = pointer.find("#/");
+  constexpr std::string_view kBase64 = "#base64/";
+  size_t hash = pointer.find("#/");
+  const bool base64 = hash == std::string::npos && (hash = pointer.find(kBase64)) != std::string::npos;
   if (hash == std::string::npos) return FindPointer(doc, pointer);
   const json* outer = FindPointer(doc, std::string_view(pointer).substr(0, hash));
   if (outer == nullptr || !outer->is_string()) return nullptr;
-  Result<json> parsed = ParseJson(outer->get_ref<const std::string&>());
+  std::optional<std::string> decoded;
+  if (base64) {
+    decoded = Base64Decode(outer->get_ref<const std::string&>());
+    if (!decoded) return nullptr;
+  }
+  Result<json> parsed = ParseJson(base64 ? *decoded : outer->get_ref<const std::string&>());
   if (!parsed.ok()) return nullptr;
   *inner = std::move(parsed).value();
-  return FindPointer(**inner, std::string_view(pointer).substr(hash + 1));
+  return FindPointer(**inner, std::string_view(pointer).substr(hash + (base64 ? kBase64.size() - 1 : 1)));
+}
+
+// "form:Name" is the pointer "/Name" into the fields' object (one segment);
+// "form:data#base64/payment_id" keeps its "#…" part for InnerJsonPart.
+std::string FormPartPointer(std::string_view name) {
+  const size_t hash = name.find('#');
+  if (hash == std::string_view::npos) return FormFieldPointer(name);
+  return FormFieldPointer(name.substr(0, hash)) + std::string(name.substr(hash));
 }
 
 // `doc` is null only when every part is a header (NeedsJson).
@@ -115,9 +132,8 @@ Result<std::string> IdFromFields(const json* doc, const HeaderView& headers, con
       id += text;
       continue;
     }
-    // "form:Name" is the pointer "/Name" into the fields' object (one segment).
     const std::string pointer = part.rfind(config::kFormField, 0) == 0
-                                    ? FormFieldPointer(part.substr(config::kFormField.size()))
+                                    ? FormPartPointer(std::string_view(part).substr(config::kFormField.size()))
                                     : part;
     if (doc == nullptr) return InvalidArgument("body is not JSON; key field " + pointer + " needs JSON");
     // "/data#/app_trans_id": the string at /data is itself JSON (ZaloPay signs
@@ -148,7 +164,8 @@ Result<std::string> ExplicitId(const config::KeyConfig& k, const HeaderView& hea
 Result<std::string> EventType(const config::KeyConfig& k, const HeaderView& headers, const json* doc) {
   std::string type;
   if (!k.event_type_pointer.empty()) {
-    const json* v = FindPointer(*doc, k.event_type_pointer);
+    std::optional<json> inner;  // "/data#base64/status": inside an encoded field (LiqPay)
+    const json* v = InnerJsonPart(*doc, k.event_type_pointer, &inner);
     // An integer type is its decimal text: payment providers type their
     // notifications with a result code (MoMo resultCode 0, ZaloPay type 1).
     if (v != nullptr && !v->is_string() && !v->is_number_integer()) {

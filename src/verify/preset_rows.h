@@ -37,5 +37,6 @@ void AddDevtoolsPresets(std::vector<Preset>& t);
 void AddFormsCrmPresets(std::vector<Preset>& t);
 void AddMessagingPresets(std::vector<Preset>& t);
 void AddVnUaPresets(std::vector<Preset>& t);
+void AddUaPresets(std::vector<Preset>& t);
 
 }  // namespace hookinbox::verify::presets

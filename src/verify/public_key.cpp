@@ -111,11 +111,15 @@ Result<KeyPtr> Ed25519Key(std::string_view text) {
   return Own(key);
 }
 
-// A SubjectPublicKeyInfo as PEM or base64 DER (SendGrid's EC key, Wise's RSA key).
+// A SubjectPublicKeyInfo as PEM, base64 DER (SendGrid's EC key, Wise's RSA key)
+// or base64 of the PEM (monobank).
 Result<KeyPtr> SpkiKey(std::string_view text) {
   if (text.substr(0, kPemBegin.size()) == kPemBegin) return PemPublicKey(text);
   std::optional<std::string> der = Base64Decode(text);
   if (!der || der->empty()) return Fail("expected base64 of a DER SubjectPublicKeyInfo, or a PEM block");
+  // monobank's GET /api/merchant/pubkey returns the PEM block itself in
+  // base64; such text decodes to "-----BEGIN …" rather than to DER.
+  if (std::string_view(*der).substr(0, kPemBegin.size()) == kPemBegin) return PemPublicKey(*der);
   return DerPublicKey(*der);
 }
 
@@ -197,7 +201,7 @@ std::string_view AlgorithmName(KeyKind kind) {
 std::string DescribeKey(KeyKind kind) {
   switch (kind) {
     case KeyKind::kEd25519: return "an Ed25519 public key (64 hex digits, base64 of 32 bytes, or PEM)";
-    case KeyKind::kEcdsaP256Sha256: return "an EC P-256 public key (base64 DER, or PEM)";
+    case KeyKind::kEcdsaP256Sha256: return "an EC P-256 public key (base64 DER, PEM, or base64 of the PEM)";
     case KeyKind::kRsaSha256Cert: return "a PEM certificate with an RSA key";
     case KeyKind::kRsaSha256: return "an RSA public key of 2048 bits or more (PEM, or base64 DER)";
   }

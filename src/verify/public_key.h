@@ -10,7 +10,8 @@
 //                     the same 32 bytes in base64; or a PEM "PUBLIC KEY" block
 //                     holding an Ed25519 key.
 //   ecdsa-p256-sha256 SendGrid: base64 of a DER SubjectPublicKeyInfo, or the
-//                     same as a PEM "PUBLIC KEY" block; the curve must be P-256.
+//                     same as a PEM "PUBLIC KEY" block, or (monobank) base64
+//                     of that PEM block; the curve must be P-256.
 //                     Signatures are ASN.1 DER (r, s), SHA-256.
 //   rsa-sha256-cert   PayPal: a PEM "CERTIFICATE" whose key is RSA (pinned:
 //                     hookinbox never fetches one); PKCS#1 v1.5 with SHA-256.

@@ -389,6 +389,7 @@ std::vector<Preset> BuildTable() {
   presets::AddFormsCrmPresets(t);
   presets::AddMessagingPresets(t);
   presets::AddVnUaPresets(t);
+  presets::AddUaPresets(t);
   for (Preset& p : t) {
     p.endpoint.provider = p.names.front();
     // A row of the wave-2 files sets its own window; the table above holds the first wave's.

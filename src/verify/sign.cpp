@@ -168,6 +168,10 @@ Status SignHmac(const config::EndpointConfig& e, const Secret& secret, int64_t n
                              "\") is placed in the body it signs ({body})");
     }
   }
+  if (ParseDigestAlg(sig.algorithm)) {
+    return InvalidArgument("send-test cannot sign this endpoint: signature.algorithm \"" + sig.algorithm +
+                           "\" hashes the secret with the provider's own fields; use the provider's test delivery");
+  }
   std::optional<HashAlg> alg = ParseHashAlg(sig.algorithm);
   if (!alg) return InvalidArgument("unknown signature.algorithm");
   if (!KnownSignatureEncoding(sig.encoding)) return InvalidArgument("unknown signature.encoding");

@@ -33,6 +33,8 @@ Result<std::string_view> Lookup(std::string_view name, const SignedParts& parts)
     v = parts.sorted_fields;
   else if (name == "access_key")
     v = parts.access_key;
+  else if (name == "secret")
+    v = parts.secret;
   else if (name.substr(0, kHeaderPrefix.size()) == kHeaderPrefix && name.size() > kHeaderPrefix.size())
     v = parts.headers != nullptr ? parts.headers->Get(name.substr(kHeaderPrefix.size())) : std::nullopt;
   else

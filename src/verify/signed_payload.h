@@ -42,6 +42,9 @@ struct SignedParts {
   std::optional<std::string_view> sorted_fields = std::nullopt;
   // {access_key}: signature.access_key, a merchant constant the provider signs (MoMo).
   std::optional<std::string_view> access_key = std::nullopt;
+  // {secret}: the secret being tried, for the "<hash>-digest" algorithms only
+  // (LiqPay, Fondy hash it with the data). Never logged: an error names only the placeholder.
+  std::optional<std::string_view> secret = std::nullopt;
   // {field:<pointer>}: the JSON value at the pointer in this document, as
   // text (signed_fields.h FieldForSigning); nullptr = the body is not JSON.
   const nlohmann::json* doc = nullptr;

@@ -28,6 +28,7 @@ Status CheckSignature(const config::EndpointConfig& e) {
   every.form_sorted_kv = "";
   every.sorted_fields = "";
   every.access_key = "";
+  if (ParseDigestAlg(sig.algorithm)) every.secret = "";  // {secret} belongs to digests only
   every.any_field = true;
   Result<std::string> expanded = ExpandSignedPayload(sig.signed_payload, every);
   return expanded.ok() ? Status::Ok() : expanded.status();

@@ -154,7 +154,7 @@ TEST_CASE("keys: a sample file written from the table loads without key or type 
 TEST_CASE("keys: rejection messages list what is allowed", "[config]") {
   KeyValue v;
   v.text = "sha384";
-  CHECK(FindKey("endpoint.signature.algorithm")->RejectionFor(v) == "must be one of sha1, sha256, sha512, md5 (got \"sha384\")");
+  CHECK(FindKey("endpoint.signature.algorithm")->RejectionFor(v) == "must be one of sha1, sha256, sha512, md5, sha1-digest, sha256-digest, sha512-digest, md5-digest (got \"sha384\")");
   v.text = "stripe";
   CHECK(FindKey("endpoint.provider")->RejectionFor(v) == "unknown provider \"stripe\"; supported: generic");
   v.text = "{allowed}";

@@ -388,7 +388,7 @@ TEST_CASE("config: every problem in a file is reported, in line order", "[config
                                                           {12, "endpoint[0].key.id_pointer"}});
   CHECK(Find(r.errors, "storage.backend")->message == "must be one of sqlite, postgres (got \"mysql\")");
   CHECK(Find(r.errors, "endpoint[0].signature.algorithm")->message ==
-        "must be one of sha1, sha256, sha512, md5 (got \"sha384\")");
+        "must be one of sha1, sha256, sha512, md5, sha1-digest, sha256-digest, sha512-digest, md5-digest (got \"sha384\")");
 }
 
 TEST_CASE("config: Describe formats source, line, key and message", "[config]") {

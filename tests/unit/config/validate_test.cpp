@@ -182,7 +182,7 @@ TEST_CASE("config: signature scheme, algorithm and encoding are checked", "[conf
       {"none without insecure", sig + "scheme = \"none\" #<\n" + kKey, "endpoint[0].signature.scheme",
        "set insecure = true"},
       {"sha384", sig + "algorithm = \"sha384\" #<\n" + kKey, "endpoint[0].signature.algorithm",
-       "must be one of sha1, sha256, sha512, md5 (got \"sha384\")"},
+       "must be one of sha1, sha256, sha512, md5, sha1-digest, sha256-digest, sha512-digest, md5-digest (got \"sha384\")"},
       {"base32", sig + "encoding = \"base32\" #<\n" + kKey, "endpoint[0].signature.encoding",
        "must be one of hex, base64, base64url (got \"base32\")"},
       {"hmac without header", sig + "header = \"\" #<\n" + kKey, "endpoint[0].signature.header",

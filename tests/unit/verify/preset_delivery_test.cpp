@@ -242,6 +242,7 @@ const std::set<std::string> kCoveredElsewhere = {
     "cal", "acuity", "acuity-scheduling", "docusign", "docusign-connect", "xero", "quickbooks",
     "intuit", "pandadoc",  // presets_messaging_test.cpp
     "vnpay", "momo", "zalopay", "payos", "sepay",  // presets_vn_ua_test.cpp
+    "monobank", "liqpay", "fondy", "flitt",  // presets_ua_test.cpp
 };
 
 TEST_CASE("preset table: every name loads and every name is covered by a delivery case", "[verify]") {
