@@ -82,11 +82,16 @@ Result<ProviderEndpoint> ProviderEndpointFor(std::string_view name) {
          "'s webhook settings\n";
     out.files.push_back({path, RandomHex(16) + "\n", 0600, "random: the Verify token to paste into " + n});
   }
+  std::string signature_lines;  // commented out: check-config refuses the endpoint until they are set
   if (Requires(info, "signature.webhook_id")) {
-    t += "\n[endpoint.signature]\n";
-    t += "# webhook_id = \"\"   # required: the Webhook ID " + n + " shows for this webhook (it is signed)\n";
+    signature_lines += "# webhook_id = \"\"   # required: the Webhook ID " + n + " shows for this webhook (it is signed)\n";
     out.todo.push_back("set [endpoint.signature] webhook_id to the Webhook ID " + n + " shows");
   }
+  if (Requires(info, "signature.access_key")) {
+    signature_lines += "# access_key = \"\"   # required: the access key " + n + " gave you with the secret (it is signed)\n";
+    out.todo.push_back("set [endpoint.signature] access_key to the access key " + n + " gave you");
+  }
+  if (!signature_lines.empty()) t += "\n[endpoint.signature]\n" + signature_lines;
   return out;
 }
 

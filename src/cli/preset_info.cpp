@@ -20,6 +20,7 @@ std::vector<std::string> RequiredKeys(const config::EndpointConfig& preset) {
   }
   if (s.signed_payload.find("{url}") != std::string::npos) keys.push_back("public_url");
   if (s.signed_payload.find("{webhook_id}") != std::string::npos) keys.push_back("signature.webhook_id");
+  if (s.signed_payload.find("{access_key}") != std::string::npos) keys.push_back("signature.access_key");
   if (preset.handshake == "meta") keys.push_back("verify_token_file");
   return keys;
 }

@@ -722,7 +722,15 @@ class Validator {
         report_.Error(at + ".signed_payload", "must not contain {body} when the signature is inside the body; "
                                               "sign the fields the provider signs ({field:/…} or {sorted_fields})");
       }
-      if (payload.empty()) report_.Error(at + ".signed_payload", "signs nothing: name the fields the provider signs");
+      // A signature that covers none of the delivery (only {access_key} or a
+      // timestamp) would be one constant MAC, valid for any body.
+      const bool covers_delivery = Count(payload, "{body}") > 0 || Count(payload, "{form_sorted_kv}") > 0 ||
+                                   Count(payload, "{sorted_fields}") > 0 ||
+                                   std::any_of(payload.begin(), payload.end(), IsFieldPlaceholder);
+      if (!covers_delivery) {
+        report_.Error(at + ".signed_payload", "signs none of the delivery: name the fields the provider signs "
+                                              "({field:/…} or {sorted_fields}), or {body}");
+      }
     }
     for (const auto& ph : payload) {
       if (IsFieldPlaceholder(ph)) Pointer(at + ".signed_payload", ph.substr(7, ph.size() - 8), false);
@@ -753,6 +761,17 @@ class Validator {
     if (digest && n == 0) {
       report_.Error(at + ".signed_payload", "must contain {secret} with algorithm " + Quote(s.algorithm) +
                                                 ": a plain hash without the secret proves nothing");
+    }
+    // A plain hash of secret‖data can be extended by anyone who saw one
+    // delivery (length extension), so the secret must also end the hashed
+    // bytes — unless all the data is JSON field text (Fondy: "{secret}|v1|…"),
+    // which is UTF-8 and cannot carry the extension's raw padding bytes.
+    const bool json_fields_only = s.body_kind == "json" && Count(payload, "{body}") == 0 &&
+                                  Count(payload, "{form_sorted_kv}") == 0;
+    if (digest && n > 0 && payload.back() != "{secret}" && !json_fields_only) {
+      report_.Error(at + ".signed_payload", "must end with {secret} with algorithm " + Quote(s.algorithm) +
+                                                " (e.g. \"{secret}{body}{secret}\"): a plain hash that only starts "
+                                                "with the secret can be extended by anyone who saw one delivery");
     }
     if (!digest && n > 0) {
       report_.Error(at + ".signed_payload", "uses {secret}, which only a \"<hash>-digest\" algorithm signs "

@@ -400,19 +400,20 @@ void Delivery::ReceiveOtherMethod() {
   auto target = Route(config_, req_.path);
   if (target.ok()) SetTarget(*target);
   if (target.ok() && req_.method == "GET" && target->endpoint->get_deliveries) return ReceiveGet(*target);
-  if (target.ok() && req_.method == "GET") {
+  // Bodies of other methods are never read here, so a request that carries
+  // one gets no handshake answer (its unread bytes would follow it on a kept
+  // connection) and ends its connection.
+  const bool has_body = req_.has_header("Content-Length") || req_.has_header("Transfer-Encoding");
+  if (target.ok() && !has_body && req_.method == "GET") {
     const size_t query_at = req_.target.find('?');
     std::string_view query = query_at == std::string::npos ? "" : std::string_view(req_.target).substr(query_at + 1);
     // Meta answers 2xx only with the verify token; Dropbox's challenge proves nothing (unverified).
     if (auto answer = verify::AnswerGetHandshake(*target->endpoint, query)) return Answer(*answer, !answer->unverified);
   }
   // SurveyMonkey's and Mandrill's URL check: unauthenticated, and stores nothing.
-  if (target.ok() && req_.method == "HEAD") {
+  if (target.ok() && !has_body && req_.method == "HEAD") {
     if (auto answer = verify::AnswerHeadHandshake(*target->endpoint)) return Answer(*answer, false);
   }
-  // Bodies of other methods are never read here, so a request that carries
-  // one ends its connection.
-  bool has_body = req_.has_header("Content-Length") || req_.has_header("Transfer-Encoding");
   Reject(target.ok() ? NotAllowed("only POST is accepted here") : target.status(),
          has_body ? Body::kBroken : Body::kConsumed);
 }
@@ -425,10 +426,14 @@ void Delivery::Reject(const Status& status, Body body, const httplib::ContentRea
   audit_.outcome = store::DeliveryOutcome::kRejected;
   audit_.http_status = provider_refusal ? answers_->refused.http_status : HttpStatusFor(status.code());
   audit_.reason = std::string(CodeName(status.code())) + ": " + status.message();
+  bool recorded = true;
   if (Status st = store_.RecordRejected(audit_); !st.ok()) {
     log::Warn("audit_write_failed", {{"error", st.message()}});
+    recorded = false;
   }
-  if (provider_refusal) {
+  // The provider's refusal may be a 2xx (VNPay), which ends its retries: only
+  // with the audit row written; otherwise the usual error, and it retries.
+  if (provider_refusal && recorded) {
     ReplyProvider(res_, answers_->refused);
   } else {
     ReplyError(res_, status);

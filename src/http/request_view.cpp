@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 
 namespace hookinbox::http {
 namespace {
@@ -26,13 +28,34 @@ std::optional<uint64_t> DeclaredLength(const httplib::Request& req) {
   return std::stoull(text);  // at most 18 digits: always fits
 }
 
+namespace {
+
+// The target with each query value dropped ("/hooks/x?signature=&event="):
+// a query may carry a signature (PandaDoc), a verify token (Meta) or a whole
+// signed form (VNPay), none of which the audit keeps.
+std::string WithoutQueryValues(std::string_view target) {
+  const size_t q = target.find('?');
+  if (q == std::string_view::npos) return std::string(target);
+  std::string out(target.substr(0, q + 1));
+  bool in_value = false;
+  for (char c : target.substr(q + 1)) {
+    if (c == '&') in_value = false;
+    if (!in_value) out.push_back(c);
+    if (c == '=') in_value = true;
+  }
+  return out;
+}
+
+}  // namespace
+
 store::DeliveryRecord DescribeRequest(const httplib::Request& req, int64_t now_ms) {
   store::DeliveryRecord d;
   d.received_at_ms = now_ms;
   d.remote_addr = req.remote_addr;
   d.method = Cut(req.method, 16);
-  // The target as sent (still percent-encoded): what the client really asked for.
-  d.path = Cut(req.target.empty() ? req.path : req.target, 512);
+  // The target as sent (still percent-encoded): what the client really asked
+  // for, its query's names without their values.
+  d.path = Cut(req.target.empty() ? req.path : WithoutQueryValues(req.target), 512);
   d.content_type = Cut(req.get_header_value("Content-Type"), 128);
   d.user_agent = Cut(req.get_header_value("User-Agent"), 256);
   // Declared, not read: httplib parses it with strtoull, so 2^64-1 (or "-1")

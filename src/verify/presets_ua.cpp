@@ -41,7 +41,9 @@ EndpointConfig Monobank() {
 // private_key + data + private_key, `data` exactly as received (no decode
 // before hashing; the form value is URL-decoded once). Only `data` is
 // signed: the join takes the form fields named data… (LiqPay sends only data
-// and signature; anything else added makes the signature fail, never pass).
+// and signature). An added "data2…" field joins the signed text: the split
+// "data=A&data2=B" verifies when A+B is the signed data, but A is then a cut
+// base64 JSON, which Identify refuses, so no other event gets through.
 // Key payment_id + status, read inside the decoded `data`: one payment
 // notifies per status (wait_accept → success → reversed). Answer: HTTP 200.
 // Docs: https://www.liqpay.ua/en/doc/callback (and the uk/ru pages of

@@ -8,8 +8,10 @@
 #include <ctime>
 
 #include "harness.h"
+#include "raw_client.h"
 
 using namespace hookinbox::testing;
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -49,6 +51,18 @@ TEST_CASE("devtools handshakes: Dropbox's GET challenge and Twitch's verificatio
   CHECK(challenge.status == 200);
   CHECK(challenge.body == "u7Fq2RbX9kLm");
   CHECK(s.server.Request("GET", "/hooks/dropbox?challenge=%3Cb%3E", "", {}).status == 400);
+  // A challenge that declares a body is not answered: its unread bytes would be
+  // taken for the next request on the connection, which is closed instead.
+  RawConnection raw(s.server.port(), true);
+  REQUIRE(raw.ok());
+  REQUIRE(raw.Send("GET /hooks/dropbox?challenge=smuggle HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\n"
+                   "GET /"));
+  const std::string answer = raw.ReadUntilClosed(10s);
+  INFO(answer.substr(0, 200));
+  CHECK(StatusOf(answer) >= 400);  // refused (the request gate's 400 or the route's 405), never the challenge
+  CHECK(StatusOf(answer) < 500);
+  CHECK(answer.find("smuggle") == std::string::npos);
+  CHECK(raw.closed_by_server());
 
   auto verification = s.PostTwitch("webhook_callback_verification", "a1-verify",
                                    R"({"challenge":"pogchamp-kappa-360noscope-vohiyo","subscription":{"id":"f1"}})");

@@ -56,6 +56,7 @@ TEST_CASE("presets: the table's own rows get the keys docs/providers.md asks for
   CHECK(required("jotform") == Keys{"insecure = true"});
   CHECK(required("meta") == Keys{"secret_file", "verify_token_file"});
   CHECK(required("postmark") == Keys{"secret_file"});
+  CHECK(required("momo") == Keys{"secret_file", "signature.access_key"});
 }
 
 TEST_CASE("presets: every name and alias is listed once, aliases under their preset", "[cli][presets]") {

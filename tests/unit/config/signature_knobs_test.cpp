@@ -147,6 +147,11 @@ TEST_CASE("config: a signature inside the delivery over fields loads, and its mi
       {"signature_source = \"json:/s\"\nsigned_payload = \"{access_key}{field:/a}\"\n", "access_key",
        "signed_payload uses {access_key}: set access_key"},
       {"body_kind = \"form\"\nsigned_payload = \"{body}{field:/a}\"\n", "signed_payload", "reads a JSON body"},
+      // A MAC over nothing of the delivery would be one constant, valid for any body.
+      {"signature_source = \"json:/s\"\naccess_key = \"AK\"\nsigned_payload = \"{access_key}\"\n", "signed_payload",
+       "signs none of the delivery"},
+      {"signature_source = \"query:s\"\nsigned_payload = \"{timestamp}\"\ntimestamp_header = \"X-T\"\n",
+       "signed_payload", "signs none of the delivery"},
   };
   for (const Bad& c : cases) {
     INFO(c.lines);

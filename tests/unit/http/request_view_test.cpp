@@ -50,3 +50,16 @@ TEST_CASE("request view: only a plain decimal Content-Length is a declared lengt
     CHECK_FALSE(DeclaredLength(WithContentLength(value)).has_value());
   }
 }
+
+TEST_CASE("request view: the audited target keeps the query's names, never its values", "[http]") {
+  httplib::Request req;
+  req.path = "/hooks/pandadoc";
+  req.target = "/hooks/pandadoc?signature=9f1c2b&event=evt%201";
+  CHECK(DescribeRequest(req, 1).path == "/hooks/pandadoc?signature=&event=");
+  req.target = "/hooks/meta?hub.mode=subscribe&hub.verify_token=s3cret&flag";
+  CHECK(DescribeRequest(req, 1).path == "/hooks/meta?hub.mode=&hub.verify_token=&flag");
+  req.target = "/hooks/plain";
+  CHECK(DescribeRequest(req, 1).path == "/hooks/plain");
+  req.target = "/hooks/a?x=1=2&&y";
+  CHECK(DescribeRequest(req, 1).path == "/hooks/a?x=&&y");
+}

@@ -384,6 +384,11 @@ TEST_CASE("digest algorithms: {secret} required with one, refused without, unkno
   config::LoadResult hmac_secret = LoadGeneric(GenericDigest("sha256", "{body}{secret}"));
   CHECK_FALSE(hmac_secret.ok());
   CHECK_THAT(Dump(hmac_secret), Catch::Contains("uses {secret}"));
+  // secret‖body alone can be extended by anyone who saw one delivery (length extension).
+  config::LoadResult leading = LoadGeneric(GenericDigest("sha256-digest", "{secret}{body}"));
+  CHECK_FALSE(leading.ok());
+  CHECK_THAT(Dump(leading), Catch::Contains("must end with {secret}"));
+  CHECK(LoadGeneric(GenericDigest("sha256-digest", "{secret}{body}{secret}")).ok());
   config::LoadResult unknown = LoadGeneric(GenericDigest("sha3-digest", "{body}{secret}"));
   CHECK_FALSE(unknown.ok());
 }
