@@ -103,8 +103,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fuzz::PickEndpoint(endpoints->config, raw.selector.substr(0, raw.selector.find(' ')));
   const size_t q = raw.target.find('?');
   const std::string path(raw.target.substr(0, q));
-  const std::string query(q == std::string_view::npos ? std::string_view() : raw.target.substr(q + 1));
-  const std::string method(raw.method);
+  std::string query(q == std::string_view::npos ? std::string_view() : raw.target.substr(q + 1));
+  std::string method(raw.method);
   std::string body(raw.body);
   MapHeaders headers;
   for (const auto& [name, value] : raw.headers) headers.Set(std::string(name), std::string(value));
@@ -119,6 +119,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (s.ok()) {
       body = s->body;
       for (const auto& [name, value] : s->headers) headers.Set(name, value);
+      // A signature in the query (PandaDoc) goes where send-test puts it; a
+      // GET delivery (VNPay) is its query, which the receiver reads as the body.
+      if (!s->query.empty()) query = query.empty() ? s->query : query + "&" + s->query;
+      if (s->method == "GET") {
+        method = "GET";
+        body = query;
+      }
       const config::SignatureConfig& sig = e.signature;
       signed_here = (sample || (sig.timestamp_pointer.empty() && sig.token_pointer.empty() &&
                                 sig.signature_pointer.empty() && !verify::IsFormBodyKind(sig.body_kind))) &&
