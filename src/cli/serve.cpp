@@ -135,12 +135,13 @@ int RunServe(const ServeOptions& options, const CommonOptions& common, std::ostr
     log::Error("start_failed", {{"detail", st.message()}});
     return kExitFailure;
   }
-  // Before "listening": whoever waits for that line can read both addresses.
+  // Before "listening": whoever waits for that line can read both addresses,
+  // and the tour of a fresh default (stdout is buffered when it is a file).
   app.LogCertificates();
   log::Info("admin_listening", {{"url", app.AdminUrl()}});
+  if (fresh_default) out << "\n" << Tour(app.config().base_dir, app.BaseUrl()) << std::flush;
   log::Info("listening",
             {{"url", app.BaseUrl()}, {"config", path}, {"database", StorageLocation(app.config().storage)}});
-  if (fresh_default) out << "\n" << Tour(app.config().base_dir, app.BaseUrl()) << std::flush;
 
   std::atomic<bool> run_finished{false};
   std::thread signal_thread = StartSignalThread(app, run_finished);
