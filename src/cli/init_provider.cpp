@@ -57,24 +57,24 @@ Result<ProviderEndpoint> ProviderEndpointFor(std::string_view name) {
     const std::string path = "secrets/" + n + ".secret";
     t += "secret_file = \"" + path + "\"   # created empty (0600): paste the secret into it, exactly as shown\n";
     out.files.push_back({path, "", 0600, "empty: paste " + n + "'s secret into it"});
-    out.todo.push_back("paste " + n + "'s secret into " + path);
+    out.next_steps.push_back("paste " + n + "'s secret into " + path);
   }
   if (Requires(info, "public_key_file")) {
     const std::string path = "secrets/" + n + ".public-key";
     t += "public_key_file = \"" + path + "\"   # created empty: paste " + n + "'s public key into it, as shown\n";
     out.files.push_back({path, "", 0644, "empty: paste " + n + "'s public key into it"});
-    out.todo.push_back("paste " + n + "'s public key into " + path);
+    out.next_steps.push_back("paste " + n + "'s public key into " + path);
   }
   if (Requires(info, "insecure = true")) {
     t += "# " + n + " signs nothing: deliveries cannot be authenticated. Uncomment to accept them anyway,\n"
          "# and protect the endpoint otherwise (an unguessable name, an IP allow-list at a proxy).\n"
          "# insecure = true\n";
-    out.todo.push_back("decide on insecure = true: " + n + " signs nothing");
+    out.next_steps.push_back("decide on insecure = true: " + n + " signs nothing");
   }
   if (Requires(info, "public_url")) {
     t += "# " + n + " signs the URL it calls: replace this with exactly the URL you give " + n + ".\n";
     t += "public_url = \"https://127.0.0.1:8443/hooks/" + n + "\"\n";
-    out.todo.push_back("set public_url to the exact URL you give " + n);
+    out.next_steps.push_back("set public_url to the exact URL you give " + n);
   }
   if (Requires(info, "verify_token_file")) {
     const std::string path = "secrets/" + n + ".verify-token";
@@ -85,11 +85,11 @@ Result<ProviderEndpoint> ProviderEndpointFor(std::string_view name) {
   std::string signature_lines;  // commented out: check-config refuses the endpoint until they are set
   if (Requires(info, "signature.webhook_id")) {
     signature_lines += "# webhook_id = \"\"   # required: the Webhook ID " + n + " shows for this webhook (it is signed)\n";
-    out.todo.push_back("set [endpoint.signature] webhook_id to the Webhook ID " + n + " shows");
+    out.next_steps.push_back("set [endpoint.signature] webhook_id to the Webhook ID " + n + " shows");
   }
   if (Requires(info, "signature.access_key")) {
     signature_lines += "# access_key = \"\"   # required: the access key " + n + " gave you with the secret (it is signed)\n";
-    out.todo.push_back("set [endpoint.signature] access_key to the access key " + n + " gave you");
+    out.next_steps.push_back("set [endpoint.signature] access_key to the access key " + n + " gave you");
   }
   if (!signature_lines.empty()) t += "\n[endpoint.signature]\n" + signature_lines;
   return out;
@@ -104,9 +104,9 @@ std::string ProviderTour(const std::string& dir, std::string_view name, const Pr
   for (const ProviderFile& f : endpoint.files) out += "  file:        " + dir + "/" + f.path + " (" + f.what + ")\n";
   out += "  certificate: " + dir + "/tls/cert.pem (self-signed; replace it with one " + n + " trusts)\n";
   out += "  admin UI:    http://127.0.0.1:8081/admin/ (sign in with the token in " + dir + "/secrets/admin.token)\n";
-  if (!endpoint.todo.empty()) {
+  if (!endpoint.next_steps.empty()) {
     out += "\nBefore it starts (check-config says what is still missing):\n";
-    for (const std::string& step : endpoint.todo) out += "  - " + step + "\n";
+    for (const std::string& step : endpoint.next_steps) out += "  - " + step + "\n";
   }
   out += "\nThen:\n  hookinbox check-config -c " + config + "\n  hookinbox serve -c " + config + "\n";
   if (endpoint.signs_with_secret) {

@@ -26,7 +26,7 @@ struct ProviderEndpoint {
   std::string toml;                 // the [[endpoint]] with its comments, ending in a newline
   std::vector<ProviderFile> files;  // in the order they are to be created
   // What the person still has to do before check-config accepts it, one line each.
-  std::vector<std::string> todo;
+  std::vector<std::string> next_steps;
   std::string secret_hint;  // where the provider shows the secret; may be empty
   bool signs_with_secret = false;  // send-test can sign without --private-key
 };

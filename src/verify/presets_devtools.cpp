@@ -1,4 +1,4 @@
-// Wave 2 presets: developer, ops and workspace tools (helper "C2"; the
+// Wave 2 presets: developer, ops and workspace tools (the
 // sections of docs/providers.md with the same names say what each row means
 // for the user, and what is confirmed and what is not).
 //

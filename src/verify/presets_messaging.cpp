@@ -1,5 +1,5 @@
 // Wave 2 presets: messaging, support, scheduling, documents and accounting
-// (issue 27, helper group "messaging"; docs/providers.md has one section each).
+// (docs/providers.md has one section each).
 //
 // Every row is data over the existing verifier kinds. Facts come from the
 // provider's documentation (URL on each row) or /work/shared/providers-wave2.md

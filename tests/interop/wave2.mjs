@@ -1,4 +1,4 @@
-// Wave-2 interop cases (issue 27 item 3): the official npm SDKs of the
+// Wave-2 interop cases: the official npm SDKs of the
 // presets added in wave 2, used by interop.mjs exactly like the wave-1 ones.
 //
 // Each SDK is used only through its own signing or verifying function.

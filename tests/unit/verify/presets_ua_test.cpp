@@ -197,21 +197,6 @@ config::EndpointConfig Load(const std::string& provider, const std::string& secr
 }
 
 // Form values as a browser or LiqPay writes them: base64's '+', '/', '=' escaped.
-std::string FormEscape(const std::string& v) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : v) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 MapHeaders FormHeaders() { return MapHeaders{{"Content-Type", "application/x-www-form-urlencoded"}}; }
 
 // --- LiqPay -----------------------------------------------------------------
@@ -232,7 +217,7 @@ std::string LiqSign(const std::string& key, const std::string& data) {
   return Base64Encode(OpensslDigest(EVP_sha1(), key + data + key));
 }
 std::string LiqBody(const std::string& data, const std::string& signature) {
-  return "data=" + FormEscape(data) + "&signature=" + FormEscape(signature);
+  return "data=" + PercentEncode(data) + "&signature=" + PercentEncode(signature);
 }
 
 TEST_CASE("liqpay: a callback verifies, is keyed on payment_id and status inside data", "[presets][ua]") {
@@ -249,8 +234,8 @@ TEST_CASE("liqpay: a callback verifies, is keyed on payment_id and status inside
   CHECK(id->event_id == "1234567:success");
   CHECK(id->event_type == "success");
   // The same callback again: the same key. The fields in another order too.
-  Result<EventIdentity> again = Identify(e, FormHeaders(), "signature=" + FormEscape(kLiqSignature) + "&data=" +
-                                                               FormEscape(kLiqData), false);
+  Result<EventIdentity> again = Identify(e, FormHeaders(), "signature=" + PercentEncode(kLiqSignature) + "&data=" +
+                                                               PercentEncode(kLiqData), false);
   REQUIRE(again.ok());
   CHECK(again->event_id == id->event_id);
 
@@ -271,7 +256,7 @@ TEST_CASE("liqpay: a changed byte, another key, no or a bad signature are refuse
   CHECK(Refused(VerifyBody(e, FormHeaders(), LiqBody(kLiqData, LiqSign("another_key", kLiqData)))));
   // An HMAC under the key is not LiqPay's construction.
   CHECK(Refused(VerifyBody(e, FormHeaders(), LiqBody(kLiqData, Base64Encode(OpensslHmac(EVP_sha1(), kLiqKey, kLiqData))))));
-  CHECK(Refused(VerifyBody(e, FormHeaders(), "data=" + FormEscape(kLiqData))));
+  CHECK(Refused(VerifyBody(e, FormHeaders(), "data=" + PercentEncode(kLiqData))));
   CHECK(Refused(VerifyBody(e, FormHeaders(), LiqBody(kLiqData, "%%%"))));
   // A field added beside data is not LiqPay's: the signature no longer matches.
   CHECK(Refused(VerifyBody(e, FormHeaders(), LiqBody(kLiqData, kLiqSignature) + "&data2=x")));
